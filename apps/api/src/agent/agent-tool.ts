@@ -1,0 +1,53 @@
+/**
+ * The contract every agent tool implements (built-in tools, MCP wrappers, skill tools).
+ * Reference: spec §6 (result projections), §8 (registry), DESIGN.md #3.
+ */
+
+/** A JSON Schema object describing the tool's parameters (OpenAI function `parameters`). */
+export type JsonSchemaObject = {
+  type: 'object';
+  properties: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean;
+  [key: string]: unknown;
+};
+
+export interface ToolContext {
+  chatId: string;
+  /** 32-hex id of the turn, for logs */
+  turnId: string;
+  /** aborted when the turn is cancelled or the server shuts down; tools must stop promptly */
+  signal: AbortSignal;
+}
+
+/**
+ * What a tool returns. `model` is what the LLM sees; `public` goes to the WS `tool_result` (first 200 chars);
+ * `persisted` goes to history.jsonl. Both default to `model`. `ok: false` marks a failed call (also inferred
+ * from the text, spec §6).
+ */
+export interface ToolResult {
+  model: string;
+  public?: string;
+  persisted?: string;
+  ok?: boolean;
+}
+
+export interface AgentTool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonSchemaObject;
+  /**
+   * Read-only tools (no side effects) may run concurrently with other read-only calls of the same
+   * assistant message; the others run in order.
+   */
+  readonly readOnly: boolean;
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
+}
+
+/** Error a tool throws for a bad argument or refused operation: its message goes to the model as a tool error. */
+export class ToolInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolInputError';
+  }
+}

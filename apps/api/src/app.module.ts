@@ -1,0 +1,32 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ScheduleModule } from '@nestjs/schedule';
+import { AgentModule } from './agent/agent.module';
+import { ChatModule } from './chat/chat.module';
+import { CommonModule } from './common/common.module';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { HealthModule } from './health/health.module';
+import { LlmSettingsModule } from './llm-settings/llm-settings.module';
+import { MemoryModule } from './memory/memory.module';
+
+/** Root module; built with the boot-validated configuration (main.ts, or a test with its own temp dirs). */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        CommonModule,
+        EventEmitterModule.forRoot(),
+        ScheduleModule.forRoot(),
+        HealthModule,
+        LlmSettingsModule,
+        MemoryModule,
+        AgentModule,
+        ChatModule,
+      ],
+    };
+  }
+}

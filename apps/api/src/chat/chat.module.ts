@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+
+/** Placeholder: filled in by the walking-skeleton work. */
+@Module({})
+export class ChatModule {}

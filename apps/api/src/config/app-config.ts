@@ -1,0 +1,201 @@
+import { homedir, platform } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { isIP } from 'node:net';
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'verbose';
+
+export interface AppConfig {
+  /** repository root (where package.json, mcp_servers/ and apps/console/dist live) */
+  rootDir: string;
+  host: string;
+  port: number;
+  wsHost: string;
+  wsPort: number;
+  /** true when the gateway shares the HTTP server at path /ws */
+  wsSharesHttp: boolean;
+  dataDir: string;
+  memoryDir: string;
+  workspaceDir: string;
+  configDir: string;
+  logDir: string;
+  /** built console (served at /); may not exist in API-only tests */
+  consoleDir: string;
+  allowedOrigins: string[];
+  allowedHosts: string[];
+  apiToken: string | null;
+  fileLogLevel: LogLevel;
+  consoleLogLevel: LogLevel;
+  logRetentionDays: number;
+  dreamIntervalSec: number;
+  /** ReAct iterations before the final no-tools answer */
+  maxIterations: number;
+  /** provider retries for transient/rate-limit errors (per model call) */
+  llmMaxRetries: number;
+  llmTimeoutMs: number;
+  execEnabled: boolean;
+  execTimeoutMs: number;
+  fetchAllowPrivate: boolean;
+  fetchMaxChars: number;
+  searxngUrl: string | null;
+  legacyDeepseekApiKey: string | null;
+  legacyDeepseekApiBase: string | null;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: Record<string, LogLevel> = {
+  critical: 'error',
+  error: 'error',
+  warning: 'warn',
+  warn: 'warn',
+  info: 'info',
+  debug: 'debug',
+  verbose: 'verbose',
+  trace: 'verbose',
+};
+
+function parsePort(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const text = raw.trim();
+  if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be an integer port number (0-65535), got "${text}"`);
+  const value = Number(text);
+  if (value < 0 || value > 65535) throw new ConfigError(`${name} must be between 0 and 65535, got ${value}`);
+  return value;
+}
+
+function parseInteger(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const text = raw.trim();
+  if (!/^-?\d+$/.test(text)) throw new ConfigError(`${name} must be an integer, got "${text}"`);
+  const value = Number(text);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const text = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(text)) return true;
+  if (['0', 'false', 'no', 'off'].includes(text)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw.trim()}"`);
+}
+
+function parseLogLevel(name: string, raw: string | undefined, fallback: LogLevel): LogLevel {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const level = LOG_LEVELS[raw.trim().toLowerCase()];
+  if (!level) throw new ConfigError(`${name} must be one of ERROR, WARNING, INFO, DEBUG, got "${raw.trim()}"`);
+  return level;
+}
+
+function parseList(raw: string | undefined): string[] {
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim().replace(/\/+$/, ''))
+    .filter((entry) => entry !== '');
+}
+
+function parseHost(name: string, raw: string | undefined, fallback: string): string {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const host = raw.trim();
+  if (isIP(host) === 0 && !/^[A-Za-z0-9.-]+$/.test(host)) throw new ConfigError(`${name} is not a valid host: "${host}"`);
+  return host;
+}
+
+function parseUrl(name: string, raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  try {
+    const url = new URL(raw.trim());
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    throw new ConfigError(`${name} must be an http or https URL`);
+  }
+}
+
+/** The OS user config directory of spec §13.1. */
+export function defaultConfigRoot(env: NodeJS.ProcessEnv): string {
+  const home = homedir();
+  switch (platform()) {
+    case 'win32':
+      return join(env['LOCALAPPDATA'] || env['APPDATA'] || join(home, 'AppData', 'Local'), 'CashCode');
+    case 'darwin':
+      return join(home, 'Library', 'Application Support', 'CashCode');
+    default:
+      return join(env['XDG_CONFIG_HOME'] || join(home, '.config'), 'cashcode');
+  }
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * Builds the typed configuration from the environment; the only place that reads process.env.
+ * Throws ConfigError with a readable message on a bad value.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
+  const abs = (value: string, base: string) => (isAbsolute(value) ? value : resolve(base, value));
+  const host = parseHost('CASHCODE_HOST', env['CASHCODE_HOST'], '127.0.0.1');
+  const port = parsePort('CASHCODE_PORT', env['CASHCODE_PORT'], 8000);
+  const wsHost = parseHost('WS_HOST', env['WS_HOST'], host);
+  const wsPort = parsePort('WS_PORT', env['WS_PORT'], 8765);
+  const dataDir = abs(env['CASHCODE_DATA_DIR']?.trim() || 'data', rootDir);
+  const memoryDir = abs(env['MEMORY_DIR']?.trim() || join(dataDir, 'memory'), rootDir);
+  const workspaceDir = abs(env['WORKSPACE_DIR']?.trim() || join(dataDir, 'workspace'), rootDir);
+  const configDir = abs(env['CASHCODE_CONFIG_DIR']?.trim() || defaultConfigRoot(env), rootDir);
+  const logDir = abs(env['CASHCODE_LOG_DIR']?.trim() || join(dataDir, 'logs'), rootDir);
+  const apiToken = env['CASHCODE_API_TOKEN']?.trim() || null;
+  if (apiToken !== null && apiToken.length < 16) {
+    throw new ConfigError('CASHCODE_API_TOKEN must be at least 16 characters long');
+  }
+  for (const [name, value] of [
+    ['CASHCODE_HOST', host],
+    ['WS_HOST', wsHost],
+  ] as const) {
+    if (!isLoopbackHost(value) && apiToken === null) {
+      throw new ConfigError(`${name}=${value} is not a loopback address: set CASHCODE_API_TOKEN to bind it`);
+    }
+  }
+  const consoleOrigins = [port, 4200].flatMap((p) => [`http://127.0.0.1:${p}`, `http://localhost:${p}`]);
+  const allowedOrigins = [...new Set([...consoleOrigins, ...parseList(env['CASHCODE_ALLOWED_ORIGINS'])])];
+  return {
+    rootDir,
+    host,
+    port,
+    wsHost,
+    wsPort,
+    wsSharesHttp: wsPort === port,
+    dataDir,
+    memoryDir,
+    workspaceDir,
+    configDir,
+    logDir,
+    consoleDir: abs(env['CASHCODE_CONSOLE_DIR']?.trim() || join('apps', 'console', 'dist', 'console', 'browser'), rootDir),
+    allowedOrigins,
+    allowedHosts: parseList(env['CASHCODE_ALLOWED_HOSTS']).map((h) => h.toLowerCase()),
+    apiToken,
+    fileLogLevel: parseLogLevel('CASHCODE_FILE_LOG_LEVEL', env['CASHCODE_FILE_LOG_LEVEL'], 'debug'),
+    consoleLogLevel: parseLogLevel('CASHCODE_CONSOLE_LOG_LEVEL', env['CASHCODE_CONSOLE_LOG_LEVEL'], 'info'),
+    logRetentionDays: parseInteger('CASHCODE_LOG_RETENTION_DAYS', env['CASHCODE_LOG_RETENTION_DAYS'], 10, 1, 3650),
+    dreamIntervalSec: parseInteger('DREAM_INTERVAL', env['DREAM_INTERVAL'], 300, 1, 86_400 * 7),
+    maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
+    llmMaxRetries: parseInteger('CASHCODE_LLM_MAX_RETRIES', env['CASHCODE_LLM_MAX_RETRIES'], 2, 0, 10),
+    llmTimeoutMs: parseInteger('CASHCODE_LLM_TIMEOUT_MS', env['CASHCODE_LLM_TIMEOUT_MS'], 60_000, 100, 3_600_000),
+    execEnabled: parseBoolean('CASHCODE_EXEC_ENABLED', env['CASHCODE_EXEC_ENABLED'], true),
+    execTimeoutMs: parseInteger('CASHCODE_EXEC_TIMEOUT_MS', env['CASHCODE_EXEC_TIMEOUT_MS'], 30_000, 100, 3_600_000),
+    fetchAllowPrivate: parseBoolean('CASHCODE_FETCH_ALLOW_PRIVATE', env['CASHCODE_FETCH_ALLOW_PRIVATE'], false),
+    fetchMaxChars: parseInteger('CASHCODE_FETCH_MAX_CHARS', env['CASHCODE_FETCH_MAX_CHARS'], 3000, 100, 1_000_000),
+    searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),
+    legacyDeepseekApiKey: env['DEEPSEEK_API_KEY']?.trim() || null,
+    legacyDeepseekApiBase: env['DEEPSEEK_API_BASE']?.trim() || null,
+  };
+}

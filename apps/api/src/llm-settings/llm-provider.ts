@@ -1,0 +1,57 @@
+/**
+ * What the rest of the server needs from LlmSettingsModule: a leased `openai` client per provider,
+ * the "not configured" error and the provider error taxonomy (SECURITY.md §7, spec §13.3/§13.5).
+ */
+import type OpenAI from 'openai';
+import type { LlmProvider, LlmSelection } from '@cashcode/contracts';
+
+/**
+ * A client lease for one turn. Settings changes install a new generation; a lease keeps its generation's
+ * client usable until release() (the old client is closed when its last lease is released).
+ */
+export interface ProviderLease {
+  readonly provider: LlmProvider;
+  readonly client: OpenAI;
+  readonly generation: number;
+  release(): void;
+}
+
+/** The port the agent/chat/memory modules depend on; implemented by LlmSettingsService. */
+export interface LlmClientProvider {
+  /** Throws LlmNotConfiguredError when the provider has no installed client. */
+  acquire(provider: LlmProvider): ProviderLease;
+  /** Remembers the last (provider, model) used by a turn (Dream uses it). */
+  rememberSelection(selection: LlmSelection): void;
+  lastSelection(): LlmSelection | null;
+}
+
+export class LlmNotConfiguredError extends Error {
+  constructor(readonly provider: LlmProvider | null) {
+    super(
+      provider
+        ? `LLM is not configured (${provider}): open Settings > LLM settings to set up a connection.`
+        : 'LLM is not configured: open Settings > LLM settings to set up a connection.',
+    );
+    this.name = 'LlmNotConfiguredError';
+  }
+}
+
+export type ProviderErrorKind =
+  | 'auth'
+  | 'rate_limit'
+  | 'quota'
+  | 'timeout'
+  | 'context_length'
+  | 'transient'
+  | 'fatal'
+  | 'cancelled';
+
+export interface ClassifiedProviderError {
+  kind: ProviderErrorKind;
+  /** rate_limit, timeout and transient are retryable; the rest are not */
+  retryable: boolean;
+  /** from Retry-After / retry-after-ms when the provider sent one */
+  retryAfterMs: number | null;
+  /** user-facing English message; never the provider's raw text, a key or a URL */
+  message: string;
+}

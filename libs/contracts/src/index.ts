@@ -1,0 +1,3 @@
+export * from './ws';
+export * from './rest';
+export * from './metadata';

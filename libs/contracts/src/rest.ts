@@ -1,0 +1,86 @@
+/**
+ * REST shapes (spec §3). Errors are RFC 9457 problem+json (DESIGN.md #4).
+ */
+import type { LlmProvider, McpConnectorReceipt, SkillReceipt } from './ws';
+
+export interface ProblemFieldError {
+  field: string;
+  message: string;
+}
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  requestId?: string;
+  errors?: ProblemFieldError[];
+}
+
+export interface HealthResponse {
+  status: 'ok';
+  service: 'cashcode';
+}
+
+// ---- sessions (§3.2) ----
+
+export interface SessionSummary {
+  chat_id: string;
+  title: string;
+  /** local YYYY-MM-DDTHH:MM:SS, no offset */
+  updated_at: string;
+}
+export interface SessionListResponse {
+  sessions: SessionSummary[];
+}
+export interface PublicMessage {
+  role: 'user' | 'assistant';
+  content: string;
+  mentioned_skills?: SkillReceipt[];
+  selected_mcp_connectors?: McpConnectorReceipt[];
+}
+export interface SessionMessagesResponse {
+  chat_id: string;
+  messages: PublicMessage[];
+}
+export interface RenameSessionRequest {
+  title: string;
+}
+export interface RenameSessionResponse {
+  chat_id: string;
+  title: string;
+}
+
+// ---- LLM settings (§3.3) ----
+
+export interface PublicLlmSettings {
+  configured: boolean;
+  openai_compatible: { base_url: string; ready: boolean; api_key_configured: boolean };
+  ollama: { base_url: string; ready: boolean };
+}
+export interface UpdateLlmSettingsRequest {
+  openai_compatible: { base_url?: string; api_key?: string | null; clear_api_key?: boolean };
+  ollama: { base_url?: string };
+}
+export interface TestLlmConnectionRequest extends UpdateLlmSettingsRequest {
+  provider: LlmProvider;
+}
+export interface TestLlmConnectionResponse {
+  success: true;
+  provider: LlmProvider;
+  model_count: number;
+  message: string;
+}
+export interface LlmModelEntry {
+  provider: LlmProvider;
+  id: string;
+}
+export interface LlmProviderStatus {
+  ready: boolean;
+  error: string | null;
+}
+export interface LlmModelsResponse {
+  models: LlmModelEntry[];
+  providers: Record<LlmProvider, LlmProviderStatus>;
+}

@@ -1,0 +1,165 @@
+/**
+ * WebSocket protocol between the console (or any client) and the ChatGateway.
+ * Reference: spec §4. Fields added over the reference (DESIGN.md #3) are marked "additive".
+ */
+
+export const CHAT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,64}$/;
+export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const MCP_SERVER_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const MAX_SELECTIONS = 8;
+export const MAX_LABEL_CHARS = 100;
+export const MAX_MODEL_CHARS = 256;
+export const WS_MAX_PAYLOAD_BYTES = 1024 * 1024;
+export const TITLE_MAX_CHARS = 40;
+
+export type LlmProvider = 'openai_compatible' | 'ollama';
+export const LLM_PROVIDERS: readonly LlmProvider[] = ['openai_compatible', 'ollama'];
+
+export interface LlmSelection {
+  provider: LlmProvider;
+  model: string;
+}
+
+export interface SkillReceipt {
+  name: string;
+  label?: string;
+}
+
+export interface McpConnectorReceipt {
+  server: string;
+  label?: string;
+}
+
+/** Sanitised message metadata (spec §4.4). */
+export interface MessageMetadata {
+  llm: LlmSelection;
+  mentioned_skills?: SkillReceipt[];
+  selected_mcp_connectors?: McpConnectorReceipt[];
+}
+
+// ---- client → server frames -------------------------------------------------------------
+
+export interface PingFrame {
+  type: 'ping';
+}
+export interface NewChatFrame {
+  type: 'new_chat';
+}
+export interface AttachFrame {
+  type: 'attach';
+  chat_id: string;
+}
+export interface CancelFrame {
+  type: 'cancel' | 'stop';
+  chat_id: string;
+}
+export interface MessageFrame {
+  type: 'message';
+  chat_id: string;
+  content: string;
+  metadata: MessageMetadata;
+}
+export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame;
+
+// ---- server → client events -------------------------------------------------------------
+
+export interface ReadyEvent {
+  event: 'ready';
+  chat_id: string;
+  client_id: string;
+}
+export interface AttachedEvent {
+  event: 'attached';
+  chat_id: string;
+}
+export interface SessionUpdatedEvent {
+  event: 'session_updated';
+  chat_id: string;
+  title: string;
+  /** local ISO-8601 with seconds and offset, e.g. 2026-07-26T12:00:00+08:00 */
+  updated_at: string;
+}
+export interface ToolCallEvent {
+  event: 'tool_call';
+  chat_id: string;
+  tool_name: string;
+  stream_id: number;
+  /** additive: one id per tool call */
+  call_id: string;
+  /** additive: redacted, truncated JSON text of the arguments */
+  arguments: string;
+}
+export interface ToolResultEvent {
+  event: 'tool_result';
+  chat_id: string;
+  tool_name: string;
+  /** first 200 chars of the public projection */
+  result: string;
+  stream_id: number;
+  /** additive */
+  call_id: string;
+  /** additive: false when the tool failed */
+  ok: boolean;
+  /** additive */
+  duration_ms: number;
+}
+export interface DeltaEvent {
+  event: 'delta';
+  chat_id: string;
+  text: string;
+  stream_id: number;
+}
+export interface StreamEndEvent {
+  event: 'stream_end';
+  chat_id: string;
+  stream_id: number;
+}
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+export interface DoneEvent {
+  event: 'done';
+  chat_id: string;
+  duration_sec: number;
+  /** additive */
+  usage: TokenUsage;
+  /** additive */
+  cancelled: boolean;
+}
+export interface ErrorEvent {
+  event: 'error';
+  detail: string;
+  chat_id?: string;
+  /** additive: machine-readable error class (e.g. invalid_chat_id, llm_not_configured, rate_limit) */
+  code?: string;
+}
+export interface PongEvent {
+  event: 'pong';
+}
+export interface StopAckEvent {
+  event: 'stop_ack';
+  chat_id: string;
+}
+export interface GenericMessageEvent {
+  event: 'message';
+  chat_id: string;
+  text: string;
+}
+
+export type ServerEvent =
+  | ReadyEvent
+  | AttachedEvent
+  | SessionUpdatedEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | DeltaEvent
+  | StreamEndEvent
+  | DoneEvent
+  | ErrorEvent
+  | PongEvent
+  | StopAckEvent
+  | GenericMessageEvent;
+
+export type ServerEventName = ServerEvent['event'];
