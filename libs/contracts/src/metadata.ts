@@ -38,7 +38,7 @@ type LabelResult = { ok: true; label?: string } | { ok: false; error: string };
 function sanitizeLabel(field: string, raw: unknown): LabelResult {
   if (raw === undefined || raw === null) return { ok: true };
   if (typeof raw !== 'string') return { ok: false, error: `${field}.label must be a string` };
-  const cleaned = raw.replace(/\u0000/g, '').trim();
+  const cleaned = raw.split('\u0000').join('').trim();
   if (cleaned === '') return { ok: true };
   if (codePointLength(cleaned) > MAX_LABEL_CHARS) {
     return { ok: false, error: `${field}.label must be at most ${MAX_LABEL_CHARS} characters` };

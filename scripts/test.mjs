@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Runs every test tier: build, type-check + lint, API unit + e2e (Jest), console unit (Vitest via ng test),
+// browser e2e (node:test + playwright-core + Debian Chromium). Prints one closing line "N passed, N failed".
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const resultsDir = join(root, 'apps', 'api', 'test', 'artifacts');
+mkdirSync(resultsDir, { recursive: true });
+const env = { ...process.env, NG_CLI_ANALYTICS: 'false', FORCE_COLOR: '0' };
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+function run(label, command, args, options = {}) {
+  process.stdout.write(`\n=== ${label} ===\n`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: options.cwd ?? root, env, stdio: 'inherit' });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`=== ${label}: ${result.status === 0 ? 'ok' : `FAILED (exit ${result.status})`} in ${seconds}s ===\n`);
+  return result.status === 0;
+}
+
+function step(label, command, args, options) {
+  if (!run(label, command, args, options)) {
+    failures.push(label);
+    if (options?.counts === undefined) failed++;
+  } else if (options?.counts === undefined) {
+    passed++;
+  }
+}
+
+// 1. build everything the tests use (the browser e2e runs the built server and console)
+if (!run('build', 'npm', ['run', 'build'])) {
+  process.stdout.write('\nbuild failed: no tests were run\n0 passed, 1 failed\n');
+  process.exit(1);
+}
+
+// 2. static checks
+step('type-check', 'npm', ['run', 'typecheck']);
+step('lint', 'npm', ['run', 'lint']);
+
+// 3. API: unit + e2e (Jest); counts come from Jest's JSON report
+const jestReport = join(resultsDir, 'jest-results.json');
+rmSync(jestReport, { force: true });
+const jestOk = run('api unit + e2e (jest)', 'npx', ['jest', '--ci', '--json', `--outputFile=${jestReport}`], {
+  cwd: join(root, 'apps', 'api'),
+});
+if (existsSync(jestReport)) {
+  const report = JSON.parse(readFileSync(jestReport, 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests + (report.numRuntimeErrorTestSuites ?? 0);
+  if (!jestOk && report.numFailedTests === 0 && !report.numRuntimeErrorTestSuites) failed++;
+} else if (!jestOk) {
+  failed++;
+}
+if (!jestOk) failures.push('api unit + e2e (jest)');
+
+// 4. console unit tests (Vitest through the Angular builder)
+step('console unit (vitest)', 'npm', ['test', '-w', '@cashcode/console']);
+
+// 5. browser e2e against the built server + console
+step('browser e2e (playwright-core + chromium)', 'npm', ['run', 'test:e2e', '-w', '@cashcode/console']);
+
+process.stdout.write(`\n${failures.length ? `failed: ${failures.join(', ')}\n` : ''}`);
+process.stdout.write(`${passed} passed, ${failed} failed\n`);
+process.exit(failures.length || failed ? 1 : 0);
