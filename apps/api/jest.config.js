@@ -1,8 +1,13 @@
 /** Jest for the API: unit specs next to the code (src/**\/*.spec.ts) and e2e in test/*.e2e-spec.ts. */
 module.exports = {
   rootDir: '.',
+  roots: ['<rootDir>', '<rootDir>/../../libs'],
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/src/**/*.spec.ts',
+    '<rootDir>/test/**/*.e2e-spec.ts',
+    '<rootDir>/../../libs/*/src/**/*.spec.ts',
+  ],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@cashcode/contracts$': '<rootDir>/../../libs/contracts/src/index.ts',
