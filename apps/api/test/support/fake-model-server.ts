@@ -50,7 +50,10 @@ export interface RecordedRequest {
   body: unknown;
   /** set when the client closed the connection before the response finished */
   aborted: boolean;
+  /** performance.now() when the request arrived */
   receivedAt: number;
+  /** performance.now() when the first content chunk was written (streaming only) */
+  firstContentChunkAt?: number;
 }
 
 type StepHandler = (request: RecordedRequest) => FakeStep | undefined;
@@ -189,7 +192,7 @@ export class FakeModelServer {
       headers: req.headers,
       body,
       aborted: false,
-      receivedAt: Date.now(),
+      receivedAt: performance.now(),
     };
     this.requests.push(record);
     this.openResponses.add(res);
@@ -311,6 +314,7 @@ export class FakeModelServer {
     if (!(await write({ role: 'assistant', content: '' }))) return;
     const chunks = step.chunks ?? splitText(content, 8);
     for (const chunk of chunks) {
+      record.firstContentChunkAt ??= performance.now();
       if (!(await write({ content: chunk }))) return;
     }
     if (step.hangAfterChunks) return;

@@ -1,0 +1,33 @@
+/**
+ * `npm run bench`: runs every benchmark and writes bench/results/results.json and results.md.
+ * Figures are medians over many iterations and reported against their targets; nothing here asserts.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runServerBench, type Figure } from './server-bench';
+import { runToolBench } from './tool-bench';
+
+async function main(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  const figures: Figure[] = [];
+  figures.push(...(await runToolBench(log)));
+  figures.push(...(await runServerBench(log)));
+  const resultsDir = join(__dirname, '..', '..', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  const meta = { date: new Date().toISOString(), node: process.version, cpus: require('node:os').cpus().length };
+  await writeFile(join(resultsDir, 'results.json'), JSON.stringify({ meta, figures }, null, 2) + '\n');
+  const rows = figures.map(
+    (f) =>
+      `| ${f.name} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} ${f.unit} | ${f.target ?? ''} | ${
+        f.pass === undefined ? '' : f.pass ? 'yes' : '**no**'
+      } |`,
+  );
+  const table = ['| figure | value | target | met |', '|---|---|---|---|', ...rows].join('\n');
+  await writeFile(join(resultsDir, 'results.md'), `# Benchmark results\n\n${JSON.stringify(meta)}\n\n${table}\n`);
+  process.stdout.write(`${table}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

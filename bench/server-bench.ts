@@ -1,0 +1,366 @@
+/**
+ * End-to-end benchmarks of a real CashCode server process (apps/api/dist/main.js) against the fake model server:
+ * start-to-healthy, per-turn overhead (plain and with 2 tool calls) as a ratio to raw `openai` SDK calls made in this
+ * same process, first chunk → first delta, throughput with 100 concurrent chats, RSS idle and after load, and the
+ * parallel speed-up of 4 concurrent web_fetch calls against a slow local page.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import WebSocket from 'ws';
+import { FakeModelServer } from '../apps/api/test/support/fake-model-server';
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  target?: string;
+  pass?: boolean;
+  note?: string;
+}
+
+/** compiled to bench/dist/bench/*.js */
+const ROOT = join(__dirname, '..', '..', '..');
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** A WebSocket client that runs turns and timestamps events. */
+class BenchClient {
+  private constructor(
+    private readonly ws: WebSocket,
+    readonly chatId: string,
+  ) {}
+  private listeners = new Set<(event: Record<string, unknown>, at: number) => void>();
+
+  static async connect(url: string): Promise<BenchClient> {
+    const ws = new WebSocket(url);
+    const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      ws.once('message', (data) => resolve(JSON.parse(String(data)) as Record<string, unknown>));
+      ws.once('error', reject);
+    });
+    const client = new BenchClient(ws, String(ready['chat_id']));
+    ws.on('message', (data) => {
+      const at = performance.now();
+      const event = JSON.parse(String(data)) as Record<string, unknown>;
+      for (const listener of client.listeners) listener(event, at);
+    });
+    return client;
+  }
+
+  /** Sends one message and resolves when the turn is done: { ms, firstDeltaAt, error }. */
+  turn(content: string, model = 'fake-model'): Promise<{ ms: number; firstDeltaAt: number | null; error: string | null }> {
+    return new Promise((resolve) => {
+      const started = performance.now();
+      let firstDeltaAt: number | null = null;
+      const listener = (event: Record<string, unknown>, at: number) => {
+        if (event['chat_id'] !== this.chatId) return;
+        if (event['event'] === 'delta' && firstDeltaAt === null) firstDeltaAt = at;
+        if (event['event'] === 'done' || event['event'] === 'error') {
+          this.listeners.delete(listener);
+          resolve({
+            ms: at - started,
+            firstDeltaAt,
+            error: event['event'] === 'error' ? String(event['detail']) : null,
+          });
+        }
+      };
+      this.listeners.add(listener);
+      this.ws.send(
+        JSON.stringify({
+          type: 'message',
+          chat_id: this.chatId,
+          content,
+          metadata: { llm: { provider: 'openai_compatible', model } },
+        }),
+      );
+    });
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+interface RunningServer {
+  child: ChildProcess;
+  httpUrl: string;
+  wsUrl: string;
+  startToHealthyMs: number;
+  dirs: string[];
+  stop(): Promise<void>;
+}
+
+async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cashcode-bench-data-'));
+  const configDir = await mkdtemp(join(tmpdir(), 'cashcode-bench-config-'));
+  await mkdir(join(dataDir, 'workspace'), { recursive: true });
+  await writeFile(join(dataDir, 'workspace', 'notes.txt'), 'benchmark notes\n'.repeat(20));
+  const port = await freePort();
+  const wsPort = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'apps', 'api', 'dist', 'main.js')], {
+    env: {
+      ...process.env,
+      CASHCODE_DATA_DIR: dataDir,
+      CASHCODE_CONFIG_DIR: configDir,
+      CASHCODE_PORT: String(port),
+      WS_PORT: String(wsPort),
+      CASHCODE_CONSOLE_LOG_LEVEL: 'warn',
+      CASHCODE_FILE_LOG_LEVEL: 'info',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const httpUrl = `http://127.0.0.1:${port}`;
+  let healthyAt = 0;
+  for (let attempt = 0; attempt < 2000 && !healthyAt; attempt++) {
+    try {
+      const response = await fetch(`${httpUrl}/api/health`);
+      if (response.ok) healthyAt = performance.now();
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
+  }
+  if (!healthyAt) throw new Error('server did not become healthy');
+  const dirs = [dataDir, configDir];
+  return {
+    child,
+    httpUrl,
+    wsUrl: `ws://127.0.0.1:${wsPort}/`,
+    startToHealthyMs: healthyAt - started,
+    dirs,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function configure(server: RunningServer, fake: FakeModelServer): Promise<void> {
+  const response = await fetch(`${server.httpUrl}/api/settings/llm`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ openai_compatible: { base_url: fake.baseUrl, api_key: 'bench-key' }, ollama: { base_url: '' } }),
+  });
+  if (!response.ok) throw new Error(`configure failed: ${response.status} ${await response.text()}`);
+}
+
+async function rawCall(client: OpenAI): Promise<void> {
+  const stream = await client.chat.completions.create({
+    model: 'fake-model',
+    messages: [{ role: 'user', content: 'hello' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  for await (const chunk of stream) void chunk;
+}
+
+async function slowPageServer(delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((_req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>Slow page</h1><p>Some content to read.</p></body></html>');
+    }, delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function runServerBench(log: (line: string) => void): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const fake = await FakeModelServer.start();
+  const content = 'The quick brown fox jumps over the lazy dog. '.repeat(4);
+  fake.setHandler(() => ({ content }));
+  const rawClient = new OpenAI({ baseURL: fake.baseUrl, apiKey: 'bench-key', maxRetries: 0 });
+
+  // start to healthy: median of 3 cold starts
+  const starts: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const probe = await startServer();
+    starts.push(probe.startToHealthyMs);
+    await probe.stop();
+  }
+  figures.push({ name: 'start to healthy (median of 3)', value: median(starts), unit: 'ms', target: '≤ 1000 ms', pass: median(starts) <= 1000 });
+  log(`start to healthy: ${median(starts).toFixed(0)} ms`);
+
+  const server = await startServer();
+  try {
+    await configure(server, fake);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const idle = await rssMb(server.child.pid!);
+    figures.push({ name: 'server RSS idle', value: idle, unit: 'MB', target: '≤ 100 MB', pass: idle <= 100 });
+    log(`RSS idle: ${idle.toFixed(1)} MB`);
+
+    // per-turn overhead, plain turn
+    const client = await BenchClient.connect(server.wsUrl);
+    const warm = 30;
+    const n = 200;
+    for (let i = 0; i < warm; i++) {
+      await client.turn('warm up');
+      await rawCall(rawClient);
+    }
+    const turnTimes: number[] = [];
+    const rawTimes: number[] = [];
+    const firstDeltaGaps: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const before = fake.completions.length;
+      const turn = await client.turn(`plain turn ${i}`);
+      if (turn.error) throw new Error(`turn failed: ${turn.error}`);
+      turnTimes.push(turn.ms);
+      const firstChunk = fake.completions[before]?.firstContentChunkAt;
+      if (turn.firstDeltaAt !== null && firstChunk !== undefined) firstDeltaGaps.push(turn.firstDeltaAt - firstChunk);
+      const rawStarted = performance.now();
+      await rawCall(rawClient);
+      rawTimes.push(performance.now() - rawStarted);
+    }
+    const plainOverhead = median(turnTimes) - median(rawTimes);
+    figures.push({ name: 'plain turn: median time', value: median(turnTimes), unit: 'ms' });
+    figures.push({ name: 'raw openai SDK call: median time', value: median(rawTimes), unit: 'ms' });
+    figures.push({ name: 'plain turn: median overhead per turn', value: plainOverhead, unit: 'ms', target: '≤ 5 ms', pass: plainOverhead <= 5 });
+    figures.push({ name: 'plain turn: ratio to raw SDK call', value: median(turnTimes) / median(rawTimes), unit: '×' });
+    figures.push({
+      name: 'model first chunk → client first delta (median)',
+      value: median(firstDeltaGaps),
+      unit: 'ms',
+      target: '≤ 2 ms',
+      pass: median(firstDeltaGaps) <= 2,
+    });
+    log(`plain overhead ${plainOverhead.toFixed(2)} ms, first delta gap ${median(firstDeltaGaps).toFixed(2)} ms`);
+
+    // per-turn overhead, turn with 2 tool calls (2 model calls) vs 2 raw calls
+    const toolClient = await BenchClient.connect(server.wsUrl);
+    fake.setHandler((request) => {
+      const body = request.body as { messages?: Array<{ role: string }> };
+      const last = body.messages?.[body.messages.length - 1];
+      if (last?.role === 'tool') return { content };
+      return {
+        toolCalls: [
+          { name: 'list_dir', arguments: '{"path":""}' },
+          { name: 'read_file', arguments: '{"path":"notes.txt"}' },
+        ],
+      };
+    });
+    const toolTurns: number[] = [];
+    const rawPairs: number[] = [];
+    for (let i = 0; i < warm + 100; i++) {
+      const turn = await toolClient.turn(`tool turn ${i}`);
+      if (turn.error) throw new Error(`tool turn failed: ${turn.error}`);
+      const rawStarted = performance.now();
+      await rawCall(rawClient);
+      await rawCall(rawClient);
+      if (i >= warm) {
+        toolTurns.push(turn.ms);
+        rawPairs.push(performance.now() - rawStarted);
+      }
+    }
+    const toolOverhead = median(toolTurns) - median(rawPairs);
+    figures.push({ name: 'turn with 2 tool calls: median time', value: median(toolTurns), unit: 'ms' });
+    figures.push({ name: 'turn with 2 tool calls: median overhead per turn', value: toolOverhead, unit: 'ms', target: '≤ 5 ms', pass: toolOverhead <= 5 });
+    figures.push({ name: 'turn with 2 tool calls: ratio to 2 raw SDK calls', value: median(toolTurns) / median(rawPairs), unit: '×' });
+    log(`tool-turn overhead ${toolOverhead.toFixed(2)} ms`);
+    client.close();
+    toolClient.close();
+
+    // throughput: 100 concurrent chats, 5 turns each
+    fake.setHandler(() => ({ content }));
+    const clients = await Promise.all(Array.from({ length: 100 }, () => BenchClient.connect(server.wsUrl)));
+    const latencies: number[] = [];
+    let errors = 0;
+    const loadStarted = performance.now();
+    await Promise.all(
+      clients.map(async (c, index) => {
+        for (let t = 0; t < 5; t++) {
+          const turn = await c.turn(`load ${index}.${t}`);
+          latencies.push(turn.ms);
+          if (turn.error) errors++;
+        }
+      }),
+    );
+    const wall = (performance.now() - loadStarted) / 1000;
+    const throughput = 500 / wall;
+    figures.push({ name: 'throughput, 100 chats × 5 turns', value: throughput, unit: 'turns/s', target: '≥ 200 turns/s', pass: throughput >= 200 });
+    figures.push({ name: 'turn latency p95 under load', value: percentile(latencies, 95), unit: 'ms', target: '≤ 1000 ms', pass: percentile(latencies, 95) <= 1000 });
+    figures.push({ name: 'errors under load', value: errors, unit: 'turns', target: '0', pass: errors === 0 });
+    log(`throughput ${throughput.toFixed(0)} turns/s, p95 ${percentile(latencies, 95).toFixed(0)} ms, errors ${errors}`);
+    for (const c of clients) c.close();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const loaded = await rssMb(server.child.pid!);
+    figures.push({ name: 'server RSS after load', value: loaded, unit: 'MB', target: '≤ 140 MB', pass: loaded <= 140 });
+    log(`RSS after load: ${loaded.toFixed(1)} MB`);
+  } finally {
+    await server.stop();
+  }
+
+  // parallel web_fetch: 4 concurrent fetches of a slow local page vs 1 (needs the allow-private switch)
+  const page = await slowPageServer(300);
+  const fetchServer = await startServer({ CASHCODE_FETCH_ALLOW_PRIVATE: 'true' });
+  try {
+    await configure(fetchServer, fake);
+    const client = await BenchClient.connect(fetchServer.wsUrl);
+    const fetchTurn = async (count: number) => {
+      fake.setHandler((request) => {
+        const body = request.body as { messages?: Array<{ role: string }> };
+        const last = body.messages?.[body.messages.length - 1];
+        if (last?.role === 'tool') return { content: 'done' };
+        return {
+          toolCalls: Array.from({ length: count }, (_, i) => ({ name: 'web_fetch', arguments: JSON.stringify({ url: `${page.url}?n=${i}` }) })),
+        };
+      });
+      const turn = await client.turn(`fetch ${count}`);
+      if (turn.error) throw new Error(`fetch turn failed: ${turn.error}`);
+      return turn.ms;
+    };
+    await fetchTurn(1);
+    const one: number[] = [];
+    const four: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      one.push(await fetchTurn(1));
+      four.push(await fetchTurn(4));
+    }
+    const ratio = median(four) / median(one);
+    figures.push({ name: 'turn with 1 web_fetch of a 300 ms page', value: median(one), unit: 'ms' });
+    figures.push({ name: 'turn with 4 concurrent web_fetch calls', value: median(four), unit: 'ms' });
+    figures.push({ name: '4 web_fetch vs 1: time ratio', value: ratio, unit: '×', target: '≤ 1.3×', pass: ratio <= 1.3 });
+    log(`4 fetches / 1 fetch = ${ratio.toFixed(2)}×`);
+    client.close();
+  } finally {
+    await fetchServer.stop();
+    await page.close();
+    await fake.close();
+  }
+  return figures;
+}
