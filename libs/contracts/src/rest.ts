@@ -1,7 +1,7 @@
 /**
  * REST shapes (spec §3). Errors are RFC 9457 problem+json (DESIGN.md #4).
  */
-import type { LlmProvider, McpConnectorReceipt, SkillReceipt } from './ws';
+import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt } from './ws';
 
 export interface ProblemFieldError {
   field: string;
@@ -23,6 +23,16 @@ export interface HealthResponse {
   service: 'cashcode';
 }
 
+/** `GET /api/client-config` (CashCode addition): where the console finds the WebSocket gateway. */
+export interface ClientConfigResponse {
+  /** the gateway's port (the HTTP port when the gateway shares the HTTP server) */
+  ws_port: number;
+  /** `/ws` when the gateway shares the HTTP server, else `/` */
+  ws_path: string;
+  /** true when the server has an API token: REST needs `Authorization: Bearer <token>`, the WS `?token=<token>` */
+  token_required: boolean;
+}
+
 // ---- sessions (§3.2) ----
 
 export interface SessionSummary {
@@ -39,6 +49,8 @@ export interface PublicMessage {
   content: string;
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
+  /** additive: true on the partial assistant answer of a cancelled turn */
+  cancelled?: boolean;
 }
 export interface SessionMessagesResponse {
   chat_id: string;
@@ -58,10 +70,14 @@ export interface PublicLlmSettings {
   configured: boolean;
   openai_compatible: { base_url: string; ready: boolean; api_key_configured: boolean };
   ollama: { base_url: string; ready: boolean };
+  /** additive: the model background jobs (Dream) use; null → the last model a turn used (always sent by the server) */
+  background?: LlmSelection | null;
 }
 export interface UpdateLlmSettingsRequest {
   openai_compatible: { base_url?: string; api_key?: string | null; clear_api_key?: boolean };
   ollama: { base_url?: string };
+  /** additive: omitted → keep the stored background model; null → clear it */
+  background?: LlmSelection | null;
 }
 export interface TestLlmConnectionRequest extends UpdateLlmSettingsRequest {
   provider: LlmProvider;

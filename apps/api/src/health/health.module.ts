@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { HealthController } from './health.controller';
 
-/** Placeholder: filled in by the walking-skeleton work. */
-@Module({})
+/** `GET /api/health` (spec §3.1). */
+@Module({ controllers: [HealthController] })
 export class HealthModule {}

@@ -1,0 +1,158 @@
+import { type DynamicModule, Logger, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { promises as fs } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AppModule } from './app.module';
+import { AppLogger } from './common/app-logger';
+import { CashcodeWsAdapter, WS_SHARED_PATH } from './common/cashcode-ws-adapter';
+import { installConsole } from './common/console-static';
+import { acquireDataDirLock, type DataDirLock } from './common/data-dir-lock';
+import { earlyErrorHandler, installHttpPipeline, REQUEST_BODY_LIMIT } from './common/http-pipeline';
+import { TokenVerifier } from './common/http-security';
+import { formatEvent } from './common/log-format';
+import { setupOpenApi } from './common/openapi';
+import { ProblemDetailsFilter } from './common/problem-details.filter';
+import { registerSecretValue } from './common/redact';
+import { createValidationPipe } from './common/validation';
+import { type AppConfig, isLoopbackHost } from './config/app-config';
+
+export interface CreateAppOptions {
+  /** root module; defaults to `AppModule.forRoot(config)` */
+  module?: DynamicModule | Type<unknown>;
+  /** the app's LoggerService; defaults to the file + console logger built from config */
+  logger?: AppLogger;
+  /** skip the data-dir lock (never in production) */
+  skipLock?: boolean;
+}
+
+export interface CashcodeApp {
+  app: NestExpressApplication;
+  /** the configuration, with ports 0 replaced by the bound ports and the console's real origins allowed */
+  config: AppConfig;
+  /** e.g. http://127.0.0.1:8000 */
+  httpUrl: string;
+  /** e.g. ws://127.0.0.1:8765/ or ws://127.0.0.1:8000/ws when the gateway shares the HTTP server */
+  wsUrl: string;
+  logger: AppLogger;
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (bare === '0.0.0.0' || bare === '::') return '127.0.0.1';
+  return bare.includes(':') ? `[${bare}]` : bare;
+}
+
+/** Adds the console's own origins at the real HTTP port (after port 0 was resolved). */
+function allowOwnOrigins(config: AppConfig): void {
+  const hosts = ['127.0.0.1', 'localhost', '[::1]'];
+  for (const host of hosts) {
+    const origin = `http://${host}:${config.port}`;
+    if (!config.allowedOrigins.includes(origin)) config.allowedOrigins.push(origin);
+  }
+}
+
+/** Creates the runtime directories of the data layout (DESIGN.md). */
+export async function createDataDirectories(config: AppConfig): Promise<void> {
+  for (const dir of [config.dataDir, config.memoryDir, config.workspaceDir, config.logDir]) {
+    await fs.mkdir(dir, { recursive: true });
+  }
+}
+
+/**
+ * Boots CashCode: directories, data-dir lock, logger, Nest app with the HTTP pipeline (request id, access log,
+ * Host/Origin/token guards, helmet, CORS, body limit, problem+json errors, validation), OpenAPI, the console,
+ * the WebSocket adapter; then listens on config.host:config.port (and config.wsHost:config.wsPort unless shared).
+ * Shared by main.ts and the tests (test/support/test-app.ts).
+ */
+export async function createCashcodeApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CashcodeApp> {
+  await createDataDirectories(config);
+  const lock: DataDirLock | null = options.skipLock ? null : await acquireDataDirLock(config.dataDir);
+  let logger: AppLogger;
+  try {
+    logger = options.logger ?? AppLogger.fromConfig(config);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+  registerSecretValue(config.apiToken);
+  let app: NestExpressApplication | null = null;
+  let adapter: CashcodeWsAdapter | null = null;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(options.module ?? AppModule.forRoot(config), {
+      logger,
+      bodyParser: false,
+      abortOnError: false,
+    });
+    const verifier = new TokenVerifier(config.apiToken);
+    installHttpPipeline(app, config, verifier);
+    app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT });
+    app.useBodyParser('urlencoded', { limit: REQUEST_BODY_LIMIT, extended: false });
+    app.use(earlyErrorHandler());
+    installConsole(app, config.consoleDir);
+    app.use(earlyErrorHandler());
+    app.useGlobalFilters(new ProblemDetailsFilter());
+    app.useGlobalPipes(createValidationPipe());
+    adapter = new CashcodeWsAdapter(app, config, verifier);
+    app.useWebSocketAdapter(adapter);
+    setupOpenApi(app);
+
+    await app.listen(config.port, config.host);
+    const httpServer = app.getHttpServer() as Server;
+    const httpAddress = httpServer.address() as AddressInfo;
+    config.port = httpAddress.port;
+    if (config.wsSharesHttp) config.wsPort = httpAddress.port;
+    allowOwnOrigins(config);
+    const wsAddress = await adapter.start(httpServer);
+    if (wsAddress) config.wsPort = wsAddress.port;
+
+    const bootLogger = new Logger('Bootstrap');
+    const httpUrl = `http://${urlHost(config.host)}:${config.port}`;
+    const wsUrl = config.wsSharesHttp
+      ? `ws://${urlHost(config.host)}:${config.port}${WS_SHARED_PATH}`
+      : `ws://${urlHost(config.wsHost)}:${config.wsPort}/`;
+    for (const [name, host] of [
+      ['HTTP', config.host],
+      ['WebSocket', config.wsHost],
+    ] as const) {
+      if (!isLoopbackHost(host) && (name === 'HTTP' || !config.wsSharesHttp)) {
+        bootLogger.warn(
+          formatEvent('server.bind.non_loopback', { address: host, listener: name, token_required: true }) +
+            ` — ${name} is reachable from other machines at ${host}; every API call needs the API token`,
+        );
+      }
+    }
+    bootLogger.log(formatEvent('server.started', { http_url: httpUrl, ws_url: wsUrl }));
+
+    const nestApp = app;
+    const wsAdapter = adapter;
+    let closing: Promise<void> | null = null;
+    return {
+      app: nestApp,
+      config,
+      httpUrl,
+      wsUrl,
+      logger,
+      close: () => {
+        closing ??= (async () => {
+          try {
+            await nestApp.close();
+            await wsAdapter.dispose();
+          } finally {
+            await lock?.release();
+            if (!options.logger) await logger.close();
+          }
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await adapter?.dispose().catch(() => undefined);
+    await lock?.release();
+    if (!options.logger) await logger.close();
+    throw error;
+  }
+}

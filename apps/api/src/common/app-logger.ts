@@ -1,0 +1,185 @@
+import type { LoggerService, LogLevel as NestLogLevel } from '@nestjs/common';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as winston from 'winston';
+import DailyRotateFile from 'winston-daily-rotate-file';
+import type { AppConfig, LogLevel } from '../config/app-config';
+import { currentLogContext } from './log-context';
+import { formatLogLine } from './log-format';
+
+/** Winston levels, most severe first (Nest's order: verbose is the chattiest). */
+const LEVELS: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3, verbose: 4 };
+
+/** Python-style level names of spec §14. */
+const LEVEL_NAMES: Record<string, string> = {
+  error: 'ERROR',
+  warn: 'WARNING',
+  info: 'INFO',
+  debug: 'DEBUG',
+  verbose: 'VERBOSE',
+};
+
+export const LOG_FILE_NAME = 'cashcode.log';
+
+export interface AppLoggerOptions {
+  logDir: string;
+  fileLevel: LogLevel;
+  consoleLevel: LogLevel;
+  retentionDays: number;
+  /** write to stdout/stderr (default true); tests turn it off */
+  console?: boolean;
+}
+
+const lineFormat = winston.format.printf((info) => {
+  const critical = info['critical'] === true;
+  const loggerName = typeof info['logger'] === 'string' ? info['logger'] : '-';
+  const message = typeof info.message === 'string' ? info.message : String(info.message);
+  return formatLogLine({
+    timestamp: info['time'] instanceof Date ? info['time'] : new Date(),
+    level: critical ? 'CRITICAL' : (LEVEL_NAMES[info.level] ?? info.level.toUpperCase()),
+    logger: loggerName,
+    context: {
+      requestId: typeof info['requestId'] === 'string' ? info['requestId'] : undefined,
+      chatId: typeof info['chatId'] === 'string' ? info['chatId'] : undefined,
+      turnId: typeof info['turnId'] === 'string' ? info['turnId'] : undefined,
+    },
+    message,
+  });
+});
+
+function describeError(value: unknown): string {
+  // Spec §14: tracebacks are kept, the exception text is replaced (it may carry secrets or paths).
+  if (value instanceof Error) {
+    const frames = (value.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+    return [`${value.name}: exception details omitted`, ...frames].join('\n');
+  }
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * The application's Nest LoggerService: winston with a daily-rotated file `<logDir>/cashcode.log` (symlink to the
+ * current `cashcode.log.YYYY-MM-DD`; archives kept for `retentionDays`) and the console, both in the §14 line format
+ * with final redaction. Request / chat / turn ids come from the async log context (see log-context.ts).
+ */
+export class AppLogger implements LoggerService {
+  private readonly winston: winston.Logger;
+  private closed = false;
+
+  constructor(options: AppLoggerOptions) {
+    mkdirSync(options.logDir, { recursive: true });
+    const transports: winston.transport[] = [
+      new DailyRotateFile({
+        dirname: options.logDir,
+        filename: `${LOG_FILE_NAME}.%DATE%`,
+        extension: '',
+        datePattern: 'YYYY-MM-DD',
+        maxFiles: `${options.retentionDays}d`,
+        createSymlink: true,
+        symlinkName: LOG_FILE_NAME,
+        auditFile: join(options.logDir, '.cashcode-log-audit.json'),
+        level: options.fileLevel,
+        format: lineFormat,
+      }),
+    ];
+    if (options.console !== false) {
+      transports.push(
+        new winston.transports.Console({
+          level: options.consoleLevel,
+          format: lineFormat,
+          stderrLevels: ['error', 'warn'],
+        }),
+      );
+    }
+    this.winston = winston.createLogger({ levels: LEVELS, transports, exitOnError: false });
+  }
+
+  static fromConfig(config: AppConfig, overrides: Partial<AppLoggerOptions> = {}): AppLogger {
+    return new AppLogger({
+      logDir: config.logDir,
+      fileLevel: config.fileLogLevel,
+      consoleLevel: config.consoleLogLevel,
+      retentionDays: config.logRetentionDays,
+      ...overrides,
+    });
+  }
+
+  log(message: unknown, ...optionalParams: unknown[]): void {
+    this.write('info', message, optionalParams);
+  }
+
+  error(message: unknown, ...optionalParams: unknown[]): void {
+    this.write('error', message, optionalParams, true);
+  }
+
+  warn(message: unknown, ...optionalParams: unknown[]): void {
+    this.write('warn', message, optionalParams);
+  }
+
+  debug(message: unknown, ...optionalParams: unknown[]): void {
+    this.write('debug', message, optionalParams);
+  }
+
+  verbose(message: unknown, ...optionalParams: unknown[]): void {
+    this.write('verbose', message, optionalParams);
+  }
+
+  fatal(message: unknown, ...optionalParams: unknown[]): void {
+    this.write('error', message, optionalParams, true, true);
+  }
+
+  setLogLevels(_levels: NestLogLevel[]): void {
+    // Levels come from the configuration (file and console independently).
+  }
+
+  /** Flushes and closes the transports. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await new Promise<void>((resolve) => {
+      this.winston.on('finish', () => resolve());
+      this.winston.end();
+      setTimeout(resolve, 1000).unref();
+    });
+  }
+
+  private write(level: LogLevel, message: unknown, params: unknown[], isError = false, critical = false): void {
+    if (this.closed) return;
+    // Nest calls: (message, context) / (message, stack, context) / (message, ...extra, context).
+    const rest = [...params];
+    let loggerName = '-';
+    if (rest.length > 0 && typeof rest[rest.length - 1] === 'string') loggerName = rest.pop() as string;
+    let text: string;
+    if (message instanceof Error) text = describeError(message);
+    else if (typeof message === 'string') text = message;
+    else text = safeStringify(message);
+    if (isError) {
+      for (const extra of rest) {
+        if (extra instanceof Error) text += `\n${describeError(extra)}`;
+        else if (typeof extra === 'string' && /\n\s+at /.test(extra)) {
+          // A stack string passed by Nest: keep only the frames.
+          const frames = extra.split('\n').filter((line) => /^\s+at /.test(line));
+          if (frames.length > 0) text += `\n${frames.join('\n')}`;
+        }
+      }
+    }
+    const context = currentLogContext();
+    this.winston.log({
+      level,
+      message: text,
+      logger: loggerName,
+      time: new Date(),
+      critical,
+      requestId: context.requestId,
+      chatId: context.chatId,
+      turnId: context.turnId,
+    });
+  }
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,58 @@
+import { Logger } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROUTE_LABEL } from './http-pipeline';
+
+const NOT_BUILT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>CashCode</title></head>
+<body><h1>CashCode</h1>
+<p>The API is running, but the console has not been built yet.</p>
+<p>Run <code>npm run build</code> (or <code>npm start</code>, which builds what is missing) and reload this page.</p>
+<p>API description: <a href="/api/docs">/api/docs</a></p>
+</body></html>
+`;
+
+/** Paths the console must never answer: the API and the shared WebSocket endpoint. */
+function isReserved(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/') || path === '/ws' || path.startsWith('/ws/');
+}
+
+/**
+ * Serves the built console (config.consoleDir) at `/` with an SPA fallback to index.html for GET/HEAD page requests
+ * outside `/api` and `/ws`. Without a build, `/` answers a short page saying how to build it.
+ */
+export function installConsole(app: NestExpressApplication, consoleDir: string): void {
+  const index = join(consoleDir, 'index.html');
+  if (!existsSync(index)) {
+    new Logger('Console').warn('event=console.not_built');
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      if ((req.method === 'GET' || req.method === 'HEAD') && (req.path === '/' || req.path === '/index.html')) {
+        res.locals[ROUTE_LABEL] = '<console>';
+        res.status(200).type('html').send(NOT_BUILT_PAGE);
+        return;
+      }
+      next();
+    });
+    return;
+  }
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!isReserved(req.path)) res.locals[ROUTE_LABEL] = '<console>';
+    next();
+  });
+  app.useStaticAssets(consoleDir, { index: 'index.html', fallthrough: true, redirect: false, dotfiles: 'ignore' });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || isReserved(req.path)) {
+      delete res.locals[ROUTE_LABEL];
+      return next();
+    }
+    // Missing assets (a path with an extension) are 404s, not the app shell.
+    if (/\.[A-Za-z0-9]+$/.test(req.path) || !req.accepts('html')) {
+      delete res.locals[ROUTE_LABEL];
+      return next();
+    }
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+}

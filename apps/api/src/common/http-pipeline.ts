@@ -1,0 +1,182 @@
+import type { INestApplication } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+import type { AppConfig } from '../config/app-config';
+import { bearerToken, isAllowedHost, isAllowedOrigin, isCorsOrigin, TokenVerifier } from './http-security';
+import { runWithLogContext } from './log-context';
+import { formatEvent } from './log-format';
+import { buildProblem, sendProblem, UNHANDLED_ERROR_TYPE } from './problem-details.filter';
+import { newRequestId, REQUEST_ID_HEADER } from './request-id';
+
+/** Largest JSON / form body accepted on REST (skill create carries support files). */
+export const REQUEST_BODY_LIMIT = '10mb';
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Routes that stay open when CASHCODE_API_TOKEN is set (liveness, the console's bootstrap info, API description). */
+const TOKEN_EXEMPT = [/^\/api\/health\/?$/, /^\/api\/client-config\/?$/, /^\/api\/docs(?:[/-].*)?$/];
+
+/** Response locals key: the route label when a non-Nest handler (e.g. the console) answered. */
+export const ROUTE_LABEL = 'cashcodeRouteLabel';
+
+function problem(res: Response, req: Request, status: number, detail: string): void {
+  sendProblem(res, buildProblem({ status, detail }, req, String(res.getHeader(REQUEST_ID_HEADER) ?? '')));
+}
+
+/** The express route template (`/api/sessions/:chatId` → `/api/sessions/{chatId}`), never the raw path. */
+function routeTemplate(req: Request, res: Response): string {
+  const label: unknown = res.locals[ROUTE_LABEL];
+  if (typeof label === 'string') return label;
+  const route: unknown = (req as Request & { route?: { path?: unknown } }).route?.path;
+  if (typeof route !== 'string') return '<unmatched>';
+  return route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** Request id on every response + the async log context + one access-log line per request. */
+export function requestContextMiddleware(logger: Logger): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const requestId = newRequestId();
+    const started = process.hrtime.bigint();
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const fields = {
+        method: req.method,
+        route: routeTemplate(req, res),
+        status: res.statusCode,
+        duration_ms: Math.round(durationMs * 100) / 100,
+      };
+      const errorType: unknown = res.locals[UNHANDLED_ERROR_TYPE];
+      runWithLogContext({ requestId }, () => {
+        if (typeof errorType === 'string') {
+          logger.error(formatEvent('http.request.failed', { ...fields, error_type: errorType }));
+        } else {
+          logger.log(formatEvent('http.request.completed', fields));
+        }
+      });
+    });
+    runWithLogContext({ requestId }, () => next());
+  };
+}
+
+/** DNS-rebinding guard: 403 before routing for a Host outside the allowlist. */
+export function hostCheckMiddleware(config: AppConfig): RequestHandler {
+  return (req, res, next) => {
+    if (!isAllowedHost(req.headers.host, config)) {
+      problem(res, req, 403, 'Host is not allowed');
+      return;
+    }
+    next();
+  };
+}
+
+/** Cross-site request guard: state-changing calls from a browser must come from an allowed Origin. */
+export function originCheckMiddleware(config: AppConfig): RequestHandler {
+  return (req, res, next) => {
+    if (STATE_CHANGING.has(req.method) && !isAllowedOrigin(req.headers.origin, config, req.headers.host)) {
+      problem(res, req, 403, 'Origin is not allowed');
+      return;
+    }
+    next();
+  };
+}
+
+/** `Authorization: Bearer` guard on /api when a token is configured; one 401 body for missing and wrong tokens. */
+export function tokenMiddleware(verifier: TokenVerifier): RequestHandler {
+  return (req, res, next) => {
+    if (!verifier.enabled || req.method === 'OPTIONS') return next();
+    const path = req.path;
+    if (!/^\/api(?:\/|$)/.test(path) || TOKEN_EXEMPT.some((pattern) => pattern.test(path))) return next();
+    const clientKey = req.socket.remoteAddress ?? 'unknown';
+    const result = verifier.check(bearerToken(req.headers.authorization), clientKey);
+    if (result === 'ok') return next();
+    if (result === 'throttled') {
+      res.setHeader('Retry-After', String(verifier.retryAfterSeconds(clientKey)));
+      problem(res, req, 429, 'Too many failed authentication attempts; try again later');
+      return;
+    }
+    res.setHeader('WWW-Authenticate', 'Bearer');
+    problem(res, req, 401, 'Authentication required: a valid API token is missing');
+  };
+}
+
+/** Express error handler for errors raised before Nest routing (body parser, static files). */
+export function earlyErrorHandler(): (error: unknown, req: Request, res: Response, next: NextFunction) => void {
+  return (error, req, res, _next) => {
+    const err = error as { status?: unknown; statusCode?: unknown; expose?: unknown; type?: unknown };
+    const status = typeof err.status === 'number' ? err.status : typeof err.statusCode === 'number' ? err.statusCode : 500;
+    if (status >= 400 && status < 500 && err.expose === true) {
+      const detail =
+        err.type === 'entity.parse.failed'
+          ? 'Malformed JSON request body'
+          : err.type === 'entity.too.large'
+            ? 'Request body is too large'
+            : undefined;
+      sendProblem(res, buildProblem({ status, detail: detail ?? 'Bad Request' }, req, String(res.getHeader(REQUEST_ID_HEADER) ?? '')));
+      return;
+    }
+    res.locals[UNHANDLED_ERROR_TYPE] = error instanceof Error ? error.constructor.name : typeof error;
+    new Logger('HttpPipeline').error(error instanceof Error ? error : 'Unhandled error before routing');
+    problem(res, req, 500, 'Internal Server Error');
+  };
+}
+
+/** ws:// sources the console may connect to (the gateway on its own port, any loopback or allowed host). */
+function websocketSources(config: AppConfig): string[] {
+  // CSP host-sources cannot name IPv6 literals; a console on [::1] uses the shared /ws endpoint ('self').
+  const hosts = ['127.0.0.1', 'localhost', ...config.allowedHosts.map((h) => h.replace(/:\d+$/, ''))].filter(
+    (host) => /^[a-z0-9.-]+$/i.test(host),
+  );
+  return [...new Set(hosts)].flatMap((host) => [`ws://${host}:*`, `wss://${host}:*`]);
+}
+
+/** helmet defaults with a CSP that lets the console run and blocks remote images (markdown-image exfiltration). */
+export function securityHeadersMiddleware(config: AppConfig): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        baseUri: ["'self'"],
+        scriptSrc: ["'self'"],
+        // Angular and Angular Material set inline styles; no remote stylesheets.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'", ...websocketSources(config)],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        formAction: ["'self'"],
+        workerSrc: ["'self'", 'blob:'],
+        manifestSrc: ["'self'"],
+      },
+    },
+    // The console is plain http on loopback: no HSTS / upgrade-insecure-requests.
+    strictTransportSecurity: false,
+    crossOriginEmbedderPolicy: false,
+  });
+}
+
+/**
+ * Installs the cross-cutting HTTP pipeline on the Express instance, in order: request id + access log, Host
+ * allowlist, security headers, CORS allowlist, Origin check, token guard. Must run before `app.init()`.
+ */
+export function installHttpPipeline(app: INestApplication, config: AppConfig, verifier: TokenVerifier): void {
+  const logger = new Logger('HttpAccess');
+  app.use(requestContextMiddleware(logger));
+  app.use(hostCheckMiddleware(config));
+  app.use(securityHeadersMiddleware(config));
+  app.enableCors({
+    // Only explicit allowlist entries are echoed (never an arbitrary origin).
+    origin: (origin: string | undefined, callback: (error: Error | null, allow?: boolean) => void) =>
+      callback(null, origin !== undefined && isCorsOrigin(origin, config)),
+    credentials: true,
+    methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'],
+    exposedHeaders: [REQUEST_ID_HEADER],
+    optionsSuccessStatus: 200,
+    maxAge: 600,
+  });
+  app.use(originCheckMiddleware(config));
+  app.use(tokenMiddleware(verifier));
+}

@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { redactSecrets, registerSecretValue, unregisterSecretValue } from './redact';
+
+describe('redactSecrets', () => {
+  it('Scenario: bearer tokens are redacted', () => {
+    expect(redactSecrets('Authorization header Bearer abc.def-123 sent')).toBe('Authorization header Bearer [redacted] sent');
+    expect(redactSecrets('bearer xyz')).toBe('bearer [redacted]');
+  });
+
+  it('Scenario: secret key/value pairs are redacted, quoted or not', () => {
+    expect(redactSecrets('api_key=abc123 other=1')).toBe('api_key=[redacted] other=1');
+    expect(redactSecrets('api-key: abc123')).toBe('api-key: [redacted]');
+    expect(redactSecrets('apikey=abc')).toBe('apikey=[redacted]');
+    expect(redactSecrets('{"api_key":"sk-live-value","x":1}')).toBe('{"api_key":"[redacted]","x":1}');
+    expect(redactSecrets("password='hunter2' ok")).toBe("password='[redacted]' ok");
+    expect(redactSecrets('authorization: Bearer abc')).toBe('authorization: [redacted]');
+    expect(redactSecrets('Cookie: session=abc')).toBe('Cookie: [redacted]');
+    expect(redactSecrets('access_token=a&refresh_token=b')).toBe('access_token=[redacted]&refresh_token=[redacted]');
+    expect(redactSecrets('client_secret=s3cr3t')).toBe('client_secret=[redacted]');
+    expect(redactSecrets('x-api-key: abc')).toBe('x-api-key: [redacted]');
+  });
+
+  it('Scenario: sk- keys are redacted but short or embedded lookalikes are kept', () => {
+    expect(redactSecrets('key sk-abcdefgh12 used')).toBe('key sk-[redacted] used');
+    expect(redactSecrets('sk-proj_ABC-def_123456')).toBe('sk-[redacted]');
+    expect(redactSecrets('sk-short')).toBe('sk-short');
+    expect(redactSecrets('task-abcdefghijk')).toBe('task-abcdefghijk');
+  });
+
+  it('Scenario: harmless structured fields are left alone', () => {
+    const line = 'event=llm.call.completed prompt_tokens=7 total_tokens=10 model="m1" turn_id=abc';
+    expect(redactSecrets(line)).toBe(line);
+  });
+
+  it('Scenario: registered secret values are redacted wherever they appear', () => {
+    registerSecretValue('my-very-own-token');
+    try {
+      expect(redactSecrets('url?token=my-very-own-token&x')).toBe('url?token=[redacted]&x');
+      expect(redactSecrets('prefixmy-very-own-tokensuffix')).toBe('prefix[redacted]suffix');
+    } finally {
+      unregisterSecretValue('my-very-own-token');
+    }
+    expect(redactSecrets('my-very-own-token')).toBe('my-very-own-token');
+  });
+
+  it('Scenario: redaction is idempotent and never leaks an sk- key (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.stringMatching(/^[A-Za-z0-9_-]{8,30}$/), fc.string(), (before, key, after) => {
+        const text = `${before} sk-${key} ${after}`;
+        const once = redactSecrets(text);
+        expect(once).not.toContain(`sk-${key}`);
+        expect(redactSecrets(once)).toBe(once);
+      }),
+    );
+  });
+});

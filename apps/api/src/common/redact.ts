@@ -1,0 +1,55 @@
+/**
+ * Final redaction applied to every rendered log line (spec §14) and usable by any module before text leaves the
+ * server: bearer tokens, `key: value` / `key=value` pairs whose key names a secret, `sk-…` keys, and every secret
+ * value registered at runtime (API token, model API keys, MCP header values) — redaction by value, not only by name.
+ */
+
+const REDACTED = '[redacted]';
+
+const BEARER = /\b(Bearer)\s+[^\s"',;]+/gi;
+
+const SECRET_KEY_NAMES = 'api[_-]?key|authorization|cookie|access[_-]?token|refresh[_-]?token|secret|password';
+
+/** `key: value` or `key=value`, the key optionally quoted, the value quoted or a bare run (an auth scheme is kept with it). */
+const SECRET_PAIR = new RegExp(
+  `((["']?)[\\w-]*(?:${SECRET_KEY_NAMES})[\\w-]*\\2\\s*[:=]\\s*)` +
+    `("(?:[^"\\\\]|\\\\.)*"|'[^']*'|(?:(?:Bearer|Basic|Token)\\s+)?(?:\\[redacted\\]|[^\\s"',;&}\\]]+))`,
+  'gi',
+);
+
+const SK_KEY = /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{8,}/g;
+
+const secretValues = new Set<string>();
+
+/** Registers a secret value (≥ 6 chars) so that it is replaced wherever it appears in redacted text. */
+export function registerSecretValue(value: string | null | undefined): void {
+  if (typeof value === 'string' && value.length >= 6) secretValues.add(value);
+}
+
+/** Forgets a secret value (e.g. a replaced model API key). */
+export function unregisterSecretValue(value: string | null | undefined): void {
+  if (typeof value === 'string') secretValues.delete(value);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Returns `text` with secrets replaced by `[redacted]`. Idempotent. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  if (secretValues.size > 0) {
+    // Longest first so that a secret containing another is replaced whole.
+    const values = [...secretValues].sort((a, b) => b.length - a.length);
+    out = out.replace(new RegExp(values.map(escapeRegExp).join('|'), 'g'), REDACTED);
+  }
+  out = out.replace(BEARER, `$1 ${REDACTED}`);
+  out = out.replace(SECRET_PAIR, (_match, prefix: string, _quote: string, value: string) => {
+    if (value === REDACTED || value === `"${REDACTED}"` || value === `'${REDACTED}'`) return `${prefix}${value}`;
+    if (value.startsWith('"')) return `${prefix}"${REDACTED}"`;
+    if (value.startsWith("'")) return `${prefix}'${REDACTED}'`;
+    return `${prefix}${REDACTED}`;
+  });
+  out = out.replace(SK_KEY, `sk-${REDACTED}`);
+  return out;
+}

@@ -1,0 +1,51 @@
+import type { ClientConfigResponse, HealthResponse } from '@cashcode/contracts';
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { WS_SHARED_PATH } from '../common/cashcode-ws-adapter';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+
+export class HealthResponseDto implements HealthResponse {
+  @ApiProperty({ example: 'ok', enum: ['ok'] })
+  status!: 'ok';
+
+  @ApiProperty({ example: 'cashcode', enum: ['cashcode'] })
+  service!: 'cashcode';
+}
+
+export class ClientConfigResponseDto implements ClientConfigResponse {
+  @ApiProperty({ example: 8765, description: "the WebSocket gateway's port (the HTTP port when shared)" })
+  ws_port!: number;
+
+  @ApiProperty({ example: '/', description: '`/ws` when the gateway shares the HTTP server, else `/`' })
+  ws_path!: string;
+
+  @ApiProperty({ example: false, description: 'REST needs `Authorization: Bearer <token>` and the WS `?token=<token>`' })
+  token_required!: boolean;
+}
+
+@ApiTags('health')
+@Controller('api')
+export class HealthController {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  @Get('health')
+  @ApiOperation({ summary: 'Liveness probe' })
+  @ApiOkResponse({ type: HealthResponseDto })
+  health(): HealthResponseDto {
+    return { status: 'ok', service: 'cashcode' };
+  }
+
+  @Get('client-config')
+  @ApiOperation({
+    summary: 'Where the console finds the WebSocket gateway',
+    description: 'Needs no token; the host is the one the page was loaded from.',
+  })
+  @ApiOkResponse({ type: ClientConfigResponseDto })
+  clientConfig(): ClientConfigResponseDto {
+    return {
+      ws_port: this.config.wsPort,
+      ws_path: this.config.wsSharesHttp ? WS_SHARED_PATH : '/',
+      token_required: this.config.apiToken !== null,
+    };
+  }
+}

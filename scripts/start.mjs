@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// `npm start`: builds what is missing (contracts, API, console — `npm run build`), then runs the built server
+// (`node apps/api/dist/main.js`, the same as `npm run serve`), forwarding signals and its exit code.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outputs = [
+  join(root, 'libs', 'contracts', 'dist', 'cjs', 'index.js'),
+  join(root, 'apps', 'api', 'dist', 'main.js'),
+  join(root, 'apps', 'console', 'dist', 'console', 'browser', 'index.html'),
+];
+
+const missing = outputs.filter((file) => !existsSync(file));
+if (missing.length > 0) {
+  process.stdout.write(`cashcode: building (missing ${missing.map((f) => f.slice(root.length + 1)).join(', ')})\n`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const build = spawnSync(npm, ['run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NG_CLI_ANALYTICS: 'false' },
+    shell: process.platform === 'win32',
+  });
+  if (build.status !== 0) {
+    process.stderr.write('cashcode: the build failed; see the output above\n');
+    process.exit(build.status ?? 1);
+  }
+}
+
+const child = spawn(process.execPath, [join(root, 'apps', 'api', 'dist', 'main.js')], { cwd: root, stdio: 'inherit' });
+const forward = (signal) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => forward(signal));
+child.on('error', (error) => {
+  process.stderr.write(`cashcode: could not start the server: ${error.message}\n`);
+  process.exit(1);
+});
+child.on('exit', (code, signal) => {
+  if (signal) {
+    // Exit the way the child did (128 + signal number in shells).
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+    return;
+  }
+  process.exit(code ?? 1);
+});
