@@ -16,6 +16,9 @@ export interface ProviderLease {
   release(): void;
 }
 
+/** Injection token of the LlmClientProvider port (provided by LlmSettingsModule with LlmSettingsService). */
+export const LLM_CLIENT_PROVIDER = Symbol('LLM_CLIENT_PROVIDER');
+
 /** The port the agent/chat/memory modules depend on; implemented by LlmSettingsService. */
 export interface LlmClientProvider {
   /** Throws LlmNotConfiguredError when the provider has no installed client. */
@@ -23,6 +26,10 @@ export interface LlmClientProvider {
   /** Remembers the last (provider, model) used by a turn (Dream uses it). */
   rememberSelection(selection: LlmSelection): void;
   lastSelection(): LlmSelection | null;
+  /** The model chosen for background jobs (Dream) in the LLM settings, if any. */
+  backgroundSelection(): LlmSelection | null;
+  /** Whether the provider has an installed client. */
+  isReady(provider: LlmProvider): boolean;
 }
 
 export class LlmNotConfiguredError extends Error {

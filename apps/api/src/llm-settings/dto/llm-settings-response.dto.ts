@@ -1,0 +1,103 @@
+import { ApiProperty } from '@nestjs/swagger';
+import {
+  LLM_PROVIDERS,
+  type LlmModelEntry,
+  type LlmModelsResponse,
+  type LlmProvider,
+  type LlmProviderStatus,
+  type PublicLlmSettings,
+  type TestLlmConnectionResponse,
+} from '@cashcode/contracts';
+import { BackgroundModelDto } from './update-llm-settings.dto';
+
+export class PublicOpenAiCompatibleSettingsDto {
+  @ApiProperty({ example: 'https://api.deepseek.com', description: 'normalised base URL; empty when not set' })
+  base_url!: string;
+
+  @ApiProperty({ description: 'base URL and API key are both set' })
+  ready!: boolean;
+
+  @ApiProperty({ description: 'an API key is stored (the key itself is never returned)' })
+  api_key_configured!: boolean;
+}
+
+export class PublicOllamaSettingsDto {
+  @ApiProperty({ example: 'http://127.0.0.1:11434', description: 'normalised base URL (without `/v1`)' })
+  base_url!: string;
+
+  @ApiProperty({ description: 'base URL is set' })
+  ready!: boolean;
+}
+
+/** The public settings: never contains the API key. */
+export class PublicLlmSettingsDto implements PublicLlmSettings {
+  @ApiProperty({ description: 'at least one provider is ready' })
+  configured!: boolean;
+
+  @ApiProperty({ type: PublicOpenAiCompatibleSettingsDto })
+  openai_compatible!: PublicOpenAiCompatibleSettingsDto;
+
+  @ApiProperty({ type: PublicOllamaSettingsDto })
+  ollama!: PublicOllamaSettingsDto;
+
+  @ApiProperty({
+    type: BackgroundModelDto,
+    nullable: true,
+    description: 'the model background jobs (Dream) use; null → the last model a turn used',
+  })
+  background!: BackgroundModelDto | null;
+}
+
+export class TestLlmConnectionResponseDto implements TestLlmConnectionResponse {
+  @ApiProperty({ enum: [true] })
+  success!: true;
+
+  @ApiProperty({ enum: LLM_PROVIDERS })
+  provider!: LlmProvider;
+
+  @ApiProperty({ example: 3, description: 'number of models discovered (after de-duplication)' })
+  model_count!: number;
+
+  @ApiProperty({ example: 'Connected: found 3 models' })
+  message!: string;
+}
+
+export class LlmModelEntryDto implements LlmModelEntry {
+  @ApiProperty({ enum: LLM_PROVIDERS })
+  provider!: LlmProvider;
+
+  @ApiProperty({ example: 'deepseek-chat' })
+  id!: string;
+}
+
+export class LlmProviderStatusDto implements LlmProviderStatus {
+  @ApiProperty({ description: 'the saved settings make this provider usable' })
+  ready!: boolean;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Authentication failed: check the API key.',
+    description: 'why listing this provider failed (sanitised); null when it succeeded or the provider is not ready',
+  })
+  error!: string | null;
+}
+
+export class LlmProvidersStatusDto implements Record<LlmProvider, LlmProviderStatus> {
+  @ApiProperty({ type: LlmProviderStatusDto })
+  openai_compatible!: LlmProviderStatusDto;
+
+  @ApiProperty({ type: LlmProviderStatusDto })
+  ollama!: LlmProviderStatusDto;
+}
+
+export class LlmModelsResponseDto implements LlmModelsResponse {
+  @ApiProperty({
+    type: [LlmModelEntryDto],
+    description: 'openai_compatible models first, then ollama; each sorted case-insensitively',
+  })
+  models!: LlmModelEntryDto[];
+
+  @ApiProperty({ type: LlmProvidersStatusDto })
+  providers!: LlmProvidersStatusDto;
+}

@@ -1,0 +1,120 @@
+/**
+ * The LLM settings file (spec §13.1, §13.2): `<config dir>/settings/llm.json`, directory 0700, file 0600, written
+ * atomically. The only code in this module that touches the disk.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../common/atomic-file';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import {
+  apiKeyError,
+  normaliseBaseUrl,
+  parseBackgroundSelection,
+  type StoredLlmSettings,
+} from './llm-settings.validation';
+
+export const LLM_SETTINGS_FILE_VERSION = 2;
+
+/** Why a settings file could not be used. The message never contains file content. */
+export class LlmSettingsFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LlmSettingsFileError';
+  }
+}
+
+export type LlmSettingsLoadResult =
+  | { status: 'missing' }
+  | { status: 'loaded'; settings: StoredLlmSettings }
+  | { status: 'invalid'; reason: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Serialises settings in the version 2 format (2-space indent, trailing newline). */
+export function serialiseSettingsFile(settings: StoredLlmSettings): string {
+  const body = {
+    version: LLM_SETTINGS_FILE_VERSION,
+    openai_compatible: { base_url: settings.openaiCompatible.baseUrl, api_key: settings.openaiCompatible.apiKey },
+    ollama: { base_url: settings.ollama.baseUrl },
+    ...(settings.background ? { background: { provider: settings.background.provider, model: settings.background.model } } : {}),
+  };
+  return `${JSON.stringify(body, null, 2)}\n`;
+}
+
+/**
+ * Parses a settings file. Versions 1 and 2 are accepted (extra fields such as version 1's `active_provider` and
+ * `model` are ignored); anything else throws LlmSettingsFileError.
+ */
+export function parseSettingsFile(text: string): StoredLlmSettings {
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    throw new LlmSettingsFileError('unable to read the LLM settings file');
+  }
+  if (!isRecord(data)) throw new LlmSettingsFileError('invalid LLM settings file');
+  const version = data['version'];
+  if (version !== 1 && version !== 2) throw new LlmSettingsFileError('unsupported LLM settings version');
+  const openai = data['openai_compatible'] ?? {};
+  const ollama = data['ollama'] ?? {};
+  if (!isRecord(openai) || !isRecord(ollama)) throw new LlmSettingsFileError('invalid LLM settings file');
+  const openaiUrl = normaliseBaseUrl('openai_compatible.base_url', openai['base_url'] ?? '', 'openai_compatible');
+  const ollamaUrl = normaliseBaseUrl('ollama.base_url', ollama['base_url'] ?? '', 'ollama');
+  const rawKey = openai['api_key'] ?? '';
+  if ('error' in openaiUrl || 'error' in ollamaUrl || typeof rawKey !== 'string') {
+    throw new LlmSettingsFileError('invalid LLM settings file');
+  }
+  const apiKey = rawKey.trim();
+  if (apiKeyError(apiKey) !== null) throw new LlmSettingsFileError('invalid LLM settings file');
+  const settings: StoredLlmSettings = {
+    openaiCompatible: { baseUrl: openaiUrl.value, apiKey },
+    ollama: { baseUrl: ollamaUrl.value },
+  };
+  // optional background model (CashCode addition); an invalid entry is ignored rather than failing the whole file
+  if (data['background'] !== undefined && data['background'] !== null) {
+    const background = parseBackgroundSelection(data['background']);
+    if ('value' in background) settings.background = background.value;
+  }
+  return settings;
+}
+
+@Injectable()
+export class LlmSettingsStore {
+  readonly directory: string;
+  readonly filePath: string;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.directory = join(config.configDir, 'settings');
+    this.filePath = join(this.directory, 'llm.json');
+  }
+
+  async load(): Promise<LlmSettingsLoadResult> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.filePath, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
+      return { status: 'invalid', reason: 'unable to read the LLM settings file' };
+    }
+    try {
+      return { status: 'loaded', settings: parseSettingsFile(text) };
+    } catch (error) {
+      return { status: 'invalid', reason: error instanceof LlmSettingsFileError ? error.message : 'invalid LLM settings file' };
+    }
+  }
+
+  /** Atomically replaces the file (0600) inside a 0700 directory; on failure the previous file is intact. */
+  async save(settings: StoredLlmSettings): Promise<void> {
+    await fs.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    await fs.chmod(this.directory, 0o700).catch(() => undefined);
+    await this.writeFile(serialiseSettingsFile(settings));
+  }
+
+  /** The write step (separate so tests can inject an I/O failure). */
+  protected async writeFile(content: string): Promise<void> {
+    await writeFileAtomic(this.filePath, content, { mode: 0o600 });
+  }
+}

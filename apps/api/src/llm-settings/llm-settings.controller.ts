@@ -1,0 +1,79 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { LlmModelsResponse, PublicLlmSettings, TestLlmConnectionResponse } from '@cashcode/contracts';
+import { ApiProblemResponses } from '../common/problem-details';
+import {
+  LlmModelsResponseDto,
+  PublicLlmSettingsDto,
+  TestLlmConnectionResponseDto,
+} from './dto/llm-settings-response.dto';
+import { TestLlmConnectionDto } from './dto/test-llm-connection.dto';
+import { UpdateLlmSettingsDto } from './dto/update-llm-settings.dto';
+import { LlmOriginGuard } from './llm-origin.guard';
+import { LlmSettingsErrorInterceptor } from './llm-settings-error.interceptor';
+import { LlmSettingsService } from './llm-settings.service';
+
+/** `/api/settings/llm` (spec §3.3). */
+@ApiTags('llm-settings')
+@Controller('api/settings/llm')
+@UseInterceptors(LlmSettingsErrorInterceptor)
+export class LlmSettingsController {
+  constructor(private readonly settings: LlmSettingsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Read the LLM settings',
+    description: 'The public settings; the API key is never returned (only `api_key_configured`).',
+  })
+  @ApiOkResponse({ type: PublicLlmSettingsDto })
+  @ApiProblemResponses(503)
+  getSettings(): PublicLlmSettings {
+    return this.settings.getPublicSettings();
+  }
+
+  @Put()
+  @UseGuards(LlmOriginGuard)
+  @ApiOperation({
+    summary: 'Save the LLM settings',
+    description:
+      'Validates and normalises the connections, requires at least one ready provider, writes the settings file ' +
+      'atomically (0600) and installs new provider clients; turns in flight keep their client until they finish. ' +
+      'A missing, null or blank `api_key` keeps the stored key; `clear_api_key` removes it.',
+  })
+  @ApiBody({ type: UpdateLlmSettingsDto })
+  @ApiOkResponse({ type: PublicLlmSettingsDto })
+  @ApiProblemResponses(403, 422, 503)
+  updateSettings(@Body() body: UpdateLlmSettingsDto): Promise<PublicLlmSettings> {
+    return this.settings.updateSettings(body);
+  }
+
+  @Post('test')
+  @HttpCode(HttpStatus.OK)
+  @UseGuards(LlmOriginGuard)
+  @ApiOperation({
+    summary: 'Test a provider connection',
+    description:
+      'Lists the models of one provider of the submitted draft (15 s timeout). Nothing is saved. 400 with a ' +
+      'sanitised message when the listing fails; 422 when the draft is invalid or the provider is not ready in it.',
+  })
+  @ApiBody({ type: TestLlmConnectionDto })
+  @ApiOkResponse({ type: TestLlmConnectionResponseDto })
+  @ApiProblemResponses(400, 403, 422)
+  testConnection(@Body() body: TestLlmConnectionDto): Promise<TestLlmConnectionResponse> {
+    return this.settings.testConnection(body);
+  }
+
+  @Get('models')
+  @UseGuards(LlmOriginGuard)
+  @ApiOperation({
+    summary: 'List the models of the saved providers',
+    description:
+      'Lists every ready provider concurrently (openai_compatible first, then ollama); a failing provider ' +
+      'contributes no models and a sanitised `error`.',
+  })
+  @ApiOkResponse({ type: LlmModelsResponseDto })
+  @ApiProblemResponses(403, 503)
+  listModels(): Promise<LlmModelsResponse> {
+    return this.settings.listModels();
+  }
+}

@@ -1,0 +1,322 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  LLM_PROVIDERS,
+  type LlmModelEntry,
+  type LlmModelsResponse,
+  type LlmProvider,
+  type LlmProviderStatus,
+  type LlmSelection,
+  type PublicLlmSettings,
+  type TestLlmConnectionResponse,
+} from '@cashcode/contracts';
+import type OpenAI from 'openai';
+import { formatEvent } from '../common/log-format';
+import { registerSecretValue } from '../common/redact';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { LlmNotConfiguredError, type LlmClientProvider, type ProviderLease } from './llm-provider';
+import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
+import { LlmSettingsStore } from './llm-settings-store';
+import {
+  EMPTY_LLM_SETTINGS,
+  apiKeyError,
+  applySettingsUpdate,
+  isProviderReady,
+  normaliseBaseUrl,
+  readyProviders,
+  requireDraftProviderReady,
+  requireBackgroundProviderReady,
+  requireReadyProvider,
+  toPublicSettings,
+  type LlmSettingsUpdate,
+  type StoredLlmSettings,
+} from './llm-settings.validation';
+import { discoverModels } from './model-discovery';
+import { OLLAMA_API_KEY, createProviderClient } from './provider-client';
+import { classifyProviderError, probeErrorMessage } from './provider-errors';
+
+/** Default base URL of the legacy DEEPSEEK_* migration (spec §13.4). */
+export const LEGACY_DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
+
+/** One installed set of provider clients. Leases pin a generation until released. */
+interface ClientGeneration {
+  readonly id: number;
+  readonly clients: ReadonlyMap<LlmProvider, OpenAI>;
+  leases: number;
+  retired: boolean;
+  closed: boolean;
+}
+
+export interface LlmTestConnectionInput extends LlmSettingsUpdate {
+  provider: LlmProvider;
+}
+
+/**
+ * Owns the LLM settings (file, validation, public view), the provider clients (one generation per saved settings,
+ * leased to turns) and model discovery. Implements the LlmClientProvider port used by the agent, chat and memory.
+ */
+@Injectable()
+export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(LlmSettingsService.name);
+  private settings: StoredLlmSettings = EMPTY_LLM_SETTINGS;
+  /** set when the file failed to load at startup; cleared by the next successful PUT */
+  private loadFailure: string | null = null;
+  private nextGenerationId = 1;
+  private current: ClientGeneration = this.emptyGeneration();
+  private readonly retired = new Set<ClientGeneration>();
+  private selection: LlmSelection | null = null;
+  private writeChain: Promise<unknown> = Promise.resolve();
+  private initialised: Promise<void> | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: LlmSettingsStore,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.initialise();
+  }
+
+  onModuleDestroy(): void {
+    this.retire(this.current);
+    this.current = this.emptyGeneration();
+  }
+
+  /** Loads the settings file (or migrates the legacy DEEPSEEK_* variables) and installs the clients. Idempotent. */
+  initialise(): Promise<void> {
+    this.initialised ??= this.loadAtStartup();
+    return this.initialised;
+  }
+
+  // ---- REST operations -------------------------------------------------------------------------------------------
+
+  getPublicSettings(): PublicLlmSettings {
+    this.assertLoaded();
+    return toPublicSettings(this.settings);
+  }
+
+  /** PUT semantics of §3.3: validate, require a ready provider, write the file atomically, install new clients. */
+  updateSettings(update: LlmSettingsUpdate): Promise<PublicLlmSettings> {
+    return this.exclusive(async () => {
+      const next = applySettingsUpdate(this.settings, update);
+      requireReadyProvider(next);
+      requireBackgroundProviderReady(next);
+      try {
+        await this.store.save(next);
+      } catch (error) {
+        this.logger.warn(
+          formatEvent('llm.settings.save_failed', { error_code: (error as NodeJS.ErrnoException).code ?? 'unknown' }),
+        );
+        throw new LlmSettingsError('settings_save_failed', LLM_SETTINGS_MESSAGES.saveFailed);
+      }
+      this.loadFailure = null;
+      this.install(next);
+      this.logger.log(formatEvent('llm.settings.saved', { providers: readyProviders(next).join(',') }));
+      return toPublicSettings(next);
+    });
+  }
+
+  /** Probes a draft (the stored key is kept unless replaced or cleared); never persists; the probe client is dropped. */
+  async testConnection(input: LlmTestConnectionInput): Promise<TestLlmConnectionResponse> {
+    const { provider } = input;
+    const draft = applySettingsUpdate(this.settings, {
+      openai_compatible: input.openai_compatible,
+      ollama: input.ollama,
+    });
+    requireDraftProviderReady(draft, provider);
+    // A probe client of its own: never installed, dropped when this call returns (openai clients hold no sockets).
+    const probe = this.createClient(draft, provider);
+    try {
+      const ids = await discoverModels(probe, this.config.llmDiscoveryTimeoutMs);
+      this.logger.log(formatEvent('llm.settings.test_succeeded', { provider, model_count: ids.length }));
+      return { success: true, provider, model_count: ids.length, message: `Connected: found ${ids.length} models` };
+    } catch (error) {
+      this.logger.warn(
+        formatEvent('llm.settings.test_failed', { provider, kind: classifyProviderError(error).kind }),
+      );
+      throw new LlmSettingsError('connection_failed', probeErrorMessage(error));
+    }
+  }
+
+  /** Lists the models of every saved provider concurrently; a failing provider contributes its `error` only. */
+  async listModels(): Promise<LlmModelsResponse> {
+    this.assertLoaded();
+    const results = await Promise.all(
+      LLM_PROVIDERS.map(async (provider): Promise<{ status: LlmProviderStatus; ids: string[] }> => {
+        if (!this.current.clients.has(provider)) return { status: { ready: false, error: null }, ids: [] };
+        const lease = this.acquire(provider);
+        try {
+          const ids = await discoverModels(lease.client, this.config.llmDiscoveryTimeoutMs);
+          return { status: { ready: true, error: null }, ids };
+        } catch (error) {
+          this.logger.warn(
+            formatEvent('llm.models.list_failed', { provider, kind: classifyProviderError(error).kind }),
+          );
+          return { status: { ready: true, error: probeErrorMessage(error) }, ids: [] };
+        } finally {
+          lease.release();
+        }
+      }),
+    );
+    const models: LlmModelEntry[] = [];
+    const providers = {} as Record<LlmProvider, LlmProviderStatus>;
+    LLM_PROVIDERS.forEach((provider, index) => {
+      const result = results[index];
+      providers[provider] = result.status;
+      for (const id of result.ids) models.push({ provider, id });
+    });
+    return { models, providers };
+  }
+
+  // ---- LlmClientProvider -----------------------------------------------------------------------------------------
+
+  acquire(provider: LlmProvider): ProviderLease {
+    const generation = this.current;
+    const client = generation.clients.get(provider);
+    if (!client) throw new LlmNotConfiguredError(provider);
+    generation.leases += 1;
+    let released = false;
+    return {
+      provider,
+      client,
+      generation: generation.id,
+      release: () => {
+        if (released) return;
+        released = true;
+        generation.leases -= 1;
+        if (generation.retired && generation.leases === 0) this.close(generation);
+      },
+    };
+  }
+
+  rememberSelection(selection: LlmSelection): void {
+    this.selection = { provider: selection.provider, model: selection.model };
+  }
+
+  lastSelection(): LlmSelection | null {
+    return this.selection ? { ...this.selection } : null;
+  }
+
+  backgroundSelection(): LlmSelection | null {
+    return this.settings.background ? { ...this.settings.background } : null;
+  }
+
+  /** Whether the provider has an installed client (the turn's "LLM check"). */
+  isReady(provider: LlmProvider): boolean {
+    return this.current.clients.has(provider);
+  }
+
+  /** Generation ids whose clients are still open: the current one and retired ones still leased. */
+  openGenerations(): number[] {
+    return [...[...this.retired].map((generation) => generation.id), this.current.id].sort((a, b) => a - b);
+  }
+
+  get currentGeneration(): number {
+    return this.current.id;
+  }
+
+  // ---- internals -------------------------------------------------------------------------------------------------
+
+  private async loadAtStartup(): Promise<void> {
+    const result = await this.store.load();
+    switch (result.status) {
+      case 'loaded':
+        this.install(result.settings);
+        this.logger.log(formatEvent('llm.settings.loaded', { providers: readyProviders(result.settings).join(',') }));
+        return;
+      case 'invalid':
+        this.loadFailure = result.reason;
+        this.logger.warn(formatEvent('llm.settings.load_failed', { reason: result.reason }));
+        return;
+      case 'missing':
+        await this.migrateLegacySettings();
+        return;
+    }
+  }
+
+  /** §13.4: only when llm.json does not exist and DEEPSEEK_API_KEY is set; DEEPSEEK_MODEL is ignored. */
+  private async migrateLegacySettings(): Promise<void> {
+    const key = this.config.legacyDeepseekApiKey?.trim() ?? '';
+    if (key === '') return;
+    const base = normaliseBaseUrl(
+      'openai_compatible.base_url',
+      this.config.legacyDeepseekApiBase?.trim() || LEGACY_DEEPSEEK_BASE_URL,
+      'openai_compatible',
+    );
+    if ('error' in base || base.value === '' || apiKeyError(key) !== null) {
+      this.logger.warn(formatEvent('llm.settings.migration_skipped', { reason: 'invalid DEEPSEEK_API_BASE or key' }));
+      return;
+    }
+    const settings: StoredLlmSettings = { openaiCompatible: { baseUrl: base.value, apiKey: key }, ollama: { baseUrl: '' } };
+    try {
+      await this.store.save(settings);
+      this.logger.log(formatEvent('llm.settings.migrated', { source: 'DEEPSEEK_API_KEY' }));
+    } catch (error) {
+      this.logger.warn(
+        formatEvent('llm.settings.migration_save_failed', {
+          error_code: (error as NodeJS.ErrnoException).code ?? 'unknown',
+        }),
+      );
+    }
+    this.install(settings);
+  }
+
+  private assertLoaded(): void {
+    if (this.loadFailure !== null) {
+      throw new LlmSettingsError('settings_unreadable', LLM_SETTINGS_MESSAGES.unreadable);
+    }
+  }
+
+  private createClient(settings: StoredLlmSettings, provider: LlmProvider): OpenAI {
+    return provider === 'openai_compatible'
+      ? createProviderClient({
+          baseURL: settings.openaiCompatible.baseUrl,
+          apiKey: settings.openaiCompatible.apiKey,
+          timeoutMs: this.config.llmTimeoutMs,
+        })
+      : // Node's fetch does not use proxy environment variables, so a loopback Ollama is reached directly.
+        createProviderClient({
+          baseURL: `${settings.ollama.baseUrl}/v1`,
+          apiKey: OLLAMA_API_KEY,
+          timeoutMs: this.config.llmTimeoutMs,
+        });
+  }
+
+  /** Installs a new generation of clients; the previous one closes when its last lease is released. */
+  private install(settings: StoredLlmSettings): void {
+    if (settings.openaiCompatible.apiKey !== '') registerSecretValue(settings.openaiCompatible.apiKey);
+    const clients = new Map<LlmProvider, OpenAI>();
+    for (const provider of LLM_PROVIDERS) {
+      if (isProviderReady(settings, provider)) clients.set(provider, this.createClient(settings, provider));
+    }
+    const previous = this.current;
+    this.settings = settings;
+    this.current = { id: this.nextGenerationId++, clients, leases: 0, retired: false, closed: false };
+    if (this.selection && !clients.has(this.selection.provider)) this.selection = null;
+    this.retire(previous);
+  }
+
+  private retire(generation: ClientGeneration): void {
+    generation.retired = true;
+    if (generation.leases === 0) this.close(generation);
+    else this.retired.add(generation);
+  }
+
+  private close(generation: ClientGeneration): void {
+    if (generation.closed) return;
+    generation.closed = true;
+    this.retired.delete(generation);
+    // openai clients hold no sockets of their own (global fetch pool): dropping them releases everything.
+    (generation.clients as Map<LlmProvider, OpenAI>).clear();
+  }
+
+  private emptyGeneration(): ClientGeneration {
+    return { id: this.nextGenerationId++, clients: new Map(), leases: 0, retired: false, closed: false };
+  }
+
+  /** Serialises settings writes so that each update starts from the previous one's result. */
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.writeChain.then(task, task);
+    this.writeChain = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * Pure rules of spec §3.3: URL normalisation, the update semantics of PUT (and of the `/test` draft), readiness and
+ * the public projection. No I/O.
+ */
+import { LLM_PROVIDERS, MAX_MODEL_CHARS, type LlmProvider, type LlmSelection, type PublicLlmSettings } from '@cashcode/contracts';
+import type { ProblemFieldError } from '../common/problem-details';
+import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
+
+export const BASE_URL_MAX_CHARS = 2048;
+export const API_KEY_MAX_CHARS = 16384;
+
+/** What is stored (and what the runtime uses). Model ids are never stored; there is no "active provider". */
+export interface StoredLlmSettings {
+  openaiCompatible: { baseUrl: string; apiKey: string };
+  ollama: { baseUrl: string };
+  /** the model background jobs (Dream) use; unset → the last model a turn used */
+  background?: LlmSelection;
+}
+
+export const EMPTY_LLM_SETTINGS: StoredLlmSettings = Object.freeze({
+  openaiCompatible: Object.freeze({ baseUrl: '', apiKey: '' }),
+  ollama: Object.freeze({ baseUrl: '' }),
+}) as StoredLlmSettings;
+
+/** The body of PUT (and the connection fields of `/test`), as received; values are checked here. */
+export interface LlmSettingsUpdate {
+  openai_compatible: { base_url?: unknown; api_key?: unknown; clear_api_key?: unknown };
+  ollama: { base_url?: unknown };
+  /** missing → keep the stored background model; null → clear it; else `{ provider, model }` */
+  background?: unknown;
+}
+
+export type BaseUrlField = 'openai_compatible.base_url' | 'ollama.base_url';
+
+function codePointLength(text: string): number {
+  let count = 0;
+  for (const _char of text) count += 1;
+  return count;
+}
+
+/**
+ * Validates and normalises a base URL: trimmed, empty allowed, ≤2048 chars, http(s) with a host, no credentials,
+ * no query or fragment, trailing `/` removed; for Ollama a trailing `/v1` is removed too. Returns the normalised URL
+ * or the field error message.
+ */
+export function normaliseBaseUrl(
+  field: BaseUrlField,
+  raw: unknown,
+  provider: LlmProvider,
+): { value: string } | { error: string } {
+  if (typeof raw !== 'string') return { error: `${field} must be a string` };
+  const text = raw.trim();
+  if (text === '') return { value: '' };
+  if (codePointLength(text) > BASE_URL_MAX_CHARS) return { error: `${field} is too long` };
+  const notHttp = { error: `${field} must be an http or https URL` };
+  if (!/^https?:\/\//i.test(text)) return notHttp;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return notHttp;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return notHttp;
+  if (url.username !== '' || url.password !== '' || /^https?:\/\/[^/?#]*@/i.test(text)) {
+    return { error: `${field} must not contain credentials` };
+  }
+  if (text.includes('?') || text.includes('#')) return { error: `${field} must not contain query or fragment` };
+  let path = url.pathname.replace(/\/+$/, '');
+  if (provider === 'ollama') path = path.replace(/\/v1$/, '').replace(/\/+$/, '');
+  return { value: `${url.protocol}//${url.host}${path}` };
+}
+
+/** Validates a stored or submitted API key value (already known to be a string). */
+export function apiKeyError(key: string): string | null {
+  if (codePointLength(key) > API_KEY_MAX_CHARS) return 'openai_compatible.api_key is too long';
+  // A header value must be printable ASCII; anything else would fail inside fetch with a confusing error.
+  if (/[^\x20-\x7e]/.test(key)) return 'openai_compatible.api_key must contain only printable ASCII characters';
+  return null;
+}
+
+export function isProviderReady(settings: StoredLlmSettings, provider: LlmProvider): boolean {
+  return provider === 'openai_compatible'
+    ? settings.openaiCompatible.baseUrl !== '' && settings.openaiCompatible.apiKey !== ''
+    : settings.ollama.baseUrl !== '';
+}
+
+export function readyProviders(settings: StoredLlmSettings): LlmProvider[] {
+  return (['openai_compatible', 'ollama'] as const).filter((provider) => isProviderReady(settings, provider));
+}
+
+export function toPublicSettings(settings: StoredLlmSettings): PublicLlmSettings {
+  const openaiReady = isProviderReady(settings, 'openai_compatible');
+  const ollamaReady = isProviderReady(settings, 'ollama');
+  return {
+    configured: openaiReady || ollamaReady,
+    openai_compatible: {
+      base_url: settings.openaiCompatible.baseUrl,
+      ready: openaiReady,
+      api_key_configured: settings.openaiCompatible.apiKey !== '',
+    },
+    ollama: { base_url: settings.ollama.baseUrl, ready: ollamaReady },
+    background: settings.background ? { ...settings.background } : null,
+  };
+}
+
+/**
+ * Validates a background model selection (`{ provider, model }`, model trimmed, 1–256 characters). Returns the
+ * selection or the field errors.
+ */
+export function parseBackgroundSelection(raw: unknown): { value: LlmSelection } | { errors: ProblemFieldError[] } {
+  if (!isRecord(raw)) return { errors: [{ field: 'background', message: 'background must be an object or null' }] };
+  const errors: ProblemFieldError[] = [];
+  for (const key of Object.keys(raw)) {
+    if (key !== 'provider' && key !== 'model') errors.push({ field: `background.${key}`, message: `background.${key} is not allowed` });
+  }
+  const provider = raw['provider'];
+  if (typeof provider !== 'string' || !(LLM_PROVIDERS as readonly string[]).includes(provider)) {
+    errors.push({ field: 'background.provider', message: `background.provider must be one of: ${LLM_PROVIDERS.join(', ')}` });
+  }
+  const model = typeof raw['model'] === 'string' ? raw['model'].trim() : '';
+  if (model === '' || codePointLength(model) > MAX_MODEL_CHARS) {
+    errors.push({ field: 'background.model', message: `background.model must be a non-empty string of at most ${MAX_MODEL_CHARS} characters` });
+  }
+  if (errors.length > 0) return { errors };
+  return { value: { provider: provider as LlmProvider, model } };
+}
+
+/** Only an omitted field takes its default; an explicit null is a wrong type (except api_key, which allows null). */
+function withDefault(value: unknown, fallback: string | boolean): unknown {
+  return value === undefined ? fallback : value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Applies an update to the current settings (§3.3 "Update semantics"). Field errors are collected and thrown
+ * together as `invalid_settings` (422). Does not check that a provider is ready (see requireReadyProvider).
+ *  - clear_api_key true → key emptied (a non-blank api_key alongside it is an error);
+ *  - else a non-blank api_key replaces the key (stored trimmed);
+ *  - else (missing / null / blank) the stored key is kept.
+ */
+export function applySettingsUpdate(current: StoredLlmSettings, update: LlmSettingsUpdate): StoredLlmSettings {
+  const errors: ProblemFieldError[] = [];
+  const openai: Record<string, unknown> = isRecord(update.openai_compatible) ? update.openai_compatible : {};
+  const ollama: Record<string, unknown> = isRecord(update.ollama) ? update.ollama : {};
+  if (!isRecord(update.openai_compatible)) {
+    errors.push({ field: 'openai_compatible', message: 'openai_compatible must be an object' });
+  }
+  if (!isRecord(update.ollama)) errors.push({ field: 'ollama', message: 'ollama must be an object' });
+
+  const openaiUrl = normaliseBaseUrl('openai_compatible.base_url', withDefault(openai['base_url'], ''), 'openai_compatible');
+  if ('error' in openaiUrl) errors.push({ field: 'openai_compatible.base_url', message: openaiUrl.error });
+  const ollamaUrl = normaliseBaseUrl('ollama.base_url', withDefault(ollama['base_url'], ''), 'ollama');
+  if ('error' in ollamaUrl) errors.push({ field: 'ollama.base_url', message: ollamaUrl.error });
+
+  const rawKey = openai['api_key'];
+  let submittedKey = '';
+  if (rawKey !== undefined && rawKey !== null) {
+    if (typeof rawKey !== 'string') {
+      errors.push({ field: 'openai_compatible.api_key', message: 'openai_compatible.api_key must be a string' });
+    } else {
+      const lengthOrCharsError = apiKeyError(rawKey.trim());
+      if (lengthOrCharsError !== null) {
+        errors.push({ field: 'openai_compatible.api_key', message: lengthOrCharsError });
+      }
+      submittedKey = rawKey.trim();
+    }
+  }
+  const rawClear = withDefault(openai['clear_api_key'], false);
+  if (typeof rawClear !== 'boolean') {
+    errors.push({ field: 'openai_compatible.clear_api_key', message: 'openai_compatible.clear_api_key must be a boolean' });
+  }
+  const clear = rawClear === true;
+  if (clear && submittedKey !== '') {
+    errors.push({ field: 'openai_compatible.api_key', message: LLM_SETTINGS_MESSAGES.keyConflict });
+  }
+  let background = current.background;
+  if (update.background === null) {
+    background = undefined;
+  } else if (update.background !== undefined) {
+    const parsed = parseBackgroundSelection(update.background);
+    if ('errors' in parsed) errors.push(...parsed.errors);
+    else background = parsed.value;
+  }
+  if (errors.length > 0) throw invalidSettings(errors);
+
+  const apiKey = clear ? '' : submittedKey !== '' ? submittedKey : current.openaiCompatible.apiKey;
+  const next: StoredLlmSettings = {
+    openaiCompatible: { baseUrl: (openaiUrl as { value: string }).value, apiKey },
+    ollama: { baseUrl: (ollamaUrl as { value: string }).value },
+  };
+  if (background) next.background = { ...background };
+  return next;
+}
+
+/** A chosen background model must use a provider that the settings make ready (422 `invalid_settings`). */
+export function requireBackgroundProviderReady(settings: StoredLlmSettings): void {
+  const background = settings.background;
+  if (!background || isProviderReady(settings, background.provider)) return;
+  const message = `background.provider ${background.provider} is not ready: configure its connection or choose another background model`;
+  throw new LlmSettingsError('invalid_settings', message, [{ field: 'background.provider', message }]);
+}
+
+function invalidSettings(errors: ProblemFieldError[]): LlmSettingsError {
+  const detail = errors.length === 1 ? errors[0].message : errors.map((error) => error.message).join('; ');
+  return new LlmSettingsError('invalid_settings', detail, errors);
+}
+
+/** Saving requires at least one ready provider (422 `at least one provider connection is required`). */
+export function requireReadyProvider(settings: StoredLlmSettings): void {
+  if (readyProviders(settings).length === 0) {
+    throw new LlmSettingsError('no_provider_ready', LLM_SETTINGS_MESSAGES.noProvider);
+  }
+}
+
+/** `/test` asked for a provider that the submitted draft does not make ready. */
+export function requireDraftProviderReady(settings: StoredLlmSettings, provider: LlmProvider): void {
+  if (isProviderReady(settings, provider)) return;
+  if (provider === 'openai_compatible') {
+    const missing = settings.openaiCompatible.baseUrl === '' ? 'openai_compatible.base_url' : 'openai_compatible.api_key';
+    throw new LlmSettingsError(
+      'provider_not_ready',
+      'openai_compatible is not ready: a base URL and an API key are required to test the connection',
+      [{ field: missing, message: `${missing} is required to test this connection` }],
+    );
+  }
+  throw new LlmSettingsError('provider_not_ready', 'ollama is not ready: a base URL is required to test the connection', [
+    { field: 'ollama.base_url', message: 'ollama.base_url is required to test this connection' },
+  ]);
+}

@@ -1,0 +1,50 @@
+/**
+ * Builds `openai` SDK clients for a provider connection (spec §13.3). The only place that constructs OpenAI clients.
+ */
+import OpenAI from 'openai';
+
+/** The key sent to Ollama's OpenAI-compatible endpoint (it ignores it, the SDK requires one). */
+export const OLLAMA_API_KEY = 'ollama-local';
+
+export interface ProviderClientOptions {
+  /** the OpenAI-compatible base URL including any `/v1` path */
+  baseURL: string;
+  apiKey: string;
+  timeoutMs: number;
+}
+
+/**
+ * fetch() rejections are not always `Error` instances of the SDK's realm (a DOMException from an aborted request is
+ * not `instanceof Error` under some module loaders), which makes the SDK lose the "timed out" information. Re-throw
+ * them as plain Errors keeping name, message and cause so the SDK and classifyProviderError see what happened.
+ */
+export const providerFetch: typeof fetch = async (input, init) => {
+  try {
+    return await globalThis.fetch(input, init);
+  } catch (err) {
+    throw normaliseThrown(err);
+  }
+};
+
+function normaliseThrown(err: unknown): Error {
+  if (err instanceof Error) return err;
+  if (typeof err === 'object' && err !== null) {
+    const record = err as { name?: unknown; message?: unknown; cause?: unknown };
+    const message = typeof record.message === 'string' ? record.message : 'fetch failed';
+    const error = new Error(message, { cause: record.cause ?? err });
+    if (typeof record.name === 'string') error.name = record.name;
+    return error;
+  }
+  return new Error(String(err));
+}
+
+/** A client with the configured timeout and no SDK retries: callers run their own classified retries. */
+export function createProviderClient(options: ProviderClientOptions): OpenAI {
+  return new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    timeout: options.timeoutMs,
+    maxRetries: 0,
+    fetch: providerFetch,
+  });
+}
