@@ -1,0 +1,79 @@
+/** OpenAPI shapes of the sessions responses; each implements its @cashcode/contracts interface. */
+import type {
+  McpConnectorReceipt,
+  PublicMessage,
+  RenameSessionResponse,
+  SessionListResponse,
+  SessionMessagesResponse,
+  SessionSummary,
+  SkillReceipt,
+} from '@cashcode/contracts';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class SessionSummaryDto implements SessionSummary {
+  @ApiProperty({ example: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' })
+  chat_id!: string;
+
+  @ApiProperty({ example: 'Trip planning', description: 'metadata title, or "New chat" when there is none' })
+  title!: string;
+
+  @ApiProperty({
+    example: '2026-07-26T12:00:00',
+    description: 'last change (history.jsonl mtime, else the directory), local time YYYY-MM-DDTHH:MM:SS',
+  })
+  updated_at!: string;
+}
+
+export class SessionListResponseDto implements SessionListResponse {
+  @ApiProperty({ type: [SessionSummaryDto], description: 'most recently updated first' })
+  sessions!: SessionSummaryDto[];
+}
+
+export class SkillReceiptDto implements SkillReceipt {
+  @ApiProperty({ example: 'weather' })
+  name!: string;
+
+  @ApiPropertyOptional({ example: 'Weather' })
+  label?: string;
+}
+
+export class McpConnectorReceiptDto implements McpConnectorReceipt {
+  @ApiProperty({ example: 'github' })
+  server!: string;
+
+  @ApiPropertyOptional({ example: 'GitHub' })
+  label?: string;
+}
+
+export class PublicMessageDto implements PublicMessage {
+  @ApiProperty({ enum: ['user', 'assistant'] })
+  role!: 'user' | 'assistant';
+
+  @ApiProperty({ example: 'Hello!' })
+  content!: string;
+
+  @ApiPropertyOptional({ type: [SkillReceiptDto], description: 'user rows: Skills the user selected' })
+  mentioned_skills?: SkillReceiptDto[];
+
+  @ApiPropertyOptional({ type: [McpConnectorReceiptDto], description: 'user rows: MCP connectors the user selected' })
+  selected_mcp_connectors?: McpConnectorReceiptDto[];
+
+  @ApiPropertyOptional({ example: true, description: 'assistant rows: the partial answer of a cancelled turn' })
+  cancelled?: boolean;
+}
+
+export class SessionMessagesResponseDto implements SessionMessagesResponse {
+  @ApiProperty({ example: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' })
+  chat_id!: string;
+
+  @ApiProperty({ type: [PublicMessageDto], description: 'user and assistant messages in order' })
+  messages!: PublicMessageDto[];
+}
+
+export class RenameSessionResponseDto implements RenameSessionResponse {
+  @ApiProperty({ example: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' })
+  chat_id!: string;
+
+  @ApiProperty({ example: 'Trip planning', description: 'the stored (trimmed) title' })
+  title!: string;
+}

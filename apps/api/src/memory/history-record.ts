@@ -1,0 +1,166 @@
+/**
+ * history.jsonl records (spec §9.1): parsing one line, building the records of a turn (§9.2) and turning records
+ * back into model messages (§9.4). Pure functions, no I/O.
+ */
+import type { ChatMessage, HistoryRecord, HistoryRole, ToolCallRecord, UserTurnInput } from './memory.types';
+
+/** Prefix of the synthetic assistant message that carries a consolidation summary (spec §9.4, English wording). */
+export const SUMMARY_MESSAGE_PREFIX = '[History summary] ';
+
+const ROLES: ReadonlySet<string> = new Set<HistoryRole>(['user', 'assistant', 'tool_calls', 'tool', 'summary']);
+
+/** A record before the store assigns its cursor and timestamp. */
+export type PendingRecord = Omit<HistoryRecord, 'cursor' | 'timestamp'>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `content` coerced to a string the way the reference's `str()` would for the usual cases. */
+function coerceContent(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** Keeps only well-formed tool calls; `arguments` given as an object is re-encoded as a JSON string. */
+export function normalizeToolCalls(value: unknown): ToolCallRecord[] {
+  if (!Array.isArray(value)) return [];
+  const calls: ToolCallRecord[] = [];
+  for (const entry of value) {
+    if (!isPlainObject(entry)) continue;
+    const fn = entry['function'];
+    if (!isPlainObject(fn) || typeof fn['name'] !== 'string' || fn['name'] === '') continue;
+    const id = typeof entry['id'] === 'string' ? entry['id'] : '';
+    const rawArguments = fn['arguments'];
+    const args =
+      typeof rawArguments === 'string'
+        ? rawArguments
+        : rawArguments === undefined || rawArguments === null
+          ? '{}'
+          : JSON.stringify(rawArguments);
+    calls.push({ id, type: 'function', function: { name: fn['name'], arguments: args } });
+  }
+  return calls;
+}
+
+/**
+ * Parses one line of history.jsonl. Accepts compact and Python-style (`", "` / `": "`) JSON. Returns null for a
+ * blank or malformed line: not a JSON object, no integer `cursor`, or an unknown `role`. Unknown extra fields are
+ * kept; selection receipts are kept as stored (they are re-sanitised whenever they are shown, spec §9.6).
+ */
+export function parseHistoryLine(line: string): HistoryRecord | null {
+  const text = line.trim();
+  if (text === '' || text[0] !== '{') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isPlainObject(value)) return null;
+  const cursor = value['cursor'];
+  const role = value['role'];
+  if (typeof cursor !== 'number' || !Number.isSafeInteger(cursor)) return null;
+  if (typeof role !== 'string' || !ROLES.has(role)) return null;
+  const record: HistoryRecord = {
+    ...value,
+    cursor,
+    timestamp: typeof value['timestamp'] === 'string' ? value['timestamp'] : '',
+    role: role as HistoryRole,
+    content: coerceContent(value['content']),
+  };
+  if ('tool_calls' in value) record.tool_calls = normalizeToolCalls(value['tool_calls']);
+  if ('tool_call_id' in value) {
+    if (typeof value['tool_call_id'] === 'string') record.tool_call_id = value['tool_call_id'];
+    else delete record.tool_call_id;
+  }
+  if ('name' in value) {
+    if (typeof value['name'] === 'string') record.name = value['name'];
+    else delete record.name;
+  }
+  if ('keep_from_cursor' in value) {
+    const keep = value['keep_from_cursor'];
+    if (typeof keep === 'number' && Number.isSafeInteger(keep)) record.keep_from_cursor = keep;
+    else delete record.keep_from_cursor;
+  }
+  if ('cancelled' in value) {
+    if (value['cancelled'] === true) record.cancelled = true;
+    else delete record.cancelled;
+  }
+  return record;
+}
+
+/** One history line (compact JSON, no trailing newline). JSON.stringify escapes lone surrogates, so it is valid UTF-8. */
+export function serializeHistoryRecord(record: HistoryRecord): string {
+  return JSON.stringify(record);
+}
+
+/** Spec §9.4 record → message. Returns null for records that are not sent to the model. */
+export function recordToMessage(record: HistoryRecord): ChatMessage | null {
+  switch (record.role) {
+    case 'user':
+      return record.content !== '' ? { role: 'user', content: record.content } : null;
+    case 'assistant':
+      return record.content !== '' ? { role: 'assistant', content: record.content } : null;
+    case 'tool_calls':
+      return record.tool_calls && record.tool_calls.length > 0
+        ? { role: 'assistant', content: record.content, tool_calls: record.tool_calls }
+        : null;
+    case 'tool':
+      // The reference also required non-empty content; an empty tool result is kept so that the preceding
+      // tool_calls message always has its answer (providers reject an unanswered tool call).
+      return record.tool_call_id
+        ? { role: 'tool', tool_call_id: record.tool_call_id, name: record.name ?? '', content: record.content }
+        : null;
+    case 'summary':
+      return null;
+  }
+}
+
+/** The synthetic first message of a consolidated chat (spec §9.4); null for an empty summary. */
+export function summaryToMessage(summary: HistoryRecord): ChatMessage | null {
+  return summary.content !== '' ? { role: 'assistant', content: `${SUMMARY_MESSAGE_PREFIX}${summary.content}` } : null;
+}
+
+/** `[TOOL_CALLS: a, b]` (or `[TOOL_CALLS]` without names). */
+export function toolCallsContent(calls: readonly ToolCallRecord[]): string {
+  const names = calls.map((call) => call.function.name).filter((name) => name !== '');
+  return names.length > 0 ? `[TOOL_CALLS: ${names.join(', ')}]` : '[TOOL_CALLS]';
+}
+
+/**
+ * The records of one turn in order (spec §9.2): the user record with its selection receipts, each durable message
+ * (assistant with tool calls → `tool_calls`; assistant text → `assistant`; tool → `tool`; anything else skipped),
+ * then the final assistant answer (`cancelled: true` for the partial answer of a cancelled turn).
+ */
+export function turnRecords(
+  user: UserTurnInput,
+  durable: readonly ChatMessage[],
+  final: { content: string; cancelled?: boolean },
+): PendingRecord[] {
+  const records: PendingRecord[] = [];
+  const userRecord: PendingRecord = { role: 'user', content: user.content };
+  if (user.mentioned_skills && user.mentioned_skills.length > 0) userRecord.mentioned_skills = user.mentioned_skills;
+  if (user.selected_mcp_connectors && user.selected_mcp_connectors.length > 0) {
+    userRecord.selected_mcp_connectors = user.selected_mcp_connectors;
+  }
+  records.push(userRecord);
+  for (const message of durable) {
+    if (message.role === 'assistant') {
+      const calls = normalizeToolCalls(message.tool_calls);
+      if (calls.length > 0) {
+        records.push({ role: 'tool_calls', content: toolCallsContent(calls), tool_calls: calls });
+      } else if (message.content) {
+        records.push({ role: 'assistant', content: message.content });
+      }
+    } else if (message.role === 'tool') {
+      records.push({ role: 'tool', content: message.content, tool_call_id: message.tool_call_id, name: message.name });
+    }
+  }
+  const finalRecord: PendingRecord = { role: 'assistant', content: final.content };
+  if (final.cancelled) finalRecord.cancelled = true;
+  records.push(finalRecord);
+  return records;
+}

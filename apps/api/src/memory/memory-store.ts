@@ -1,0 +1,669 @@
+/**
+ * The only code that touches the memory directory (DESIGN.md "Data layout"):
+ *   <MEMORY_DIR>/<chat_id>/history.jsonl   append-only ledger, one JSON record per line (spec §9.1, §9.2)
+ *   <MEMORY_DIR>/<chat_id>/.cursor         last cursor written (a hint; the last record wins when larger)
+ *   <MEMORY_DIR>/<chat_id>/metadata.json   pretty JSON, replaced atomically (§9.3)
+ *   <MEMORY_DIR>/SOUL.md, MEMORY.md        persona and global long-term memory (§5.3, §9.9)
+ *
+ * Every operation on one chat runs on that chat's lane (a promise chain): one writer per chat, and a load never
+ * interleaves with an append. Chats are cached per process once loaded (smart load, O(kept tail)).
+ */
+import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { CHAT_ID_PATTERN } from '@cashcode/contracts';
+import { promises as fs, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../common/atomic-file';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { recordToMessage, serializeHistoryRecord, turnRecords, type PendingRecord } from './history-record';
+import { parseHistoryBuffer, scanHistoryBackward, type ReadAt, type SmartLoadResult } from './history-scan';
+import { formatLocalMinute } from './local-time';
+import { MemoryError } from './memory.errors';
+import type {
+  ChatMessage,
+  ChatMetadata,
+  ChatState,
+  FinalAnswer,
+  HistoryRecord,
+  LongTermMemorySaveResult,
+  StoredSessionSummary,
+  UserTurnInput,
+} from './memory.types';
+
+/** The clock used for record timestamps and MEMORY.md lines; tests provide a fixed one. */
+export const MEMORY_CLOCK = Symbol('MEMORY_CLOCK');
+export type MemoryClock = () => Date;
+
+/** The built-in persona used when SOUL.md is missing or blank (spec §5.3). */
+export const DEFAULT_SOUL = [
+  'You are CashCode, a capable local-first AI assistant with persistent memory.',
+  '',
+  '## Tool rules',
+  '- Call save_memory when the user explicitly asks you to remember durable information (preferences, facts about',
+  '  them, long-lived decisions).',
+  '- Do not save temporary queries, small talk or information that only matters for the current conversation.',
+  '- Use the available tools when they help you answer accurately; explain briefly what you did.',
+].join('\n');
+
+const HISTORY_FILE = 'history.jsonl';
+const CURSOR_FILE = '.cursor';
+const METADATA_FILE = 'metadata.json';
+const SOUL_FILE = 'SOUL.md';
+const LONG_TERM_FILE = 'MEMORY.md';
+/** malformed-line offsets logged per load, at most */
+const MAX_LOGGED_OFFSETS = 10;
+/** parallel stat/read calls while listing sessions */
+const LIST_CONCURRENCY = 16;
+
+interface WriterState {
+  nextCursor: number;
+}
+
+/** Called after records were appended to a chat's history.jsonl (the session index keeps itself current with it). */
+export type AppendListener = (chatId: string, records: readonly HistoryRecord[]) => void;
+
+/** The global Markdown files of the memory directory that can be read raw and replaced (REST, Dream, revert). */
+export type MemoryDocument = 'MEMORY.md' | 'SOUL.md';
+
+/** What an update function decided: `null` leaves the file as it is. */
+export interface MemoryDocumentUpdate<T> {
+  content: string | null;
+  result: T;
+}
+
+/** Node fs error code check (duck-typed: fs errors may come from another realm, e.g. under Jest). */
+function isErrorCode(error: unknown, ...codes: string[]): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && codes.includes(code);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readerFor(handle: fs.FileHandle): ReadAt {
+  return async (buffer, position) => {
+    let offset = 0;
+    while (offset < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, offset, buffer.length - offset, position + offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+    }
+    return offset;
+  };
+}
+
+@Injectable()
+export class MemoryStore implements OnApplicationShutdown {
+  private readonly logger = new Logger(MemoryStore.name);
+  private readonly memoryDir: string;
+  private readonly now: MemoryClock;
+  /** loaded chats, least recently used first */
+  private readonly states = new Map<string, ChatState>();
+  private readonly loading = new Map<string, Promise<ChatState>>();
+  /** tail of each chat's operation chain */
+  private readonly lanes = new Map<string, Promise<void>>();
+  private readonly writers = new Map<string, WriterState>();
+  /** chats deleted since their last getChat: a late append of a turn that was running is dropped (§16.14) */
+  private readonly deleted = new Set<string>();
+  private longTermLane: Promise<void> = Promise.resolve();
+  private soulLane: Promise<void> = Promise.resolve();
+  private readonly appendListeners = new Set<AppendListener>();
+  /** loaded chats kept in memory; the least recently used idle ones are evicted beyond this */
+  maxCachedChats = 1000;
+  /** bytes read per step when loading a history from its end */
+  chunkBytes = 64 * 1024;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() @Inject(MEMORY_CLOCK) clock?: MemoryClock) {
+    this.memoryDir = config.memoryDir;
+    this.now = clock ?? (() => new Date());
+  }
+
+  // ---------------------------------------------------------------------------------------------- chats
+
+  /**
+   * The chat's smart-loaded history and metadata, loaded once per process and cached. Does not create anything
+   * on disk; an unknown chat is an empty state.
+   */
+  async getChat(chatId: string): Promise<ChatState> {
+    this.assertChatId(chatId);
+    this.deleted.delete(chatId);
+    const cached = this.states.get(chatId);
+    if (cached) {
+      this.states.delete(chatId);
+      this.states.set(chatId, cached);
+      return cached;
+    }
+    const inFlight = this.loading.get(chatId);
+    if (inFlight) return inFlight;
+    const load = this.enqueue(chatId, async () => {
+      const existing = this.states.get(chatId);
+      if (existing) return existing;
+      const [history, metadata] = await Promise.all([this.loadHistory(chatId), this.readMetadata(chatId)]);
+      const state: ChatState = { chatId, history: history.messages, metadata };
+      this.cache(chatId, state);
+      return state;
+    });
+    this.loading.set(chatId, load);
+    try {
+      return await load;
+    } finally {
+      this.loading.delete(chatId);
+    }
+  }
+
+  /** Resolves when every operation queued so far (on all chats, or on one) has finished. */
+  async flush(chatId?: string): Promise<void> {
+    const lanes = chatId === undefined ? [...this.lanes.values()] : [this.lanes.get(chatId) ?? Promise.resolve()];
+    await Promise.all([...lanes, this.longTermLane, this.soulLane]);
+    if ([...this.lanes.keys()].some((id) => chatId === undefined || id === chatId)) await this.flush(chatId);
+  }
+
+  /** Lets queued writes (e.g. the .cursor hint) finish before the process exits. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  /** Drops the cached state of a chat; the next getChat reads it from disk again. */
+  forgetChat(chatId: string): void {
+    this.states.delete(chatId);
+  }
+
+  /** Re-reads the chat's history from disk into the cached state (after a consolidation summary was appended). */
+  async reloadHistory(chatId: string): Promise<ChatMessage[]> {
+    this.assertChatId(chatId);
+    return this.enqueue(chatId, async () => {
+      const history = await this.loadHistory(chatId);
+      const cached = this.states.get(chatId);
+      if (cached) cached.history = history.messages;
+      return history.messages;
+    });
+  }
+
+  async chatExists(chatId: string): Promise<boolean> {
+    this.assertChatId(chatId);
+    return this.isChatDirectory(chatId);
+  }
+
+  /** Writes metadata.json (pretty, atomic), creating the chat directory; the cached state takes the same object. */
+  async saveMetadata(chatId: string, metadata: ChatMetadata): Promise<void> {
+    this.assertChatId(chatId);
+    const text = `${JSON.stringify(metadata, null, 2)}\n`;
+    await this.enqueue(chatId, async () => {
+      if (this.deleted.has(chatId)) {
+        this.logger.warn(`event=memory.metadata.skipped chat_id=${chatId} reason=deleted`);
+        return;
+      }
+      await fs.mkdir(this.chatDir(chatId), { recursive: true });
+      await writeFileAtomic(join(this.chatDir(chatId), METADATA_FILE), text);
+      const cached = this.states.get(chatId);
+      if (cached && cached.metadata !== metadata) cached.metadata = metadata;
+    });
+  }
+
+  /**
+   * Persists one turn (spec §9.2) as a single append of complete lines with consecutive cursors, then extends the
+   * cached history with the same messages a reload would produce. Resolves once the lines are on disk.
+   * Returns the records written (none when the chat was deleted while the turn ran).
+   */
+  async appendTurn(
+    chatId: string,
+    user: UserTurnInput,
+    durable: readonly ChatMessage[],
+    final: FinalAnswer,
+  ): Promise<HistoryRecord[]> {
+    this.assertChatId(chatId);
+    return this.appendRecords(chatId, turnRecords(user, durable, final));
+  }
+
+  /** Appends a consolidation summary record (spec §9.7); call reloadHistory afterwards. */
+  async appendSummary(chatId: string, content: string, keepFromCursor: number | null): Promise<HistoryRecord> {
+    this.assertChatId(chatId);
+    const record: PendingRecord = { role: 'summary', content };
+    if (keepFromCursor !== null) record.keep_from_cursor = keepFromCursor;
+    const [written] = await this.appendRecords(chatId, [record], false);
+    if (!written) throw new MemoryError('session_not_found');
+    return written;
+  }
+
+  /** Every valid record of the chat in file order (torn tail dropped, malformed lines skipped and logged). */
+  async readRecords(chatId: string): Promise<HistoryRecord[]> {
+    this.assertChatId(chatId);
+    let data: Buffer;
+    try {
+      data = await fs.readFile(this.historyPath(chatId));
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return [];
+      throw error;
+    }
+    const parsed = parseHistoryBuffer(data);
+    this.reportMalformed(chatId, parsed.malformedOffsets);
+    return parsed.records;
+  }
+
+  /**
+   * The records a smart load keeps (spec §9.4): the last summary (or null) and every later kept non-summary record,
+   * in file order, read from the end of the file on the chat's lane. The cached history equals the summary message
+   * followed by these records as messages; the consolidator uses it to know the cursor of each message.
+   */
+  async readKeptTail(chatId: string): Promise<{ summary: HistoryRecord | null; records: HistoryRecord[] }> {
+    this.assertChatId(chatId);
+    return this.enqueue(chatId, async () => {
+      const loaded = await this.loadHistory(chatId);
+      return { summary: loaded.summary, records: loaded.records };
+    });
+  }
+
+  /** Cursor of the chat's last valid record (0 when it has none), reading only the tail of the file. */
+  async lastCursor(chatId: string): Promise<number> {
+    this.assertChatId(chatId);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.historyPath(chatId), 'r');
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return 0;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      const tail = await scanHistoryBackward(readerFor(handle), size, { stopAtFirstRecord: true });
+      return tail.lastCursor ?? 0;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** The chat's title from its (cached or stored) metadata; null when it has none. */
+  async chatTitle(chatId: string): Promise<string | null> {
+    this.assertChatId(chatId);
+    const cached = this.states.get(chatId);
+    const metadata = cached ? cached.metadata : await this.readMetadata(chatId);
+    return typeof metadata.title === 'string' && metadata.title.trim() !== '' ? metadata.title : null;
+  }
+
+  /** Ids of every chat directory (non-hidden, valid chat id), unsorted; reads only the directory listing. */
+  async listChatIds(): Promise<string[]> {
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(this.memoryDir, { withFileTypes: true });
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return [];
+      throw error;
+    }
+    return entries
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && CHAT_ID_PATTERN.test(entry.name))
+      .map((entry) => entry.name);
+  }
+
+  /** Registers a listener told about every append (after it is on disk); returns the unsubscribe function. */
+  onAppend(listener: AppendListener): () => void {
+    this.appendListeners.add(listener);
+    return () => this.appendListeners.delete(listener);
+  }
+
+  /** Renames a chat on disk and in the cache; throws `session_not_found` when the directory is missing. */
+  async renameChat(chatId: string, title: string): Promise<string> {
+    this.assertChatId(chatId);
+    return this.enqueue(chatId, async () => {
+      if (!(await this.isChatDirectory(chatId))) throw new MemoryError('session_not_found');
+      const cached = this.states.get(chatId);
+      const metadata = cached ? cached.metadata : await this.readMetadata(chatId);
+      metadata.title = title;
+      await writeFileAtomic(join(this.chatDir(chatId), METADATA_FILE), `${JSON.stringify(metadata, null, 2)}\n`);
+      return title;
+    });
+  }
+
+  /**
+   * Removes the chat directory and forgets the chat (cache, cursor state); a turn of that chat that finishes
+   * later writes nothing. Throws `session_not_found` when the directory is missing.
+   */
+  async deleteChat(chatId: string): Promise<void> {
+    this.assertChatId(chatId);
+    await this.enqueue(chatId, async () => {
+      if (!(await this.isChatDirectory(chatId))) throw new MemoryError('session_not_found');
+      await fs.rm(this.chatDir(chatId), { recursive: true, force: true });
+      this.states.delete(chatId);
+      this.writers.delete(chatId);
+      this.deleted.add(chatId);
+      this.logger.log(`event=memory.chat.deleted chat_id=${chatId}`);
+    });
+  }
+
+  /** Every chat directory (non-hidden, valid chat id) with its title and last update; unsorted. */
+  async listSessions(): Promise<StoredSessionSummary[]> {
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(this.memoryDir, { withFileTypes: true });
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return [];
+      throw error;
+    }
+    const ids = entries
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && CHAT_ID_PATTERN.test(entry.name))
+      .map((entry) => entry.name);
+    const out: StoredSessionSummary[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < ids.length) {
+        const chatId = ids[next++]!;
+        const summary = await this.summarize(chatId);
+        if (summary) out.push(summary);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------- SOUL / MEMORY
+
+  /** SOUL.md trimmed, or the built-in English persona when it is missing or blank (spec §5.3). Re-read each call. */
+  async readSoul(): Promise<string> {
+    const soul = (await this.readOptionalText(SOUL_FILE)).trim();
+    return soul !== '' ? soul : DEFAULT_SOUL;
+  }
+
+  /** MEMORY.md trimmed ('' when missing); global to all chats (spec §9.9). */
+  async readLongTermMemory(): Promise<string> {
+    return (await this.readOptionalText(LONG_TERM_FILE)).trim();
+  }
+
+  /**
+   * Adds `[YYYY-MM-DD HH:MM] <content>` to MEMORY.md unless the text already occurs in it (spec §7 save_memory).
+   * Trailing newlines of the file are collapsed to one separator; the file ends with `\n`; the write is atomic.
+   * Calls are serialised, so two concurrent saves never lose each other. `content` must be trimmed and non-empty.
+   */
+  async saveLongTermMemory(content: string): Promise<LongTermMemorySaveResult> {
+    const run = this.longTermLane.then(async (): Promise<LongTermMemorySaveResult> => {
+      const existing = await this.readOptionalText(LONG_TERM_FILE);
+      if (existing.includes(content)) return 'duplicate';
+      const head = existing.replace(/\n+$/, '');
+      const line = `[${formatLocalMinute(this.now())}] ${content}`;
+      await fs.mkdir(this.memoryDir, { recursive: true });
+      await writeFileAtomic(join(this.memoryDir, LONG_TERM_FILE), head === '' ? `${line}\n` : `${head}\n${line}\n`);
+      this.logger.log(`event=memory.long_term.saved chars=${content.length}`);
+      return 'saved';
+    });
+    this.longTermLane = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** The raw text of MEMORY.md or SOUL.md ('' when missing), not trimmed. */
+  async readDocument(document: MemoryDocument): Promise<string> {
+    return this.readOptionalText(document);
+  }
+
+  /**
+   * Reads the document and lets `update` decide its new content, on the document's lane: serialised with every other
+   * write of that file (save_memory, REST edits, Dream, revert), so a read-modify-write never loses a concurrent
+   * change. A non-null `content` replaces the file atomically. Errors thrown by `update` leave the file unchanged.
+   */
+  async updateDocument<T>(
+    document: MemoryDocument,
+    update: (current: string) => Promise<MemoryDocumentUpdate<T>> | MemoryDocumentUpdate<T>,
+  ): Promise<T> {
+    const lane = document === LONG_TERM_FILE ? this.longTermLane : this.soulLane;
+    const run = lane.then(async (): Promise<T> => {
+      const current = await this.readOptionalText(document);
+      const decision = await update(current);
+      if (decision.content !== null && decision.content !== current) {
+        await fs.mkdir(this.memoryDir, { recursive: true });
+        await writeFileAtomic(join(this.memoryDir, document), decision.content);
+        this.logger.log(`event=memory.document.replaced document=${document} chars=${decision.content.length}`);
+      }
+      return decision.result;
+    });
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    if (document === LONG_TERM_FILE) this.longTermLane = tail;
+    else this.soulLane = tail;
+    return run;
+  }
+
+  // ---------------------------------------------------------------------------------------------- internals
+
+  private assertChatId(chatId: string): void {
+    if (typeof chatId !== 'string' || !CHAT_ID_PATTERN.test(chatId)) throw new MemoryError('invalid_chat_id');
+  }
+
+  private chatDir(chatId: string): string {
+    return join(this.memoryDir, chatId);
+  }
+
+  private historyPath(chatId: string): string {
+    return join(this.chatDir(chatId), HISTORY_FILE);
+  }
+
+  /** Runs `task` after every earlier operation on the same chat (whether they failed or not). */
+  private enqueue<T>(chatId: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.lanes.get(chatId) ?? Promise.resolve();
+    const run = previous.then(task);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lanes.set(chatId, tail);
+    void tail.then(() => {
+      if (this.lanes.get(chatId) === tail) this.lanes.delete(chatId);
+    });
+    return run;
+  }
+
+  private cache(chatId: string, state: ChatState): void {
+    this.states.set(chatId, state);
+    if (this.states.size <= this.maxCachedChats) return;
+    for (const id of this.states.keys()) {
+      if (this.states.size <= this.maxCachedChats) break;
+      if (id !== chatId && !this.lanes.has(id)) this.states.delete(id);
+    }
+  }
+
+  private async isChatDirectory(chatId: string): Promise<boolean> {
+    try {
+      return (await fs.lstat(this.chatDir(chatId))).isDirectory();
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return false;
+      throw error;
+    }
+  }
+
+  private async loadHistory(chatId: string): Promise<SmartLoadResult> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.historyPath(chatId), 'r');
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) {
+        return {
+          messages: [],
+          records: [],
+          summary: null,
+          lastCursor: null,
+          validSize: 0,
+          size: 0,
+          malformedOffsets: [],
+          bytesRead: 0,
+        };
+      }
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      const result = await scanHistoryBackward(readerFor(handle), size, { chunkBytes: this.chunkBytes });
+      this.reportMalformed(chatId, result.malformedOffsets);
+      if (result.validSize < size) {
+        this.logger.warn(
+          `event=memory.history.torn_tail chat_id=${chatId} dropped_bytes=${size - result.validSize} action=dropped`,
+        );
+      }
+      this.logger.debug(
+        `event=memory.chat.loaded chat_id=${chatId} size=${size} bytes_read=${result.bytesRead} ` +
+          `messages=${result.messages.length} consolidated=${result.summary !== null}`,
+      );
+      return result;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private reportMalformed(chatId: string, offsets: number[]): void {
+    if (offsets.length === 0) return;
+    const shown = offsets.slice(0, MAX_LOGGED_OFFSETS).join(',');
+    this.logger.warn(
+      `event=memory.history.malformed_line chat_id=${chatId} count=${offsets.length} offsets=${shown} action=skipped`,
+    );
+  }
+
+  private async readMetadata(chatId: string): Promise<ChatMetadata> {
+    let text: string;
+    try {
+      text = await fs.readFile(join(this.chatDir(chatId), METADATA_FILE), 'utf8');
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return {};
+      this.logger.warn(`event=memory.metadata.unreadable chat_id=${chatId}`);
+      return {};
+    }
+    try {
+      const value: unknown = JSON.parse(text);
+      if (isPlainObject(value)) return value as ChatMetadata;
+    } catch {
+      // fall through: unreadable metadata is treated as empty (spec §9.3)
+    }
+    this.logger.warn(`event=memory.metadata.invalid chat_id=${chatId} action=ignored`);
+    return {};
+  }
+
+  private async summarize(chatId: string): Promise<StoredSessionSummary | null> {
+    const dir = this.chatDir(chatId);
+    let updatedAt: Date;
+    try {
+      updatedAt = (await fs.stat(join(dir, HISTORY_FILE))).mtime;
+    } catch {
+      try {
+        updatedAt = (await fs.stat(dir)).mtime;
+      } catch {
+        return null; // removed meanwhile
+      }
+    }
+    const cached = this.states.get(chatId);
+    const metadata = cached ? cached.metadata : await this.readMetadata(chatId);
+    const title = typeof metadata.title === 'string' && metadata.title.trim() !== '' ? metadata.title : null;
+    return { chatId, title, updatedAt };
+  }
+
+  /** First append of this process: repair a torn tail and find the next cursor. */
+  private async prepareWriter(chatId: string): Promise<WriterState> {
+    const known = this.writers.get(chatId);
+    if (known) return known;
+    await fs.mkdir(this.chatDir(chatId), { recursive: true });
+    let lastCursor = 0;
+    let handle: fs.FileHandle | undefined;
+    try {
+      handle = await fs.open(this.historyPath(chatId), 'r+');
+    } catch (error) {
+      if (!isErrorCode(error, 'ENOENT')) throw error;
+    }
+    if (handle) {
+      try {
+        const { size } = await handle.stat();
+        const tail = await scanHistoryBackward(readerFor(handle), size, { stopAtFirstRecord: true });
+        if (tail.validSize < size) {
+          await handle.truncate(tail.validSize);
+          await handle.datasync();
+          this.logger.warn(
+            `event=memory.history.torn_tail chat_id=${chatId} dropped_bytes=${size - tail.validSize} action=truncated`,
+          );
+        }
+        lastCursor = tail.lastCursor ?? 0;
+      } finally {
+        await handle.close();
+      }
+    }
+    const hinted = await this.readCursorHint(chatId);
+    const state: WriterState = { nextCursor: Math.max(lastCursor, hinted) + 1 };
+    this.writers.set(chatId, state);
+    return state;
+  }
+
+  private async writeCursorHint(chatId: string, cursor: number): Promise<void> {
+    if (this.writers.get(chatId)?.nextCursor !== cursor + 1) return; // superseded or the chat was deleted
+    try {
+      await fs.writeFile(join(this.chatDir(chatId), CURSOR_FILE), String(cursor));
+    } catch (error) {
+      this.logger.warn(`event=memory.cursor.write_failed chat_id=${chatId} error=${String((error as { code?: unknown }).code)}`);
+    }
+  }
+
+  private async readCursorHint(chatId: string): Promise<number> {
+    try {
+      const text = (await fs.readFile(join(this.chatDir(chatId), CURSOR_FILE), 'utf8')).trim();
+      const value = /^\d+$/.test(text) ? Number(text) : NaN;
+      return Number.isSafeInteger(value) ? value : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private appendRecords(chatId: string, pending: PendingRecord[], extendCache = true): Promise<HistoryRecord[]> {
+    return this.enqueue(chatId, async () => {
+      if (this.deleted.has(chatId)) {
+        this.logger.warn(`event=memory.append.skipped chat_id=${chatId} reason=deleted records=${pending.length}`);
+        return [];
+      }
+      const writer = await this.prepareWriter(chatId);
+      const timestamp = formatLocalMinute(this.now());
+      const records: HistoryRecord[] = pending.map((record, index) => ({
+        cursor: writer.nextCursor + index,
+        timestamp,
+        ...record,
+      }));
+      const text = records.map((record) => `${serializeHistoryRecord(record)}\n`).join('');
+      let handle: fs.FileHandle | undefined;
+      try {
+        handle = await fs.open(this.historyPath(chatId), 'a');
+        await handle.writeFile(text, 'utf8');
+        await handle.datasync();
+      } catch (error) {
+        // the file may now end with a partial line: inspect (and repair) it again before the next append
+        this.writers.delete(chatId);
+        throw error;
+      } finally {
+        await handle?.close().catch(() => undefined);
+      }
+      const lastCursor = records[records.length - 1]!.cursor;
+      writer.nextCursor = lastCursor + 1;
+      // the .cursor hint is written on the lane after this append resolves (the last record stays authoritative)
+      void this.enqueue(chatId, () => this.writeCursorHint(chatId, lastCursor));
+      const cached = this.states.get(chatId);
+      if (cached && extendCache) {
+        for (const record of records) {
+          const message = recordToMessage(record);
+          if (message) cached.history.push(message);
+        }
+      }
+      for (const listener of this.appendListeners) {
+        try {
+          listener(chatId, records);
+        } catch (error) {
+          this.logger.error(
+            `event=memory.append.listener_failed chat_id=${chatId} error=${error instanceof Error ? error.name : 'unknown'}`,
+          );
+        }
+      }
+      return records;
+    });
+  }
+
+  private async readOptionalText(file: string): Promise<string> {
+    try {
+      return await fs.readFile(join(this.memoryDir, file), 'utf8');
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) return '';
+      throw error;
+    }
+  }
+}

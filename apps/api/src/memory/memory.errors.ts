@@ -1,0 +1,39 @@
+/**
+ * Coded domain errors of the memory module. `httpStatus` is read by the global problem-details filter
+ * (common/problem-details.filter.ts), so REST maps them in one place; other transports switch on `code`.
+ */
+export type MemoryErrorCode =
+  | 'invalid_chat_id'
+  | 'session_not_found'
+  /** PUT /api/memory with a hash that no longer matches MEMORY.md */
+  | 'memory_conflict'
+  /** PUT /api/memory/soul with a hash that no longer matches SOUL.md */
+  | 'soul_conflict'
+  /** POST /api/memory/dream while a Dream run is in progress */
+  | 'dream_running'
+  | 'dream_run_not_found'
+  /** revert of a run that did not write MEMORY.md */
+  | 'dream_run_not_revertible'
+  /** revert of a run whose snapshot was pruned */
+  | 'dream_snapshot_missing';
+
+const DETAILS: Record<MemoryErrorCode, { status: number; detail: string }> = {
+  invalid_chat_id: { status: 400, detail: 'invalid chat_id' },
+  session_not_found: { status: 404, detail: 'session not found' },
+  memory_conflict: { status: 409, detail: 'MEMORY.md was changed since it was read; reload it and apply your edit again' },
+  soul_conflict: { status: 409, detail: 'SOUL.md was changed since it was read; reload it and apply your edit again' },
+  dream_running: { status: 409, detail: 'a Dream run is already in progress' },
+  dream_run_not_found: { status: 404, detail: 'Dream run not found' },
+  dream_run_not_revertible: { status: 409, detail: 'this run did not change MEMORY.md, so there is nothing to revert' },
+  dream_snapshot_missing: { status: 409, detail: 'the snapshot taken before this run is no longer available' },
+};
+
+export class MemoryError extends Error {
+  readonly httpStatus: number;
+
+  constructor(readonly code: MemoryErrorCode) {
+    super(DETAILS[code].detail);
+    this.name = 'MemoryError';
+    this.httpStatus = DETAILS[code].status;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Sessions (spec §3.2, §9.5, §9.6): listing, the public message projection, rename and delete.
+ * A session is a non-hidden chat directory of MEMORY_DIR.
+ */
+import {
+  sanitizePersistedReceipts,
+  type PublicMessage,
+  type RenameSessionResponse,
+  type SessionListResponse,
+  type SessionMessagesResponse,
+} from '@cashcode/contracts';
+import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { formatLocalSeconds } from './local-time';
+import { MemoryError } from './memory.errors';
+import { MemoryStore } from './memory-store';
+import { SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } from './memory.types';
+
+export const UNTITLED_SESSION_TITLE = 'New chat';
+
+/** Spec §9.6: user and assistant records only; user rows keep their re-sanitised selection receipts. */
+export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessage[] {
+  const messages: PublicMessage[] = [];
+  for (const record of records) {
+    if (record.role === 'user') {
+      messages.push({ role: 'user', content: record.content, ...sanitizePersistedReceipts(record) });
+    } else if (record.role === 'assistant') {
+      const message: PublicMessage = { role: 'assistant', content: record.content };
+      if (record.cancelled === true) message.cancelled = true;
+      messages.push(message);
+    }
+  }
+  return messages;
+}
+
+@Injectable()
+export class SessionsService {
+  private readonly logger = new Logger(SessionsService.name);
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async list(): Promise<SessionListResponse> {
+    const stored = await this.store.listSessions();
+    const sessions = stored.map((session) => ({
+      chat_id: session.chatId,
+      title: session.title ?? UNTITLED_SESSION_TITLE,
+      updated_at: formatLocalSeconds(session.updatedAt),
+    }));
+    sessions.sort((a, b) =>
+      a.updated_at === b.updated_at ? a.chat_id.localeCompare(b.chat_id) : a.updated_at < b.updated_at ? 1 : -1,
+    );
+    return { sessions };
+  }
+
+  async messages(chatId: string): Promise<SessionMessagesResponse> {
+    if (!(await this.store.chatExists(chatId))) throw new MemoryError('session_not_found');
+    const records = await this.store.readRecords(chatId);
+    return { chat_id: chatId, messages: toPublicMessages(records) };
+  }
+
+  async rename(chatId: string, title: string): Promise<RenameSessionResponse> {
+    const stored = await this.store.renameChat(chatId, title.trim());
+    this.logger.log(`event=session.renamed chat_id=${chatId}`);
+    return { chat_id: chatId, title: stored };
+  }
+
+  /** Removes the chat (disk and cache), then tells listeners (the chat module cancels a running turn). */
+  async remove(chatId: string): Promise<void> {
+    await this.store.deleteChat(chatId);
+    const event: SessionDeletedEvent = { chatId };
+    try {
+      this.events.emit(SESSION_DELETED_EVENT, event);
+    } catch (error) {
+      this.logger.error(
+        `event=session.deleted.listener_failed chat_id=${chatId} error=${error instanceof Error ? error.name : 'unknown'}`,
+      );
+    }
+  }
+}
