@@ -28,16 +28,43 @@ export interface AppConfig {
   fileLogLevel: LogLevel;
   consoleLogLevel: LogLevel;
   logRetentionDays: number;
+  /** seconds between Dream runs (DREAM_INTERVAL, spec §9.8); 0 disables the schedule (POST /api/memory/dream still works) */
   dreamIntervalSec: number;
+  /** consolidate a chat once its in-memory history exceeds this many characters (spec §9.7: 40,000) */
+  consolidationThresholdChars: number;
+  /** timeout of one background model call: a consolidation summary or one Dream phase (spec §9.7/§9.8: 120 s) */
+  backgroundModelTimeoutMs: number;
   /** ReAct iterations before the final no-tools answer */
   maxIterations: number;
   /** provider retries for transient/rate-limit errors (per model call) */
   llmMaxRetries: number;
   llmTimeoutMs: number;
+  /** model discovery (`/api/settings/llm/test` and `/models`) timeout, spec §3.3: 15 s */
+  llmDiscoveryTimeoutMs: number;
   execEnabled: boolean;
   execTimeoutMs: number;
   fetchAllowPrivate: boolean;
   fetchMaxChars: number;
+  /** web_fetch: one deadline for connect, headers and body of all hops (spec §7: 15 s) */
+  fetchTimeoutMs: number;
+  /** web_fetch: bytes of a response body read (raw and decompressed) */
+  fetchMaxBytes: number;
+  /** web_search: request timeout (spec §7: 10 s) */
+  searchTimeoutMs: number;
+  /** grep: time budget of the regex search */
+  grepTimeoutMs: number;
+  /** exec: the allowlisted part of the server environment handed to commands (never secrets) */
+  execEnv: Record<string, string>;
+  /** built-in MCP catalog (read-only; stdio entries allowed), default <rootDir>/mcp_servers/mcp_config.json */
+  mcpCatalogPath: string;
+  /** user MCP catalog (network transports only; 0600), <dataDir>/mcp/servers.json */
+  mcpUserCatalogPath: string;
+  /** MCP tool-schema cache, one JSON per server: <dataDir>/mcp_cache */
+  mcpCacheDir: string;
+  /** MCP initialize + tools/list timeout (spec §10.3: 30 s) */
+  mcpConnectTimeoutMs: number;
+  /** MCP tool call timeout, reset by progress notifications (spec §10.5: 30 s) */
+  mcpToolTimeoutMs: number;
   searxngUrl: string | null;
   legacyDeepseekApiKey: string | null;
   legacyDeepseekApiBase: string | null;
@@ -120,6 +147,18 @@ function parseUrl(name: string, raw: string | undefined): string | null {
   }
 }
 
+/** Environment variables `exec` commands inherit (SECURITY.md §4); everything else (keys, tokens) stays out. */
+export const EXEC_ENV_ALLOWLIST = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TZ', 'TMPDIR', 'USER', 'LOGNAME'];
+
+function pickEnv(env: NodeJS.ProcessEnv, keys: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const key of keys) {
+    const value = env[key];
+    if (typeof value === 'string' && value !== '') picked[key] = value;
+  }
+  return picked;
+}
+
 /** The OS user config directory of spec §13.1. */
 export function defaultConfigRoot(env: NodeJS.ProcessEnv): string {
   const home = homedir();
@@ -186,14 +225,45 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     fileLogLevel: parseLogLevel('CASHCODE_FILE_LOG_LEVEL', env['CASHCODE_FILE_LOG_LEVEL'], 'debug'),
     consoleLogLevel: parseLogLevel('CASHCODE_CONSOLE_LOG_LEVEL', env['CASHCODE_CONSOLE_LOG_LEVEL'], 'info'),
     logRetentionDays: parseInteger('CASHCODE_LOG_RETENTION_DAYS', env['CASHCODE_LOG_RETENTION_DAYS'], 10, 1, 3650),
-    dreamIntervalSec: parseInteger('DREAM_INTERVAL', env['DREAM_INTERVAL'], 300, 1, 86_400 * 7),
+    dreamIntervalSec: parseInteger('DREAM_INTERVAL', env['DREAM_INTERVAL'], 300, 0, 86_400 * 7),
+    consolidationThresholdChars: parseInteger(
+      'CASHCODE_CONSOLIDATION_THRESHOLD',
+      env['CASHCODE_CONSOLIDATION_THRESHOLD'],
+      40_000,
+      1_000,
+      10_000_000,
+    ),
+    backgroundModelTimeoutMs: parseInteger(
+      'CASHCODE_BACKGROUND_MODEL_TIMEOUT_MS',
+      env['CASHCODE_BACKGROUND_MODEL_TIMEOUT_MS'],
+      120_000,
+      100,
+      3_600_000,
+    ),
     maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
     llmMaxRetries: parseInteger('CASHCODE_LLM_MAX_RETRIES', env['CASHCODE_LLM_MAX_RETRIES'], 2, 0, 10),
     llmTimeoutMs: parseInteger('CASHCODE_LLM_TIMEOUT_MS', env['CASHCODE_LLM_TIMEOUT_MS'], 60_000, 100, 3_600_000),
+    llmDiscoveryTimeoutMs: parseInteger(
+      'CASHCODE_LLM_DISCOVERY_TIMEOUT_MS',
+      env['CASHCODE_LLM_DISCOVERY_TIMEOUT_MS'],
+      15_000,
+      100,
+      600_000,
+    ),
     execEnabled: parseBoolean('CASHCODE_EXEC_ENABLED', env['CASHCODE_EXEC_ENABLED'], true),
     execTimeoutMs: parseInteger('CASHCODE_EXEC_TIMEOUT_MS', env['CASHCODE_EXEC_TIMEOUT_MS'], 30_000, 100, 3_600_000),
     fetchAllowPrivate: parseBoolean('CASHCODE_FETCH_ALLOW_PRIVATE', env['CASHCODE_FETCH_ALLOW_PRIVATE'], false),
     fetchMaxChars: parseInteger('CASHCODE_FETCH_MAX_CHARS', env['CASHCODE_FETCH_MAX_CHARS'], 3000, 100, 1_000_000),
+    fetchTimeoutMs: parseInteger('CASHCODE_FETCH_TIMEOUT_MS', env['CASHCODE_FETCH_TIMEOUT_MS'], 15_000, 100, 600_000),
+    fetchMaxBytes: parseInteger('CASHCODE_FETCH_MAX_BYTES', env['CASHCODE_FETCH_MAX_BYTES'], 2 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    searchTimeoutMs: parseInteger('CASHCODE_SEARCH_TIMEOUT_MS', env['CASHCODE_SEARCH_TIMEOUT_MS'], 10_000, 100, 600_000),
+    grepTimeoutMs: parseInteger('CASHCODE_GREP_TIMEOUT_MS', env['CASHCODE_GREP_TIMEOUT_MS'], 10_000, 50, 600_000),
+    execEnv: pickEnv(env, EXEC_ENV_ALLOWLIST),
+    mcpCatalogPath: abs(env['CASHCODE_MCP_CATALOG']?.trim() || join('mcp_servers', 'mcp_config.json'), rootDir),
+    mcpUserCatalogPath: join(dataDir, 'mcp', 'servers.json'),
+    mcpCacheDir: join(dataDir, 'mcp_cache'),
+    mcpConnectTimeoutMs: parseInteger('CASHCODE_MCP_CONNECT_TIMEOUT_MS', env['CASHCODE_MCP_CONNECT_TIMEOUT_MS'], 30_000, 100, 600_000),
+    mcpToolTimeoutMs: parseInteger('CASHCODE_MCP_TOOL_TIMEOUT_MS', env['CASHCODE_MCP_TOOL_TIMEOUT_MS'], 30_000, 100, 3_600_000),
     searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),
     legacyDeepseekApiKey: env['DEEPSEEK_API_KEY']?.trim() || null,
     legacyDeepseekApiBase: env['DEEPSEEK_API_BASE']?.trim() || null,

@@ -1,0 +1,234 @@
+/**
+ * `exec` (spec §7, SECURITY.md §4): a shell command in the workspace, in its own process group, stdin closed,
+ * with an environment built from an allowlist (no model keys, tokens or MCP secrets), output capped, and a timeout
+ * that kills the whole group (SIGTERM, then SIGKILL) including grandchildren. Cancelling the turn kills it too.
+ * Processes the command leaves running in its group when the shell exits are terminated as well. Known secret
+ * values are redacted from the output.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { redactSecrets } from '../../common/redact';
+import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
+import { formatBytes, formatSeconds, requireString, toolError } from './tool-args';
+import type { WorkspacePaths } from './workspace-paths';
+
+export const EXEC_MODEL_MAX_CHARS = 4096;
+
+export interface ExecOptions {
+  timeoutMs: number;
+  /** time between SIGTERM and SIGKILL */
+  killGraceMs: number;
+  /** bytes of stdout + stderr kept; more stops the command */
+  maxCaptureBytes: number;
+  /** the whole environment of the command (already allowlisted) */
+  env: Record<string, string>;
+}
+
+export const DEFAULT_EXEC_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** The command's environment: the allowlisted base plus HOME/PWD pointing at the workspace. */
+export function buildExecEnvironment(base: Record<string, string> | undefined, workspaceRoot: string): Record<string, string> {
+  return {
+    PATH: DEFAULT_EXEC_PATH,
+    LANG: 'C.UTF-8',
+    ...(base ?? {}),
+    HOME: workspaceRoot,
+    PWD: workspaceRoot,
+    SHELL: '/bin/sh',
+    TERM: 'dumb',
+  };
+}
+
+function truncateChars(text: string, max: number): { text: string; total: number; truncated: boolean } {
+  if (text.length <= max) return { text, total: Array.from(text).length, truncated: false };
+  const chars = Array.from(text);
+  if (chars.length <= max) return { text, total: chars.length, truncated: false };
+  return { text: chars.slice(0, max).join(''), total: chars.length, truncated: true };
+}
+
+type Ending = 'exited' | 'timeout' | 'capped' | 'cancelled';
+
+interface RunOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  ending: Ending;
+  spawnError?: string;
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
+  if (child.pid === undefined) return false;
+  try {
+    process.kill(-child.pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `/bin/sh -c command`; never rejects. */
+export function runShell(command: string, cwd: string, options: ExecOptions, signal: AbortSignal): Promise<RunOutcome> {
+  return new Promise<RunOutcome>((resolve) => {
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let captured = 0;
+    let ending: Ending = 'exited';
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: options.env,
+      windowsHide: true,
+    });
+
+    const finish = (spawnError?: string) => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve({
+        code: exitCode,
+        signal: exitSignal,
+        stdout: Buffer.concat(stdout),
+        stderr: Buffer.concat(stderr),
+        ending,
+        spawnError,
+      });
+    };
+
+    /** SIGTERM the group now, SIGKILL it after the grace period; give up on the pipes after twice that. */
+    let stopping = false;
+    const stop = (reason: Ending) => {
+      if (stopping) return;
+      stopping = true;
+      if (ending === 'exited') ending = reason;
+      killGroup(child, 'SIGTERM');
+      timers.push(
+        setTimeout(() => {
+          killGroup(child, 'SIGKILL');
+          timers.push(
+            setTimeout(() => {
+              // something that left the group still holds the pipes: stop reading and answer
+              child.stdout?.destroy();
+              child.stderr?.destroy();
+              finish();
+            }, options.killGraceMs),
+          );
+        }, options.killGraceMs),
+      );
+    };
+
+    const collect = (sink: Buffer[]) => (chunk: Buffer) => {
+      if (captured >= options.maxCaptureBytes) return;
+      const room = options.maxCaptureBytes - captured;
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      sink.push(kept);
+      captured += kept.length;
+      if (captured >= options.maxCaptureBytes) stop('capped');
+    };
+    child.stdout?.on('data', collect(stdout));
+    child.stderr?.on('data', collect(stderr));
+
+    const onAbort = () => stop('cancelled');
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+
+    timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
+
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      finish(error.code ?? 'spawn failed');
+    });
+    child.on('exit', (code, exitedBy) => {
+      exitCode = code;
+      exitSignal = exitedBy;
+      // anything still running in the group (background jobs, grandchildren) goes too
+      if (!stopping && killGroup(child, 'SIGTERM')) {
+        const pgid = child.pid;
+        const hardKill = setTimeout(() => {
+          if (pgid === undefined) return;
+          try {
+            process.kill(-pgid, 0);
+            process.kill(-pgid, 'SIGKILL');
+          } catch {
+            // the group is gone
+          }
+        }, options.killGraceMs);
+        hardKill.unref();
+        timers.push(
+          setTimeout(() => {
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+            finish();
+          }, options.killGraceMs * 2),
+        );
+      }
+    });
+    child.on('close', () => finish());
+  });
+}
+
+export class ExecTool implements AgentTool {
+  readonly name = 'exec';
+  readonly description =
+    'Run a shell command (/bin/sh -c) in the workspace directory and return its exit code and output ' +
+    `(stdout then stderr, at most ${EXEC_MODEL_MAX_CHARS} characters). Stdin is closed; long-running commands are ` +
+    'killed at the timeout.';
+  readonly parameters: JsonSchemaObject = {
+    type: 'object',
+    properties: { command: { type: 'string', description: 'The shell command to run' } },
+    required: ['command'],
+  };
+  readonly readOnly = false;
+
+  constructor(
+    private readonly workspace: WorkspacePaths,
+    private readonly options: ExecOptions,
+  ) {}
+
+  async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
+    const command = requireString(args, 'command');
+    if (command.trim() === '') return toolError('command must not be empty');
+    if (command.includes('\0')) return toolError('command contains a NUL byte');
+    ctx.signal.throwIfAborted();
+    const outcome = await runShell(command, this.workspace.root, this.options, ctx.signal);
+    if (outcome.spawnError) return toolError(`could not start the command (${outcome.spawnError}): ${command}`);
+
+    const decoder = new TextDecoder('utf-8', { fatal: false });
+    const out = decoder.decode(outcome.stdout);
+    const err = decoder.decode(outcome.stderr);
+    // exec is not confined to the workspace: known secret values (model keys, MCP headers, the API token) and
+    // secret-looking pairs are redacted before anything reaches the model, the client or history (SECURITY.md §5)
+    const joined = redactSecrets(out && err && !out.endsWith('\n') ? `${out}\n${err}` : out + err);
+    const { text, total, truncated } = truncateChars(joined, EXEC_MODEL_MAX_CHARS);
+
+    let exit: string;
+    if (outcome.code !== null) exit = String(outcome.code);
+    else if (outcome.signal !== null) exit = `none (killed by ${outcome.signal})`;
+    else exit = 'none';
+    let body = joined === '' ? '(no output)' : text;
+    if (truncated) {
+      const more = outcome.ending === 'capped' ? 'at least ' : '';
+      body += `\n\n[Output truncated: ${more}${total} characters in total]`;
+    }
+    switch (outcome.ending) {
+      case 'timeout':
+        body += `\n\n[Command timed out after ${formatSeconds(this.options.timeoutMs)}; its process group was killed and the output above is partial]`;
+        break;
+      case 'capped':
+        body += `\n\n[Output exceeded ${formatBytes(this.options.maxCaptureBytes)}; the command was stopped and the output above is partial]`;
+        break;
+      case 'cancelled':
+        body += '\n\n[Cancelled; the command was killed and the output above is partial]';
+        break;
+      case 'exited':
+        break;
+    }
+    const result = `$ ${command}\nExit code: ${exit}\n\n${body}`;
+    return outcome.ending === 'timeout' || outcome.ending === 'cancelled' ? { model: result, ok: false } : result;
+  }
+}
