@@ -71,6 +71,11 @@ export interface ReadyEvent {
 export interface AttachedEvent {
   event: 'attached';
   chat_id: string;
+  /**
+   * additive (optional): whether a turn is running for this chat right now. Lets a reconnecting client that
+   * re-attaches know whether the turn it was showing ended while it was offline.
+   */
+  turn_active?: boolean;
 }
 export interface SessionUpdatedEvent {
   event: 'session_updated';

@@ -1,5 +1,17 @@
 import { Module } from '@nestjs/common';
+import { AgentModule } from '../agent/agent.module';
+import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
+import { MemoryModule } from '../memory/memory.module';
+import { ChatGateway } from './chat.gateway';
+import { ChatService } from './chat.service';
 
-/** Placeholder: filled in by the walking-skeleton work. */
-@Module({})
+/**
+ * The WebSocket chat (spec §4) and turn orchestration (§5): ChatGateway (transport) and ChatService (lanes, turns,
+ * cancel). Needs the global EventEmitter2 (EventEmitterModule.forRoot in the root module).
+ */
+@Module({
+  imports: [AgentModule, MemoryModule, LlmSettingsModule],
+  providers: [ChatService, ChatGateway],
+  exports: [ChatService],
+})
 export class ChatModule {}

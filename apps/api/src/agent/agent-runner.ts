@@ -1,0 +1,462 @@
+/**
+ * The ReAct runner (spec §6 with DESIGN.md #1–#3): streams the model (`stream: true`, usage included), forwards
+ * content deltas as they arrive, accumulates tool calls across chunks, executes them (consecutive read-only calls
+ * concurrently, bounded; the rest in order; results in call order), and loops until the model answers without tool
+ * calls or the iteration limit is reached (then one final call without tools after a system nudge).
+ *
+ * Provider errors are classified once; retryable kinds are retried with exponential backoff + jitter (honouring
+ * Retry-After) while nothing of that call has reached the client. Cancellation (the AbortSignal) aborts the HTTP
+ * request and the running tools and surfaces as AgentCancelledError carrying the partial turn.
+ */
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type OpenAI from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import type { LlmProvider, TokenUsage } from '@cashcode/contracts';
+import { formatEvent } from '../common/log-format';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import type { ClassifiedProviderError } from '../llm-settings/llm-provider';
+import { classifyProviderError } from '../llm-settings/provider-errors';
+import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
+import { argumentPreview } from './argument-preview';
+import { ToolExecutionCancelledError, ToolRegistry, type ToolExecution, type ToolScope } from './tool-registry';
+
+export const MAX_ITERATIONS_NUDGE =
+  '[System] The maximum tool-call iterations were reached. Return the best answer available from the current evidence.';
+/** read-only calls of one assistant message running at the same time */
+export const READ_ONLY_CONCURRENCY = 4;
+/** characters of the public projection sent in a WS tool_result */
+export const TOOL_RESULT_PREVIEW_CHARS = 200;
+
+const RETRY_BASE_DELAY_MS = 500;
+const RETRY_MAX_DELAY_MS = 8_000;
+/** a provider asking us to wait longer than this gets a clear error instead of a silent wait */
+const RETRY_AFTER_LIMIT_MS = 30_000;
+const RETRY_JITTER_MS = 250;
+
+export interface ToolCallNotice {
+  callId: string;
+  name: string;
+  /** redacted, truncated argument JSON */
+  arguments: string;
+}
+
+export interface ToolResultNotice {
+  callId: string;
+  name: string;
+  /** first 200 code points of the public projection */
+  result: string;
+  ok: boolean;
+  durationMs: number;
+}
+
+/** What the runner reports while it works, synchronously, as things happen. */
+export interface RunnerListener {
+  delta(text: string): void;
+  toolCall(notice: ToolCallNotice): void;
+  toolResult(notice: ToolResultNotice): void;
+}
+
+export interface RunRequest {
+  client: OpenAI;
+  provider: LlmProvider;
+  model: string;
+  /** system prompt(s) + previous history + the new user message */
+  messages: readonly ChatMessage[];
+  chatId: string;
+  turnId: string;
+  signal: AbortSignal;
+  /** `mcp_*` tools visible for this turn only */
+  temporaryTools?: ReadonlySet<string>;
+  listener: RunnerListener;
+}
+
+export interface RunOutcome {
+  /** the final answer */
+  content: string;
+  /** assistant tool-call messages and tool results (persisted projections) of this turn, in order */
+  durable: ChatMessage[];
+  usage: TokenUsage;
+  /** model calls made */
+  modelCalls: number;
+  iterationLimitReached: boolean;
+  toolCalls: number;
+  failedToolCalls: number;
+}
+
+/** The part of a cancelled turn that may be persisted. */
+export interface PartialTurn {
+  /** text streamed by the model call that was running (after the last complete tool round) */
+  content: string;
+  /** whether any delta reached the client during the turn */
+  streamed: boolean;
+  /** complete tool rounds only (an assistant tool-call message always with all of its results) */
+  durable: ChatMessage[];
+  usage: TokenUsage;
+}
+
+export class AgentCancelledError extends Error {
+  constructor(readonly partial: PartialTurn) {
+    super('The turn was cancelled.');
+    this.name = 'AgentCancelledError';
+  }
+}
+
+/** A model call failed for good (not retryable, retries exhausted, or the stream broke after deltas were sent). */
+export class ModelCallError extends Error {
+  constructor(readonly classified: ClassifiedProviderError) {
+    super(classified.message);
+    this.name = 'ModelCallError';
+  }
+}
+
+export function emptyUsage(): TokenUsage {
+  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+}
+
+function addUsage(total: TokenUsage, usage: ChatCompletionChunk['usage'] | null | undefined): void {
+  if (!usage) return;
+  total.prompt_tokens += usage.prompt_tokens ?? 0;
+  total.completion_tokens += usage.completion_tokens ?? 0;
+  total.total_tokens += usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
+}
+
+function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'tool':
+      return { role: 'tool', content: message.content, tool_call_id: message.tool_call_id };
+    case 'assistant':
+      return message.tool_calls && message.tool_calls.length > 0
+        ? { role: 'assistant', content: message.content, tool_calls: message.tool_calls }
+        : { role: 'assistant', content: message.content };
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return { role: 'user', content: message.content };
+  }
+}
+
+/** The first `max` code points of a text, without splitting the whole (possibly large) text into an array. */
+function firstCodePoints(text: string, max: number): string {
+  let count = 0;
+  let end = 0;
+  for (const char of text) {
+    if (count === max) return text.slice(0, end);
+    count++;
+    end += char.length;
+  }
+  return text;
+}
+
+function generateCallId(): string {
+  return `call_${randomBytes(12).toString('hex')}`;
+}
+
+/** Resolves after `ms`, or rejects at once when the signal aborts. */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(new ToolExecutionCancelledError());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ToolExecutionCancelledError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+interface StreamedCall {
+  content: string;
+  toolCalls: ToolCallRecord[];
+}
+
+/** Mutable state of one turn, shared by the loop and the cancellation path. */
+interface TurnState {
+  usage: TokenUsage;
+  durable: ChatMessage[];
+  /** text of the model call in progress */
+  currentContent: string;
+  streamed: boolean;
+  usedCallIds: Set<string>;
+}
+
+@Injectable()
+export class AgentRunner {
+  private readonly logger = new Logger(AgentRunner.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tools: ToolRegistry,
+  ) {}
+
+  /**
+   * Runs one turn. Throws AgentCancelledError when the signal aborts, ModelCallError when the model fails for good.
+   * Tool problems never end the turn.
+   */
+  async run(request: RunRequest): Promise<RunOutcome> {
+    const state: TurnState = {
+      usage: emptyUsage(),
+      durable: [],
+      currentContent: '',
+      streamed: false,
+      usedCallIds: new Set(),
+    };
+    try {
+      return await this.loop(request, state);
+    } catch (err) {
+      if (request.signal.aborted) {
+        throw new AgentCancelledError({
+          content: state.currentContent,
+          streamed: state.streamed,
+          durable: state.durable,
+          usage: state.usage,
+        });
+      }
+      throw err;
+    }
+  }
+
+  private async loop(request: RunRequest, state: TurnState): Promise<RunOutcome> {
+    const scope: ToolScope = { chatId: request.chatId, temporary: request.temporaryTools ?? new Set() };
+    const wire: ChatCompletionMessageParam[] = request.messages.map(toWireMessage);
+    const maxIterations = Math.max(1, this.config.maxIterations);
+    let modelCalls = 0;
+    let toolCalls = 0;
+    let failedToolCalls = 0;
+
+    for (let iteration = 1; iteration <= maxIterations; iteration++) {
+      if (request.signal.aborted) throw new ToolExecutionCancelledError();
+      const visible = this.tools.visibleTools(scope);
+      const call = await this.callModel(request, state, wire, this.tools.toSchemas(visible), iteration);
+      modelCalls++;
+      if (call.toolCalls.length === 0) {
+        return {
+          content: call.content,
+          durable: state.durable,
+          usage: state.usage,
+          modelCalls,
+          iterationLimitReached: false,
+          toolCalls,
+          failedToolCalls,
+        };
+      }
+      const assistant: ChatMessage = { role: 'assistant', content: call.content, tool_calls: call.toolCalls };
+      const results = await this.executeCalls(request, scope, call.toolCalls);
+      // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only)
+      wire.push(toWireMessage(assistant));
+      state.durable.push(assistant);
+      for (const [index, toolCall] of call.toolCalls.entries()) {
+        const result = results[index] as ToolExecution;
+        toolCalls++;
+        if (!result.ok) failedToolCalls++;
+        const base = { tool_call_id: toolCall.id, name: toolCall.function.name };
+        wire.push({ role: 'tool', content: result.model, tool_call_id: toolCall.id });
+        state.durable.push({ role: 'tool', content: result.persisted, ...base });
+      }
+      state.currentContent = '';
+    }
+
+    this.logger.log(formatEvent('agent.iteration.limit_reached', { max_iterations: maxIterations }));
+    // the nudge goes to the model only; it is never persisted
+    wire.push({ role: 'user', content: MAX_ITERATIONS_NUDGE });
+    const final = await this.callModel(request, state, wire, [], maxIterations + 1);
+    modelCalls++;
+    return {
+      content: final.content,
+      durable: state.durable,
+      usage: state.usage,
+      modelCalls,
+      iterationLimitReached: true,
+      toolCalls,
+      failedToolCalls,
+    };
+  }
+
+  /** One model call with bounded retries for retryable provider errors while nothing has been streamed. */
+  private async callModel(
+    request: RunRequest,
+    state: TurnState,
+    wire: ChatCompletionMessageParam[],
+    schemas: ReturnType<ToolRegistry['toSchemas']>,
+    iteration: number,
+  ): Promise<StreamedCall> {
+    const maxRetries = Math.max(0, this.config.llmMaxRetries);
+    for (let attempt = 0; ; attempt++) {
+      // chat_id and turn_id come from the log context of the turn (common/log-context)
+      const logFields = { provider: request.provider, model: request.model, iteration, attempt };
+      this.logger.debug(formatEvent('llm.call.started', { ...logFields, tool_count: schemas.length }));
+      const started = performance.now();
+      const progress = { emitted: false };
+      try {
+        const result = await this.streamOnce(request, state, wire, schemas, progress);
+        this.logger.debug(
+          formatEvent('llm.call.completed', {
+            ...logFields,
+            duration_ms: Math.round(performance.now() - started),
+            tool_calls: result.toolCalls.length,
+          }),
+        );
+        return result;
+      } catch (err) {
+        if (request.signal.aborted) {
+          this.logger.log(formatEvent('llm.call.cancelled', logFields));
+          throw err;
+        }
+        const classified = classifyProviderError(err);
+        const retryAfterTooLong = classified.retryAfterMs !== null && classified.retryAfterMs > RETRY_AFTER_LIMIT_MS;
+        const willRetry = classified.retryable && !progress.emitted && attempt < maxRetries && !retryAfterTooLong;
+        this.logger.warn(
+          formatEvent('llm.call.failed', {
+            ...logFields,
+            error_kind: classified.kind,
+            retry: willRetry,
+            streamed: progress.emitted,
+          }),
+        );
+        if (!willRetry) {
+          throw new ModelCallError(
+            progress.emitted && classified.retryable
+              ? { ...classified, message: `The model stream was interrupted: ${classified.message}` }
+              : classified,
+          );
+        }
+        state.currentContent = '';
+        const backoff =
+          classified.retryAfterMs ?? Math.min(RETRY_MAX_DELAY_MS, RETRY_BASE_DELAY_MS * 2 ** attempt);
+        await abortableSleep(backoff + Math.floor(Math.random() * RETRY_JITTER_MS), request.signal);
+      }
+    }
+  }
+
+  /** Streams one completion: deltas are forwarded as they arrive; tool calls are accumulated by index. */
+  private async streamOnce(
+    request: RunRequest,
+    state: TurnState,
+    wire: ChatCompletionMessageParam[],
+    schemas: ReturnType<ToolRegistry['toSchemas']>,
+    progress: { emitted: boolean },
+  ): Promise<StreamedCall> {
+    const params: ChatCompletionCreateParamsStreaming = {
+      model: request.model,
+      messages: wire,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (schemas.length > 0) {
+      params.tools = schemas;
+      params.tool_choice = 'auto';
+    }
+    const stream = await request.client.chat.completions.create(params, { signal: request.signal, maxRetries: 0 });
+    const pending = new Map<number, { id: string; name: string; arguments: string }>();
+    let content = '';
+    let callUsage: ChatCompletionChunk['usage'] = null;
+    for await (const chunk of stream) {
+      if (chunk.usage) callUsage = chunk.usage;
+      const choice = chunk.choices?.[0];
+      const delta = choice?.delta;
+      if (!delta) continue;
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        content += delta.content;
+        state.currentContent = content;
+        progress.emitted = true;
+        state.streamed = true;
+        request.listener.delta(delta.content);
+      }
+      for (const piece of delta.tool_calls ?? []) {
+        const index = typeof piece.index === 'number' ? piece.index : pending.size;
+        const entry = pending.get(index) ?? { id: '', name: '', arguments: '' };
+        if (piece.id) entry.id = piece.id;
+        if (piece.function?.name) entry.name += piece.function.name;
+        if (piece.function?.arguments) entry.arguments += piece.function.arguments;
+        pending.set(index, entry);
+      }
+    }
+    // the SDK ends a stream quietly when its request is aborted: a cancelled call must never look like an answer
+    if (request.signal.aborted) throw new ToolExecutionCancelledError();
+    addUsage(state.usage, callUsage);
+    const toolCalls: ToolCallRecord[] = [...pending.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, entry]) => {
+        let id = entry.id;
+        if (!id || state.usedCallIds.has(id)) id = generateCallId();
+        state.usedCallIds.add(id);
+        return { id, type: 'function', function: { name: entry.name, arguments: entry.arguments } };
+      });
+    return { content, toolCalls };
+  }
+
+  /** Consecutive read-only calls run concurrently (bounded); any other call runs alone, in order. */
+  private async executeCalls(
+    request: RunRequest,
+    scope: ToolScope,
+    calls: readonly ToolCallRecord[],
+  ): Promise<ToolExecution[]> {
+    const results: ToolExecution[] = new Array<ToolExecution>(calls.length);
+    let index = 0;
+    while (index < calls.length) {
+      const first = calls[index] as ToolCallRecord;
+      if (!this.tools.isReadOnly(first.function.name)) {
+        results[index] = await this.executeOne(request, scope, first);
+        index++;
+        continue;
+      }
+      let end = index;
+      while (end < calls.length && this.tools.isReadOnly((calls[end] as ToolCallRecord).function.name)) end++;
+      let next = index;
+      const stop = end;
+      const worker = async (): Promise<void> => {
+        while (next < stop) {
+          const current = next++;
+          results[current] = await this.executeOne(request, scope, calls[current] as ToolCallRecord);
+        }
+      };
+      const workers = Array.from({ length: Math.min(READ_ONLY_CONCURRENCY, stop - index) }, () => worker());
+      await Promise.all(workers);
+      index = end;
+    }
+    return results;
+  }
+
+  private async executeOne(request: RunRequest, scope: ToolScope, call: ToolCallRecord): Promise<ToolExecution> {
+    const name = call.function.name;
+    const logFields = { tool: name, call_id: call.id };
+    request.listener.toolCall({ callId: call.id, name, arguments: argumentPreview(call.function.arguments) });
+    this.logger.debug(formatEvent('tool.execution.started', logFields));
+    let result: ToolExecution;
+    try {
+      result = await this.tools.execute(
+        name,
+        call.function.arguments,
+        { chatId: request.chatId, turnId: request.turnId, signal: request.signal },
+        scope,
+      );
+    } catch (err) {
+      if (err instanceof ToolExecutionCancelledError) {
+        this.logger.log(formatEvent('tool.execution.cancelled', logFields));
+      }
+      throw err;
+    }
+    this.logger.log(
+      formatEvent(result.ok ? 'tool.execution.completed' : 'tool.execution.failed', {
+        ...logFields,
+        duration_ms: result.durationMs,
+        result_length: result.model.length,
+      }),
+    );
+    request.listener.toolResult({
+      callId: call.id,
+      name,
+      result: firstCodePoints(result.public, TOOL_RESULT_PREVIEW_CHARS),
+      ok: result.ok,
+      durationMs: result.durationMs,
+    });
+    return result;
+  }
+}

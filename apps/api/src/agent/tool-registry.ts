@@ -1,0 +1,249 @@
+/**
+ * The main tool registry and its deferred view (spec §6 registry errors, §8 visibility).
+ *
+ * - Main registry: name → tool; registering an existing name replaces it (built-in tools, MCP wrappers).
+ * - Meta tools: the deferred view's own always-visible tools (tool_search, mcp_prepare, skill tools — registered by
+ *   later modules through `registerMeta`).
+ * - Visibility per call: meta tools + every main tool not starting with `mcp_` + `mcp_*` tools activated for the chat
+ *   (through the pluggable ToolActivationSource) or temporary for the turn. Names not starting with `mcp_` first,
+ *   alphabetically, then `mcp_*` names alphabetically.
+ * - Execution never throws for a tool problem: unknown tools, invalid arguments and throwing tools come back as a
+ *   tool error text with the retry hint. Only cancellation (the turn's AbortSignal) propagates.
+ */
+import { Injectable } from '@nestjs/common';
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import type { AgentTool, ToolContext, ToolResult } from './agent-tool';
+
+/** Suffix appended to every registry/tool error the model sees (spec §6). */
+export const TOOL_ERROR_HINT = '\n\n[Analyze the error above and try a different approach.]';
+
+export const MCP_TOOL_PREFIX = 'mcp_';
+
+/** Where the chat's persistent activation set of `mcp_*` tools lives (the MCP module plugs in here, spec §10.8). */
+export interface ToolActivationSource {
+  isActivated(chatId: string, toolName: string): boolean;
+  /** called on every execution of an activated tool (refreshes its LRU timestamp) */
+  touch(chatId: string, toolName: string): void;
+}
+
+const NO_ACTIVATION: ToolActivationSource = {
+  isActivated: () => false,
+  touch: () => undefined,
+};
+
+/** The per-turn view of the registry: which chat, and the `mcp_*` tools visible for this turn only. */
+export interface ToolScope {
+  chatId: string;
+  /** tools of explicitly selected connectors, visible for this turn only, never persisted */
+  temporary: ReadonlySet<string>;
+}
+
+/** The outcome of one tool call, in the three projections of spec §6. */
+export interface ToolExecution {
+  name: string;
+  /** what the model sees */
+  model: string;
+  /** what the client sees (WS tool_result, first 200 chars) */
+  public: string;
+  /** what history.jsonl keeps */
+  persisted: string;
+  /** false when the call failed (spec §6 detection or ToolResult.ok === false) */
+  ok: boolean;
+  durationMs: number;
+}
+
+/** Raised by `execute` only when the turn was cancelled while the tool ran. */
+export class ToolExecutionCancelledError extends Error {
+  constructor() {
+    super('The tool call was cancelled.');
+    this.name = 'ToolExecutionCancelledError';
+  }
+}
+
+/**
+ * Spec §6 failure detection on a model projection: left-trimmed text starting with `Error`, or a JSON object with a
+ * truthy `error` or with `success === false`.
+ */
+export function isToolFailureText(text: string): boolean {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('Error')) return true;
+  if (!trimmed.startsWith('{')) return false;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
+    const record = parsed as Record<string, unknown>;
+    return Boolean(record['error']) || record['success'] === false;
+  } catch {
+    return false;
+  }
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  if (typeof err === 'string') return err;
+  return 'unknown error';
+}
+
+type ParsedArguments = { ok: true; args: Record<string, unknown> } | { ok: false; reason: string };
+
+/** Tool-call arguments as the model sent them: a JSON object (an empty string means no arguments). */
+export function parseToolArguments(raw: string): ParsedArguments {
+  if (raw.trim() === '') return { ok: true, args: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    return { ok: false, reason: `the arguments are not valid JSON (${errorMessage(err)})` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, reason: 'the arguments must be a JSON object' };
+  }
+  return { ok: true, args: parsed as Record<string, unknown> };
+}
+
+function compareToolNames(a: string, b: string): number {
+  const aMcp = a.startsWith(MCP_TOOL_PREFIX);
+  const bMcp = b.startsWith(MCP_TOOL_PREFIX);
+  if (aMcp !== bMcp) return aMcp ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Resolves with the tool's promise, or rejects as soon as the signal aborts (a tool that ignores it can't hold the turn). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new ToolExecutionCancelledError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ToolExecutionCancelledError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+@Injectable()
+export class ToolRegistry {
+  private readonly tools = new Map<string, AgentTool>();
+  private readonly metaTools = new Map<string, AgentTool>();
+  private activation: ToolActivationSource = NO_ACTIVATION;
+
+  /** Adds a tool to the main registry; an existing tool with the same name is replaced. */
+  register(tool: AgentTool): void {
+    this.tools.set(tool.name, tool);
+  }
+
+  /** Removes a tool from the main registry; returns whether it was there. */
+  unregister(name: string): boolean {
+    return this.tools.delete(name);
+  }
+
+  /** Adds an always-visible meta tool of the deferred view (tool_search, mcp_prepare, skill tools). */
+  registerMeta(tool: AgentTool): void {
+    this.metaTools.set(tool.name, tool);
+  }
+
+  unregisterMeta(name: string): boolean {
+    return this.metaTools.delete(name);
+  }
+
+  /** Plugs in the chat activation set (MCP module). */
+  setActivationSource(source: ToolActivationSource | null): void {
+    this.activation = source ?? NO_ACTIVATION;
+  }
+
+  get(name: string): AgentTool | undefined {
+    return this.metaTools.get(name) ?? this.tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.metaTools.has(name) || this.tools.has(name);
+  }
+
+  /** Names in the main registry (not meta tools), in visibility order. */
+  names(): string[] {
+    return [...this.tools.keys()].sort(compareToolNames);
+  }
+
+  /** Whether a call of this tool may run concurrently with other read-only calls. Unknown names are not. */
+  isReadOnly(name: string): boolean {
+    return this.get(name)?.readOnly === true;
+  }
+
+  /** The tools the model sees for one call of this turn (spec §8), in visibility order. */
+  visibleTools(scope: ToolScope): AgentTool[] {
+    const visible = new Map<string, AgentTool>();
+    for (const tool of this.metaTools.values()) visible.set(tool.name, tool);
+    for (const tool of this.tools.values()) {
+      if (visible.has(tool.name)) continue;
+      if (!tool.name.startsWith(MCP_TOOL_PREFIX) || this.isUsable(tool.name, scope)) visible.set(tool.name, tool);
+    }
+    return [...visible.values()].sort((a, b) => compareToolNames(a.name, b.name));
+  }
+
+  /** OpenAI function-tool schemas for a list of tools. */
+  toSchemas(tools: readonly AgentTool[]): ChatCompletionFunctionTool[] {
+    return tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+
+  /**
+   * Executes one tool call. Never throws for a tool problem (the error text goes to the model with the hint);
+   * throws ToolExecutionCancelledError when the turn is cancelled meanwhile.
+   */
+  async execute(name: string, rawArguments: string, ctx: ToolContext, scope: ToolScope): Promise<ToolExecution> {
+    const started = performance.now();
+    const finish = (result: ToolResult | string): ToolExecution => {
+      const normalized: ToolResult = typeof result === 'string' ? { model: result } : result;
+      const model = typeof normalized.model === 'string' ? normalized.model : String(normalized.model);
+      return {
+        name,
+        model,
+        public: normalized.public ?? model,
+        persisted: normalized.persisted ?? model,
+        ok: normalized.ok ?? !isToolFailureText(model),
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      };
+    };
+    const failure = (text: string): ToolExecution => finish({ model: text + TOOL_ERROR_HINT, ok: false });
+
+    if (ctx.signal.aborted) throw new ToolExecutionCancelledError();
+    const meta = this.metaTools.get(name);
+    const tool = meta ?? this.tools.get(name);
+    if (!tool) {
+      return failure(`Error: Tool '${name}' not found. Available: ${this.names().join(', ')}`);
+    }
+    if (!meta && name.startsWith(MCP_TOOL_PREFIX)) {
+      if (!this.isUsable(name, scope)) {
+        // not counted as a failure (spec §6): the model is told how to proceed
+        return finish({
+          model: `Tool '${name}' is not activated yet and cannot be executed. Activate it first with tool_search or mcp_prepare.${TOOL_ERROR_HINT}`,
+          ok: true,
+        });
+      }
+      if (!scope.temporary.has(name)) this.activation.touch(scope.chatId, name);
+    }
+    const parsed = parseToolArguments(rawArguments);
+    if (!parsed.ok) {
+      return failure(`Error: Invalid arguments for ${name}: ${parsed.reason}. Call the tool again with a JSON object.`);
+    }
+    try {
+      const result = await raceAbort(Promise.resolve().then(() => tool.execute(parsed.args, ctx)), ctx.signal);
+      return finish(result);
+    } catch (err) {
+      if (err instanceof ToolExecutionCancelledError || ctx.signal.aborted) throw new ToolExecutionCancelledError();
+      return failure(`Error executing ${name}: ${errorMessage(err)}`);
+    }
+  }
+
+  private isUsable(name: string, scope: ToolScope): boolean {
+    return scope.temporary.has(name) || this.activation.isActivated(scope.chatId, name);
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The WebSocket transport of the chat (spec §4): frames in, events out. Placement (own port or `/ws` on the HTTP
+ * server), the 1 MiB payload cap and the Host/Origin/token checks on the upgrade belong to the app's WS adapter
+ * (common/cashcode-ws-adapter.ts). Rules live in frame-parser.ts (validation) and ChatService (turns).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { WebSocketGateway, type OnGatewayConnection, type OnGatewayDisconnect } from '@nestjs/websockets';
+import type { Subscription } from 'rxjs';
+import { WebSocket, type RawData } from 'ws';
+import type { ServerEvent } from '@cashcode/contracts';
+import { formatEvent } from '../common/log-format';
+import { ChatService } from './chat.service';
+import { parseFrame } from './frame-parser';
+import { ChatSubscriptions, MAX_BUFFERED_BYTES, type ChatConnection } from './subscriptions';
+
+/** protocol-level ping period; a client that missed the previous ping's pong is terminated (spec §1.1) */
+export const HEARTBEAT_INTERVAL_MS = 20_000;
+
+/** Adapts a `ws` WebSocket to what the fan-out needs. */
+class WsChatConnection implements ChatConnection {
+  alive = true;
+
+  constructor(
+    readonly clientId: string,
+    private readonly socket: WebSocket,
+  ) {}
+
+  get bufferedAmount(): number {
+    return this.socket.bufferedAmount;
+  }
+
+  get open(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
+  send(text: string): void {
+    this.socket.send(text);
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  ping(): void {
+    this.socket.ping();
+  }
+
+  terminate(): void {
+    this.socket.terminate();
+  }
+}
+
+@WebSocketGateway()
+export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDisconnect<WebSocket>, OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(ChatGateway.name);
+  private readonly connections = new Map<WebSocket, WsChatConnection>();
+  private readonly subscriptions = new ChatSubscriptions(MAX_BUFFERED_BYTES, (connection) =>
+    this.logger.warn(formatEvent('ws.client.slow', { client_id: connection.clientId })),
+  );
+  private outbound: Subscription | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(private readonly chat: ChatService) {}
+
+  onModuleInit(): void {
+    this.outbound = this.chat.events$.subscribe(({ chatId, event }) => this.subscriptions.publish(chatId, event));
+    this.heartbeat = setInterval(() => this.checkHeartbeats(), HEARTBEAT_INTERVAL_MS);
+    this.heartbeat.unref();
+  }
+
+  onModuleDestroy(): void {
+    this.outbound?.unsubscribe();
+    this.outbound = null;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /** On open: a client id and a fresh default chat (nothing on disk), subscribed, announced with `ready`. */
+  handleConnection(socket: WebSocket): void {
+    const connection = new WsChatConnection(`client-${randomBytes(6).toString('hex')}`, socket);
+    this.connections.set(socket, connection);
+    const chatId = randomUUID();
+    this.subscriptions.subscribe(connection, chatId);
+    socket.on('pong', () => {
+      connection.alive = true;
+    });
+    socket.on('message', (data: RawData, isBinary: boolean) => this.onFrame(connection, data, isBinary));
+    this.logger.log(formatEvent('ws.client.connected', { client_id: connection.clientId }));
+    this.reply(connection, { event: 'ready', chat_id: chatId, client_id: connection.clientId });
+  }
+
+  handleDisconnect(socket: WebSocket): void {
+    const connection = this.connections.get(socket);
+    if (!connection) return;
+    this.connections.delete(socket);
+    this.subscriptions.unsubscribeAll(connection);
+    this.logger.log(formatEvent('ws.client.disconnected', { client_id: connection.clientId }));
+  }
+
+  private reply(connection: ChatConnection, event: ServerEvent): void {
+    this.subscriptions.send(connection, event);
+  }
+
+  private onFrame(connection: WsChatConnection, data: RawData, isBinary: boolean): void {
+    try {
+      this.handleFrame(connection, data, isBinary);
+    } catch (err) {
+      // a frame must never take the process (or the connection) down
+      this.logger.error(
+        formatEvent('ws.frame.failed', {
+          client_id: connection.clientId,
+          error_type: err instanceof Error ? err.name : typeof err,
+        }),
+      );
+    }
+  }
+
+  private handleFrame(connection: WsChatConnection, data: RawData, isBinary: boolean): void {
+    const frame = parseFrame(data, isBinary);
+    const clientId = connection.clientId;
+    switch (frame.kind) {
+      case 'ignore':
+        this.logger.debug(formatEvent('ws.frame.rejected', { client_id: clientId, reason: frame.reason }));
+        return;
+      case 'reject':
+        this.logger.debug(formatEvent('ws.frame.rejected', { client_id: clientId, reason: frame.reason }));
+        this.reply(connection, frame.error);
+        return;
+      case 'ping':
+        this.reply(connection, { event: 'pong' });
+        return;
+      case 'new_chat': {
+        const chatId = randomUUID();
+        this.subscriptions.subscribe(connection, chatId);
+        this.logger.log(formatEvent('ws.chat.created', { client_id: clientId, chat_id: chatId }));
+        this.reply(connection, { event: 'attached', chat_id: chatId });
+        return;
+      }
+      case 'attach':
+        // no existence check: unknown ids are fine (a reconnecting client re-attaches its open chat)
+        this.subscriptions.subscribe(connection, frame.chatId);
+        this.logger.log(formatEvent('ws.chat.attached', { client_id: clientId, chat_id: frame.chatId }));
+        this.reply(connection, {
+          event: 'attached',
+          chat_id: frame.chatId,
+          turn_active: this.chat.isRunning(frame.chatId),
+        });
+        return;
+      case 'cancel': {
+        // stop_ack first, then abort: the turn's stream_end/done follow the acknowledgement
+        this.reply(connection, { event: 'stop_ack', chat_id: frame.chatId });
+        const running = this.chat.cancel(frame.chatId);
+        this.logger.log(
+          formatEvent('ws.stop.accepted', { client_id: clientId, chat_id: frame.chatId, turn_running: running }),
+        );
+        return;
+      }
+      case 'message': {
+        this.subscriptions.subscribe(connection, frame.chatId);
+        const result = this.chat.submit(frame.chatId, frame.content, frame.metadata);
+        if (!result.accepted) {
+          this.logger.warn(
+            formatEvent('ws.message.rejected', { client_id: clientId, chat_id: frame.chatId, reason: result.code }),
+          );
+          this.reply(connection, { event: 'error', chat_id: frame.chatId, detail: result.detail, code: result.code });
+          return;
+        }
+        this.logger.log(
+          formatEvent('ws.message.accepted', { client_id: clientId, chat_id: frame.chatId, queued: result.queued }),
+        );
+        return;
+      }
+    }
+  }
+
+  private checkHeartbeats(): void {
+    for (const [socket, connection] of this.connections) {
+      if (!connection.alive) {
+        this.logger.log(formatEvent('ws.client.timed_out', { client_id: connection.clientId }));
+        connection.terminate();
+        this.handleDisconnect(socket);
+        continue;
+      }
+      connection.alive = false;
+      try {
+        connection.ping();
+      } catch {
+        // a socket that is closing: its close event cleans up
+      }
+    }
+  }
+}

@@ -1,0 +1,454 @@
+/**
+ * Turn orchestration (spec §5.1, §5.2 with DESIGN.md #1–#3). No transport types: events go out through `events$`
+ * and the gateway fans them out to the chat's subscribers.
+ *
+ * - Per-chat serial lanes with a bounded queue; different chats run concurrently.
+ * - A turn: LLM check (lease acquired once, released in finally) → load the chat → title + `session_updated` for an
+ *   untitled chat without history → system prompt → the streaming runner → persist → `stream_end` → `done`.
+ * - Failure: one `error` (clear English, a code), nothing persisted, metadata restored except the title.
+ * - Cancel (cancel/stop frame): aborts the running turn of that chat only (queued turns stay queued); the partial
+ *   answer is persisted marked cancelled when anything was streamed (or a tool round completed), then `stream_end` and
+ *   `done` with `cancelled: true`.
+ * - Session deleted: the running turn is aborted (nothing persisted) and queued turns of that chat are dropped.
+ */
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { Subject } from 'rxjs';
+import {
+  TITLE_MAX_CHARS,
+  codePointLength,
+  type MessageMetadata,
+  type ServerEvent,
+} from '@cashcode/contracts';
+import { AgentCancelledError, AgentRunner, ModelCallError, type PartialTurn } from '../agent/agent-runner';
+import { SystemPromptBuilder } from '../agent/system-prompt';
+import { runWithLogContext } from '../common/log-context';
+import { formatEvent } from '../common/log-format';
+import {
+  LLM_CLIENT_PROVIDER,
+  LlmNotConfiguredError,
+  type LlmClientProvider,
+  type ProviderLease,
+} from '../llm-settings/llm-provider';
+import { MemoryStore } from '../memory/memory-store';
+import {
+  SESSION_DELETED_EVENT,
+  type ChatMessage,
+  type ChatMetadata,
+  type SessionDeletedEvent,
+  type UserTurnInput,
+} from '../memory/memory.types';
+import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from './turn-events';
+
+/** turns waiting behind the running one, per chat */
+export const MAX_QUEUED_TURNS_PER_CHAT = 16;
+/** how long shutdown waits for aborted turns to wind down */
+const SHUTDOWN_GRACE_MS = 3_000;
+
+export interface ChatOutboundEvent {
+  chatId: string;
+  event: ServerEvent;
+}
+
+export type SubmitResult = { accepted: true; queued: number } | { accepted: false; detail: string; code: string };
+
+type CancelCause = 'client' | 'deleted' | 'shutdown';
+
+interface TurnJob {
+  chatId: string;
+  content: string;
+  metadata: MessageMetadata;
+}
+
+interface RunningTurn {
+  controller: AbortController;
+  cause: CancelCause | null;
+  done: Promise<void>;
+}
+
+interface Lane {
+  queue: TurnJob[];
+  running: RunningTurn | null;
+}
+
+/** Title of a first message: whitespace collapsed, first 40 code points (spec §5.2 step 3). */
+export function titleFromContent(content: string): string {
+  const collapsed = content.split(/\s+/u).filter((part) => part !== '').join(' ');
+  return Array.from(collapsed).slice(0, TITLE_MAX_CHARS).join('');
+}
+
+/** Local ISO-8601 with seconds and offset, e.g. 2026-07-26T12:00:00+08:00 (session_updated.updated_at). */
+export function localIsoWithOffset(date: Date): string {
+  const pad = (value: number): string => String(value).padStart(2, '0');
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  const abs = Math.abs(offset);
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
+    `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+  );
+}
+
+function withoutTitle(metadata: ChatMetadata): string {
+  const { title: _title, ...rest } = metadata;
+  return JSON.stringify(rest);
+}
+
+function errorType(err: unknown): string {
+  if (err instanceof Error) return err.name;
+  if (typeof err === 'object' && err !== null) return err.constructor?.name ?? 'object';
+  return typeof err;
+}
+
+@Injectable()
+export class ChatService implements OnModuleDestroy {
+  private readonly logger = new Logger(ChatService.name);
+  private readonly lanes = new Map<string, Lane>();
+  private readonly outbound = new Subject<ChatOutboundEvent>();
+  /** integer stream ids, unique per turn (time-seeded so they don't repeat across restarts) */
+  private nextStreamId = Date.now();
+  private shuttingDown = false;
+
+  /** Every event of every chat, in order; the gateway fans them out. */
+  readonly events$ = this.outbound.asObservable();
+
+  constructor(
+    @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
+    private readonly memory: MemoryStore,
+    private readonly runner: AgentRunner,
+    private readonly prompt: SystemPromptBuilder,
+    private readonly eventBus: EventEmitter2,
+  ) {}
+
+  /** Queues a validated message on its chat's lane. */
+  submit(chatId: string, content: string, metadata: MessageMetadata): SubmitResult {
+    if (this.shuttingDown) {
+      return { accepted: false, detail: 'The server is shutting down.', code: 'shutting_down' };
+    }
+    let lane = this.lanes.get(chatId);
+    if (!lane) {
+      lane = { queue: [], running: null };
+      this.lanes.set(chatId, lane);
+    }
+    if (lane.queue.length >= MAX_QUEUED_TURNS_PER_CHAT) {
+      return {
+        accepted: false,
+        detail: `Too many messages are waiting for this chat (at most ${MAX_QUEUED_TURNS_PER_CHAT}); wait for the current answer.`,
+        code: 'queue_full',
+      };
+    }
+    lane.queue.push({ chatId, content, metadata });
+    const queued = lane.queue.length;
+    if (!lane.running) this.drain(chatId, lane);
+    return { accepted: true, queued };
+  }
+
+  /** Cancels the running turn of a chat (queued turns stay queued). Returns whether a turn was running. */
+  cancel(chatId: string): boolean {
+    return this.abortRunning(chatId, 'client');
+  }
+
+  /** Whether a turn of this chat is running. */
+  isRunning(chatId: string): boolean {
+    return this.lanes.get(chatId)?.running != null;
+  }
+
+  /** A deleted session: abort its running turn without persisting anything, and drop its queued turns. */
+  @OnEvent(SESSION_DELETED_EVENT)
+  onSessionDeleted(payload: SessionDeletedEvent): void {
+    const lane = this.lanes.get(payload.chatId);
+    if (!lane) return;
+    lane.queue.length = 0;
+    this.abortRunning(payload.chatId, 'deleted');
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.shuttingDown = true;
+    const running: Promise<void>[] = [];
+    for (const [chatId, lane] of this.lanes) {
+      lane.queue.length = 0;
+      if (lane.running) {
+        running.push(lane.running.done);
+        this.abortRunning(chatId, 'shutdown');
+      }
+    }
+    if (running.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(running),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, SHUTDOWN_GRACE_MS);
+          timer.unref();
+        }),
+      ]);
+      if (timer) clearTimeout(timer);
+    }
+    this.outbound.complete();
+  }
+
+  private abortRunning(chatId: string, cause: CancelCause): boolean {
+    const running = this.lanes.get(chatId)?.running;
+    if (!running) return false;
+    if (running.cause === null) running.cause = cause;
+    running.controller.abort();
+    return true;
+  }
+
+  private drain(chatId: string, lane: Lane): void {
+    const job = lane.queue.shift();
+    if (!job) {
+      if (this.lanes.get(chatId) === lane) this.lanes.delete(chatId);
+      return;
+    }
+    const running: RunningTurn = { controller: new AbortController(), cause: null, done: Promise.resolve() };
+    lane.running = running;
+    running.done = this.executeTurn(job, running)
+      .catch((err: unknown) => {
+        this.logger.error(formatEvent('agent.turn.crashed', { error_type: errorType(err) }));
+      })
+      .finally(() => {
+        lane.running = null;
+        this.drain(chatId, lane);
+      });
+  }
+
+  private emit(chatId: string, event: ServerEvent): void {
+    this.outbound.next({ chatId, event });
+  }
+
+  private executeTurn(job: TurnJob, running: RunningTurn): Promise<void> {
+    const turnId = randomBytes(16).toString('hex');
+    const streamId = this.nextStreamId++;
+    return runWithLogContext({ chatId: job.chatId, turnId }, () => this.turn(job, running, turnId, streamId));
+  }
+
+  private async turn(job: TurnJob, running: RunningTurn, turnId: string, streamId: number): Promise<void> {
+    const started = performance.now();
+    const { chatId, content, metadata } = job;
+    const selection = metadata.llm;
+    const signal = running.controller.signal;
+    this.logger.log(
+      formatEvent('agent.turn.started', {
+        content_chars: codePointLength(content),
+        provider: selection.provider,
+        model: selection.model,
+      }),
+    );
+
+    // 1. LLM check: nothing is created or persisted when the provider is not configured
+    let lease: ProviderLease;
+    try {
+      lease = this.llm.acquire(selection.provider);
+    } catch (err) {
+      const notConfigured = err instanceof LlmNotConfiguredError;
+      this.logger.warn(
+        formatEvent('agent.turn.rejected', {
+          reason: notConfigured ? 'llm_not_configured' : 'llm_unavailable',
+          provider: selection.provider,
+        }),
+      );
+      this.emit(chatId, {
+        event: 'error',
+        chat_id: chatId,
+        detail: notConfigured ? (err as Error).message : 'The model provider is not available right now.',
+        code: notConfigured ? 'llm_not_configured' : 'llm_unavailable',
+      });
+      return;
+    }
+
+    let metadataBefore: ChatMetadata | null = null;
+    try {
+      this.llm.rememberSelection(selection);
+      const chat = await this.memory.getChat(chatId);
+      metadataBefore = structuredClone(chat.metadata);
+
+      // 3. automatic title: only for an untitled chat without history; survives a failure of this turn
+      if (!chat.metadata.title && chat.history.length === 0) {
+        const title = titleFromContent(content);
+        await this.memory.saveMetadata(chatId, { ...chat.metadata, title });
+        this.emit(chatId, {
+          event: 'session_updated',
+          chat_id: chatId,
+          title,
+          updated_at: localIsoWithOffset(new Date()),
+        });
+      }
+
+      const system = await this.prompt.build({ chatId });
+      const messages: ChatMessage[] = [
+        { role: 'system', content: system },
+        ...chat.history,
+        { role: 'user', content },
+      ];
+      const user: UserTurnInput = { content };
+      if (metadata.mentioned_skills) user.mentioned_skills = metadata.mentioned_skills;
+      if (metadata.selected_mcp_connectors) user.selected_mcp_connectors = metadata.selected_mcp_connectors;
+
+      let outcome;
+      try {
+        outcome = await this.runner.run({
+          client: lease.client,
+          provider: selection.provider,
+          model: selection.model,
+          messages,
+          chatId,
+          turnId,
+          signal,
+          listener: {
+            delta: (text) => this.emit(chatId, { event: 'delta', chat_id: chatId, text, stream_id: streamId }),
+            toolCall: (notice) =>
+              this.emit(chatId, {
+                event: 'tool_call',
+                chat_id: chatId,
+                tool_name: notice.name,
+                stream_id: streamId,
+                call_id: notice.callId,
+                arguments: notice.arguments,
+              }),
+            toolResult: (notice) =>
+              this.emit(chatId, {
+                event: 'tool_result',
+                chat_id: chatId,
+                tool_name: notice.name,
+                result: notice.result,
+                stream_id: streamId,
+                call_id: notice.callId,
+                ok: notice.ok,
+                duration_ms: notice.durationMs,
+              }),
+          },
+        });
+      } catch (err) {
+        if (err instanceof AgentCancelledError) {
+          await this.finishCancelled(job, running.cause ?? 'client', err.partial, user, streamId, started);
+          return;
+        }
+        throw err;
+      }
+
+      // 9. persist, then stream_end and done (done only after the turn is on disk)
+      await this.memory.appendTurn(chatId, user, outcome.durable, { content: outcome.content });
+      const durationSec = this.elapsedSec(started);
+      this.emit(chatId, { event: 'stream_end', chat_id: chatId, stream_id: streamId });
+      this.emit(chatId, {
+        event: 'done',
+        chat_id: chatId,
+        duration_sec: durationSec,
+        usage: outcome.usage,
+        cancelled: false,
+      });
+      this.logger.log(
+        formatEvent('agent.turn.completed', {
+          duration_ms: Math.round(durationSec * 1000),
+          model_calls: outcome.modelCalls,
+          tool_calls: outcome.toolCalls,
+          failed_tool_calls: outcome.failedToolCalls,
+          iteration_limit_reached: outcome.iterationLimitReached,
+          prompt_tokens: outcome.usage.prompt_tokens,
+          completion_tokens: outcome.usage.completion_tokens,
+          total_tokens: outcome.usage.total_tokens,
+        }),
+      );
+      this.publishCompleted({
+        chatId,
+        turnId,
+        provider: selection.provider,
+        model: selection.model,
+        usage: outcome.usage,
+        durationSec,
+        userContent: content,
+        durable: outcome.durable,
+        answer: outcome.content,
+        toolCalls: outcome.toolCalls,
+        failedToolCalls: outcome.failedToolCalls,
+        iterationLimitReached: outcome.iterationLimitReached,
+      });
+    } catch (err) {
+      await this.failTurn(chatId, err, metadataBefore);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async finishCancelled(
+    job: TurnJob,
+    cause: CancelCause,
+    partial: PartialTurn,
+    user: UserTurnInput,
+    streamId: number,
+    started: number,
+  ): Promise<void> {
+    const { chatId } = job;
+    let persisted = false;
+    // a deleted session stays deleted; otherwise keep what the user already saw
+    if (cause !== 'deleted' && (partial.streamed || partial.durable.length > 0)) {
+      try {
+        await this.memory.appendTurn(chatId, user, partial.durable, { content: partial.content, cancelled: true });
+        persisted = true;
+      } catch (err) {
+        this.logger.error(formatEvent('agent.turn.persist_failed', { cancelled: true, error_type: errorType(err) }));
+      }
+    }
+    const durationSec = this.elapsedSec(started);
+    this.logger.log(
+      formatEvent('agent.turn.cancelled', {
+        cause,
+        duration_ms: Math.round(durationSec * 1000),
+        partial_persisted: persisted,
+      }),
+    );
+    this.emit(chatId, { event: 'stream_end', chat_id: chatId, stream_id: streamId });
+    this.emit(chatId, {
+      event: 'done',
+      chat_id: chatId,
+      duration_sec: durationSec,
+      usage: partial.usage,
+      cancelled: true,
+    });
+  }
+
+  /** One clear error for the turn; nothing was persisted; metadata goes back to its pre-turn state except the title. */
+  private async failTurn(chatId: string, err: unknown, metadataBefore: ChatMetadata | null): Promise<void> {
+    let detail: string;
+    let code: string;
+    if (err instanceof ModelCallError) {
+      detail = err.classified.message;
+      code = err.classified.kind;
+      this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }));
+    } else {
+      detail = 'The turn failed because of an internal error; the message was not saved.';
+      code = 'internal_error';
+      this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }));
+    }
+    if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore);
+    this.emit(chatId, { event: 'error', chat_id: chatId, detail, code });
+  }
+
+  private async restoreMetadata(chatId: string, before: ChatMetadata): Promise<void> {
+    try {
+      const current = (await this.memory.getChat(chatId)).metadata;
+      if (withoutTitle(current) === withoutTitle(before)) return;
+      const restored: ChatMetadata = { ...before };
+      if (current.title) restored.title = current.title;
+      else delete restored.title;
+      await this.memory.saveMetadata(chatId, restored);
+    } catch (err) {
+      this.logger.error(formatEvent('agent.turn.metadata_restore_failed', { error_type: errorType(err) }));
+    }
+  }
+
+  private publishCompleted(event: TurnCompletedEvent): void {
+    try {
+      this.eventBus.emit(TURN_COMPLETED_EVENT, event);
+    } catch (err) {
+      this.logger.error(formatEvent('agent.turn.listener_failed', { error_type: errorType(err) }));
+    }
+  }
+
+  private elapsedSec(started: number): number {
+    return Math.round(performance.now() - started) / 1000;
+  }
+}
+

@@ -1,0 +1,132 @@
+/**
+ * Client → server frame parsing and validation (spec §4.2, §4.4). Pure: no transport, no I/O.
+ *
+ * - Text is trimmed, must start with `{`, parse as a JSON object with a string `type` → else
+ *   `typed JSON envelope required` (no chat_id).
+ * - Binary frames are UTF-8 decoded; undecodable ones are ignored silently.
+ * - Chat ids match ^[A-Za-z0-9_:-]{1,64}$ → else `invalid chat_id` (no chat_id).
+ * - message: blank/non-string content → `missing content` (with chat_id); metadata per §4.4 (with chat_id).
+ * - Unknown type T → `unknown type: 'T'` (Python repr of the value). Extra keys are ignored.
+ */
+import {
+  CHAT_ID_PATTERN,
+  sanitizeMessageMetadata,
+  type ErrorEvent,
+  type MessageMetadata,
+} from '@cashcode/contracts';
+
+/** Machine-readable reasons, also the `code` of the error event and the `reason` of `ws.frame.rejected` logs. */
+export type FrameRejectReason =
+  | 'invalid_envelope'
+  | 'invalid_chat_id'
+  | 'missing_content'
+  | 'invalid_selection_metadata'
+  | 'unknown_type';
+
+export type ParsedFrame =
+  | { kind: 'ping' }
+  | { kind: 'new_chat' }
+  | { kind: 'attach'; chatId: string }
+  | { kind: 'cancel'; chatId: string }
+  | { kind: 'message'; chatId: string; content: string; metadata: MessageMetadata }
+  /** an undecodable binary frame: dropped without a reply */
+  | { kind: 'ignore'; reason: 'invalid_utf8' }
+  | { kind: 'reject'; reason: FrameRejectReason; error: ErrorEvent };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function reject(reason: FrameRejectReason, detail: string, chatId?: string): ParsedFrame {
+  const error: ErrorEvent = { event: 'error', detail, code: reason };
+  if (chatId !== undefined) error.chat_id = chatId;
+  return { kind: 'reject', reason, error };
+}
+
+function isValidChatId(value: unknown): value is string {
+  return typeof value === 'string' && CHAT_ID_PATTERN.test(value);
+}
+
+/** Python's repr() of a str (the reference formats unknown types with it). */
+export function pythonStringRepr(value: string): string {
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const char of value) {
+    const code = char.codePointAt(0) as number;
+    if (char === '\\') out += '\\\\';
+    else if (char === quote) out += '\\' + quote;
+    else if (char === '\n') out += '\\n';
+    else if (char === '\r') out += '\\r';
+    else if (char === '\t') out += '\\t';
+    else if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
+    else if (code >= 0x80 && code <= 0xa0) out += '\\x' + code.toString(16).padStart(2, '0');
+    else if (code >= 0xd800 && code <= 0xdfff) out += '\\u' + code.toString(16).padStart(4, '0');
+    else out += char;
+  }
+  return out + quote;
+}
+
+/** Decodes a raw ws payload; null when a binary frame is not valid UTF-8. */
+export function decodeFrame(data: Buffer | ArrayBuffer | Buffer[] | string, isBinary: boolean): string | null {
+  if (typeof data === 'string') return data;
+  const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+  if (!isBinary) return buffer.toString('utf8');
+  try {
+    return utf8.decode(buffer);
+  } catch {
+    return null;
+  }
+}
+
+/** Parses one decoded frame text. */
+export function parseFrameText(raw: string): ParsedFrame {
+  const text = raw.trim();
+  if (!text.startsWith('{')) return reject('invalid_envelope', 'typed JSON envelope required');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return reject('invalid_envelope', 'typed JSON envelope required');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return reject('invalid_envelope', 'typed JSON envelope required');
+  }
+  const frame = parsed as Record<string, unknown>;
+  const type = frame['type'];
+  if (typeof type !== 'string') return reject('invalid_envelope', 'typed JSON envelope required');
+
+  switch (type) {
+    case 'ping':
+      return { kind: 'ping' };
+    case 'new_chat':
+      return { kind: 'new_chat' };
+    case 'attach': {
+      const chatId = frame['chat_id'];
+      return isValidChatId(chatId) ? { kind: 'attach', chatId } : reject('invalid_chat_id', 'invalid chat_id');
+    }
+    case 'cancel':
+    case 'stop': {
+      const chatId = frame['chat_id'];
+      return isValidChatId(chatId) ? { kind: 'cancel', chatId } : reject('invalid_chat_id', 'invalid chat_id');
+    }
+    case 'message': {
+      const chatId = frame['chat_id'];
+      if (!isValidChatId(chatId)) return reject('invalid_chat_id', 'invalid chat_id');
+      const content = frame['content'];
+      if (typeof content !== 'string' || content.trim() === '') {
+        return reject('missing_content', 'missing content', chatId);
+      }
+      const metadata = sanitizeMessageMetadata(frame['metadata']);
+      if (!metadata.ok) return reject('invalid_selection_metadata', metadata.error, chatId);
+      // content is forwarded untrimmed (spec §4.2)
+      return { kind: 'message', chatId, content, metadata: metadata.metadata };
+    }
+    default:
+      return reject('unknown_type', `unknown type: ${pythonStringRepr(type)}`);
+  }
+}
+
+/** Decodes and parses a raw ws payload. */
+export function parseFrame(data: Buffer | ArrayBuffer | Buffer[] | string, isBinary: boolean): ParsedFrame {
+  const text = decodeFrame(data, isBinary);
+  if (text === null) return { kind: 'ignore', reason: 'invalid_utf8' };
+  return parseFrameText(text);
+}

@@ -1,0 +1,128 @@
+/**
+ * Provider failures in a turn (spec §5.2 step 8, §13.5, SECURITY.md §7): classified errors, bounded retries with
+ * backoff honouring Retry-After, one clear error, nothing persisted, the title kept, the chat still usable.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerEvent } from '@cashcode/contracts';
+import { PROVIDER_ERROR_MESSAGES } from '../src/llm-settings/provider-errors';
+import { FakeModelServer } from './support/fake-model-server';
+import { startTestApp, type TestApp } from './support/test-app';
+import { configureFakeModel, WsTestClient } from './support/ws-client';
+
+describe('chat turn errors', () => {
+  let t: TestApp;
+  let fake: FakeModelServer;
+  let client: WsTestClient;
+  let counter = 0;
+  const newChatId = () => `error-chat-${++counter}`;
+
+  beforeAll(async () => {
+    fake = await FakeModelServer.start();
+    t = await startTestApp({ env: { CASHCODE_LLM_MAX_RETRIES: '2' } });
+    await configureFakeModel(t.httpUrl, fake.baseUrl);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  beforeEach(async () => {
+    fake.reset();
+    client = await WsTestClient.connect(t.wsUrl);
+  });
+
+  afterEach(async () => {
+    await client.close();
+  });
+
+  async function turn(chatId: string, content: string): Promise<ServerEvent[]> {
+    const end = Promise.race([
+      client.next('done', (e) => e.chat_id === chatId),
+      client.next('error', (e) => e.chat_id === chatId),
+    ]);
+    client.sendMessage(chatId, content);
+    await end;
+    return client.chatEvents(chatId);
+  }
+
+  it('Scenario: a 429 with Retry-After is retried after the requested delay, then the turn succeeds', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ status: 429, headers: { 'retry-after-ms': '300' } }, { content: 'second time lucky' });
+    const events = await turn(chatId, 'hi');
+    expect(events.map((e) => e.event)).toEqual(['session_updated', 'delta', 'delta', 'delta', 'stream_end', 'done']);
+    expect(fake.completions).toHaveLength(2);
+    const gap = (fake.completions[1]?.receivedAt ?? 0) - (fake.completions[0]?.receivedAt ?? 0);
+    expect(gap).toBeGreaterThanOrEqual(290);
+  });
+
+  it('Scenario: a transient 500 is retried; retries are bounded and end in one rate-limit error', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ status: 500 }, { content: 'recovered' });
+    const ok = await turn(chatId, 'first');
+    expect(ok.at(-1)?.event).toBe('done');
+    expect(fake.completions).toHaveLength(2);
+
+    fake.reset();
+    const limited = { status: 429, headers: { 'retry-after': '0' } };
+    fake.enqueue(limited, limited, limited, limited);
+    const failed = (await turn(chatId, 'second')).slice(ok.length);
+    expect(fake.completions).toHaveLength(3); // 1 + CASHCODE_LLM_MAX_RETRIES
+    expect(failed).toEqual([
+      { event: 'error', chat_id: chatId, detail: PROVIDER_ERROR_MESSAGES.rate_limit, code: 'rate_limit' },
+    ]);
+  });
+
+  it('Scenario: a 401 gives one clear error, no retry, nothing persisted, the title kept', async () => {
+    const chatId = newChatId();
+    fake.enqueue({
+      status: 401,
+      errorBody: { error: { message: 'Incorrect API key provided: sk-test-fake-key-0123456789', code: 'invalid_api_key' } },
+    });
+    const events = await turn(chatId, 'Who am I?');
+    expect(events.map((e) => e.event)).toEqual(['session_updated', 'error']);
+    const error = events[1] as Extract<ServerEvent, { event: 'error' }>;
+    expect(error).toEqual({ event: 'error', chat_id: chatId, detail: PROVIDER_ERROR_MESSAGES.auth, code: 'auth' });
+    expect(JSON.stringify(error)).not.toContain('sk-');
+    expect(fake.completions).toHaveLength(1);
+    expect(existsSync(join(t.config.memoryDir, chatId, 'history.jsonl'))).toBe(false);
+    const metadata = JSON.parse(await fs.readFile(join(t.config.memoryDir, chatId, 'metadata.json'), 'utf8')) as object;
+    expect(metadata).toEqual({ title: 'Who am I?' });
+
+    // the chat stays usable and the failed message is not part of its history
+    fake.enqueue({ content: 'You are you.' });
+    const next = (await turn(chatId, 'Try again')).slice(events.length);
+    expect(next.map((e) => e.event)).toEqual(['delta', 'delta', 'stream_end', 'done']);
+    const messages = (fake.completions[1]?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    expect(messages.slice(1)).toEqual([{ role: 'user', content: 'Try again' }]);
+  });
+
+  it('Scenario: a context-length error is not retried', async () => {
+    const chatId = newChatId();
+    fake.enqueue({
+      status: 400,
+      errorBody: { error: { message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } },
+    });
+    const events = await turn(chatId, 'long');
+    expect(events.at(-1)).toMatchObject({ event: 'error', code: 'context_length' });
+    expect(fake.completions).toHaveLength(1);
+  });
+
+  it('Scenario: an unreachable provider is a clear error, the server keeps serving', async () => {
+    const unreachable = await FakeModelServer.start();
+    const url = unreachable.baseUrl;
+    await unreachable.close();
+    await configureFakeModel(t.httpUrl, url);
+    try {
+      const chatId = newChatId();
+      const events = await turn(chatId, 'anyone there?');
+      expect(events.at(-1)).toMatchObject({ event: 'error', chat_id: chatId, code: 'transient' });
+    } finally {
+      await configureFakeModel(t.httpUrl, fake.baseUrl);
+    }
+    const chatId = newChatId();
+    const events = await turn(chatId, 'back?');
+    expect(events.at(-1)?.event).toBe('done');
+  });
+});

@@ -1,0 +1,470 @@
+/**
+ * A turn through the real gateway against the fake model (spec §4.5, §5, §6 with DESIGN.md #1 and #3): event order,
+ * title, real streaming, tool calls accumulated across chunks, parallel read-only tools, registry errors, the
+ * iteration limit, persistence and the turn.completed event.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import request from 'supertest';
+import type { ServerEvent } from '@cashcode/contracts';
+import type { AgentTool } from '../src/agent/agent-tool';
+import { MAX_ITERATIONS_NUDGE } from '../src/agent/agent-runner';
+import { TOOL_ERROR_HINT, ToolRegistry } from '../src/agent/tool-registry';
+import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../src/chat/turn-events';
+import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
+import { startTestApp, type TestApp } from './support/test-app';
+import { configureFakeModel, WsTestClient } from './support/ws-client';
+
+interface CompletionBody {
+  model: string;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  tools?: Array<{ function: { name: string } }>;
+  tool_choice?: string;
+  messages: Array<{ role: string; content: string | null; tool_call_id?: string; tool_calls?: unknown[] }>;
+}
+
+const bodyOf = (r: RecordedRequest | undefined): CompletionBody => r?.body as CompletionBody;
+
+function testTool(name: string, execute: AgentTool['execute'], readOnly = false): AgentTool {
+  return {
+    name,
+    description: `test tool ${name}`,
+    parameters: { type: 'object', properties: { text: { type: 'string' } } },
+    readOnly,
+    execute,
+  };
+}
+
+async function readHistory(t: TestApp, chatId: string): Promise<Array<Record<string, unknown>>> {
+  const text = await fs.readFile(join(t.config.memoryDir, chatId, 'history.jsonl'), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function names(events: ServerEvent[]): string[] {
+  return events.map((e) => e.event);
+}
+
+describe('chat turn', () => {
+  let t: TestApp;
+  let fake: FakeModelServer;
+  let client: WsTestClient;
+  let registry: ToolRegistry;
+  let chatCounter = 0;
+  const newChatId = () => `turn-chat-${++chatCounter}`;
+
+  beforeAll(async () => {
+    fake = await FakeModelServer.start();
+    t = await startTestApp();
+    await configureFakeModel(t.httpUrl, fake.baseUrl);
+    registry = t.app.get(ToolRegistry);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  beforeEach(async () => {
+    fake.reset();
+    client = await WsTestClient.connect(t.wsUrl);
+  });
+
+  afterEach(async () => {
+    await client.close();
+  });
+
+  /** Sends a message and resolves with the chat's events up to `done` or `error`. */
+  async function turn(chatId: string, content: string): Promise<ServerEvent[]> {
+    const before = client.chatEvents(chatId).length;
+    const end = Promise.race([
+      client.next('done', (e) => e.chat_id === chatId),
+      client.next('error', (e) => e.chat_id === chatId),
+    ]);
+    client.sendMessage(chatId, content);
+    await end;
+    return client.chatEvents(chatId).slice(before);
+  }
+
+  it('Scenario: a plain turn streams deltas, then stream_end and done with usage (event order §4.5)', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ chunks: ['Hello', ', ', 'world', '!'], usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 } });
+    const events = await turn(chatId, 'Say hello');
+    expect(names(events)).toEqual(['session_updated', 'delta', 'delta', 'delta', 'delta', 'stream_end', 'done']);
+    expect(events.filter((e) => e.event === 'delta').map((e) => (e as { text: string }).text)).toEqual([
+      'Hello',
+      ', ',
+      'world',
+      '!',
+    ]);
+    const streamIds = new Set(events.filter((e) => 'stream_id' in e).map((e) => (e as { stream_id: number }).stream_id));
+    expect(streamIds.size).toBe(1);
+    expect(Number.isInteger([...streamIds][0])).toBe(true);
+    const done = events.at(-1) as Extract<ServerEvent, { event: 'done' }>;
+    expect(done).toMatchObject({ chat_id: chatId, cancelled: false, usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 } });
+    expect(typeof done.duration_sec).toBe('number');
+
+    const body = bodyOf(fake.completions[0]);
+    expect(body.stream).toBe(true);
+    expect(body.stream_options).toEqual({ include_usage: true });
+    expect(body.tool_choice).toBe('auto');
+    expect(body.tools?.map((tool) => tool.function.name)).toContain('save_memory');
+    expect(body.messages[0]?.role).toBe('system');
+    expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'Say hello' });
+
+    // done comes after persistence: the answer is readable at once
+    const messages = await request(t.httpUrl).get(`/api/sessions/${chatId}/messages`);
+    expect(messages.body.messages).toEqual([
+      { role: 'user', content: 'Say hello' },
+      { role: 'assistant', content: 'Hello, world!' },
+    ]);
+  });
+
+  it('Scenario: the first message titles the chat (collapsed whitespace, 40 code points) with session_updated, once', async () => {
+    const chatId = newChatId();
+    const content = '  Plan   my\n\ttrip 🚀 to the mountains of the north and the lakes ';
+    const first = await turn(chatId, content);
+    const updated = first[0] as Extract<ServerEvent, { event: 'session_updated' }>;
+    expect(updated.event).toBe('session_updated');
+    const expected = Array.from('Plan my trip 🚀 to the mountains of the north and the lakes').slice(0, 40).join('');
+    expect(updated.title).toBe(expected);
+    expect(updated.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
+    const metadata = JSON.parse(await fs.readFile(join(t.config.memoryDir, chatId, 'metadata.json'), 'utf8')) as {
+      title: string;
+    };
+    expect(metadata.title).toBe(expected);
+    const second = await turn(chatId, 'And now?');
+    expect(names(second)).not.toContain('session_updated');
+  });
+
+  it('Scenario: a chat that already has history but no title never gets an automatic title', async () => {
+    const chatId = newChatId();
+    await fs.mkdir(join(t.config.memoryDir, chatId), { recursive: true });
+    await fs.writeFile(
+      join(t.config.memoryDir, chatId, 'history.jsonl'),
+      '{"cursor": 1, "timestamp": "2026-01-01 10:00", "role": "user", "content": "old question"}\n' +
+        '{"cursor": 2, "timestamp": "2026-01-01 10:00", "role": "assistant", "content": "old answer"}\n',
+    );
+    const events = await turn(chatId, 'new question');
+    expect(names(events)).not.toContain('session_updated');
+    expect(bodyOf(fake.completions[0]).messages.slice(1)).toEqual([
+      { role: 'user', content: 'old question' },
+      { role: 'assistant', content: 'old answer' },
+      { role: 'user', content: 'new question' },
+    ]);
+    expect(existsSync(join(t.config.memoryDir, chatId, 'metadata.json'))).toBe(false);
+  });
+
+  it('Scenario: deltas arrive while the model is still streaming (real streaming, no buffering)', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ chunks: ['First ', 'words '], hangAfterChunks: true });
+    client.sendMessage(chatId, 'stream please');
+    await client.waitForCount('delta', 2, (e) => e.chat_id === chatId);
+    // the model has not finished its response: the text reached the client anyway
+    expect(fake.completions[0]?.aborted).toBe(false);
+    expect(client.chatEvents(chatId).some((e) => e.event === 'stream_end' || e.event === 'done')).toBe(false);
+    const done = client.next('done', (e) => e.chat_id === chatId);
+    client.send({ type: 'cancel', chat_id: chatId });
+    expect((await done).cancelled).toBe(true);
+  });
+
+  it('Scenario: with a slow model the first delta comes long before the last chunk', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ chunks: ['a', 'b', 'c', 'd', 'e'], chunkDelayMs: 80 });
+    await turn(chatId, 'slowly');
+    const deltaIndexes = client.events
+      .map((e, i) => (e.event === 'delta' && e.chat_id === chatId ? i : -1))
+      .filter((i) => i >= 0);
+    const first = client.arrivals[deltaIndexes[0] as number] as number;
+    const last = client.arrivals[deltaIndexes.at(-1) as number] as number;
+    expect(deltaIndexes).toHaveLength(5);
+    expect(last - first).toBeGreaterThanOrEqual(250);
+  });
+
+  it('Scenario: tool calls split across chunks are accumulated and executed; events carry call ids and arguments', async () => {
+    const chatId = newChatId();
+    const received: Array<Record<string, unknown>> = [];
+    registry.register(
+      testTool('record_args', async (args) => {
+        received.push(args);
+        return `recorded ${String(args['text'])}`;
+      }),
+    );
+    const longArgs = { text: 'a fairly long argument string that is split into many chunks', n: 3, nested: { k: [1, 2] } };
+    fake.enqueue(
+      {
+        content: 'Let me check. ',
+        toolCalls: [
+          { id: 'call_one', name: 'record_args', arguments: JSON.stringify(longArgs) },
+          { name: 'record_args', arguments: '{"text":"second","api_key":"sk-supersecret123456"}' },
+        ],
+      },
+      { content: 'Done recording.' },
+    );
+    const events = await turn(chatId, 'record things');
+    registry.unregister('record_args');
+
+    expect(received).toEqual([longArgs, { text: 'second', api_key: 'sk-supersecret123456' }]);
+    expect(names(events)).toEqual([
+      'session_updated',
+      'delta',
+      'delta',
+      'tool_call',
+      'tool_result',
+      'tool_call',
+      'tool_result',
+      'delta',
+      'delta',
+      'stream_end',
+      'done',
+    ]);
+    const calls = events.filter((e) => e.event === 'tool_call') as Array<Extract<ServerEvent, { event: 'tool_call' }>>;
+    const results = events.filter((e) => e.event === 'tool_result') as Array<Extract<ServerEvent, { event: 'tool_result' }>>;
+    expect(calls[0]).toMatchObject({ tool_name: 'record_args', call_id: 'call_one', arguments: JSON.stringify(longArgs) });
+    expect(calls[1]?.call_id).toBeTruthy();
+    expect(calls[1]?.call_id).not.toBe('call_one');
+    expect(calls[1]?.arguments).not.toContain('sk-supersecret123456');
+    expect(results.map((r) => [r.call_id, r.ok, r.result])).toEqual([
+      ['call_one', true, `recorded ${longArgs.text}`],
+      [calls[1]?.call_id, true, 'recorded second'],
+    ]);
+    expect(results.every((r) => typeof r.duration_ms === 'number')).toBe(true);
+
+    // the second model call sees the assistant tool-call message and both results, in call order
+    const second = bodyOf(fake.completions[1]).messages;
+    const assistant = second.at(-3) as { role: string; tool_calls: Array<{ id: string; function: { name: string; arguments: string } }> };
+    expect(assistant.role).toBe('assistant');
+    expect(assistant.tool_calls.map((c) => c.id)).toEqual(['call_one', calls[1]?.call_id]);
+    expect(assistant.tool_calls[0]?.function.arguments).toBe(JSON.stringify(longArgs));
+    expect(second.slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_one', content: `recorded ${longArgs.text}` },
+      { role: 'tool', tool_call_id: calls[1]?.call_id, content: 'recorded second' },
+    ]);
+
+    // persisted: user, tool_calls, tool, tool, assistant (spec §9.1)
+    const history = await readHistory(t, chatId);
+    expect(history.map((r) => r['role'])).toEqual(['user', 'tool_calls', 'tool', 'tool', 'assistant']);
+    expect(history.at(-1)).toMatchObject({ content: 'Done recording.' });
+  });
+
+  it('Scenario: two read-only calls of one message run at the same time and keep their order', async () => {
+    const chatId = newChatId();
+    let started = 0;
+    let releaseBoth!: () => void;
+    const bothStarted = new Promise<void>((resolve) => (releaseBoth = resolve));
+    let finishSlow!: () => void;
+    const fastFinished = new Promise<void>((resolve) => (finishSlow = resolve));
+    // bounded waits: if the calls ran one after the other, each gives up after 3 s and reports "ran alone"
+    const timers: NodeJS.Timeout[] = [];
+    const bounded = <T>(promise: Promise<T>) =>
+      Promise.race([
+        promise.then(() => true),
+        new Promise<boolean>((resolve) => timers.push(setTimeout(() => resolve(false), 3000))),
+      ]);
+    registry.register(
+      testTool(
+        'probe_slow',
+        async () => {
+          if (++started === 2) releaseBoth();
+          const overlapped = await bounded(bothStarted);
+          await bounded(fastFinished); // finishes after probe_fast
+          return overlapped ? 'slow overlapped' : 'slow ran alone';
+        },
+        true,
+      ),
+    );
+    registry.register(
+      testTool(
+        'probe_fast',
+        async () => {
+          if (++started === 2) releaseBoth();
+          const overlapped = await bounded(bothStarted);
+          finishSlow();
+          return overlapped ? 'fast overlapped' : 'fast ran alone';
+        },
+        true,
+      ),
+    );
+    fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'c_slow', name: 'probe_slow', arguments: '{}' },
+          { id: 'c_fast', name: 'probe_fast', arguments: '{}' },
+        ],
+      },
+      { content: 'both done' },
+    );
+    const events = await turn(chatId, 'probe');
+    registry.unregister('probe_slow');
+    registry.unregister('probe_fast');
+    for (const timer of timers) clearTimeout(timer);
+
+    const results = events.filter((e) => e.event === 'tool_result') as Array<Extract<ServerEvent, { event: 'tool_result' }>>;
+    // completion order: fast first; model order: call order
+    expect(results.map((r) => r.call_id)).toEqual(['c_fast', 'c_slow']);
+    expect(bodyOf(fake.completions[1]).messages.slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'c_slow', content: 'slow overlapped' },
+      { role: 'tool', tool_call_id: 'c_fast', content: 'fast overlapped' },
+    ]);
+  });
+
+  it('Scenario: a tool with side effects runs alone, in order, between read-only ones', async () => {
+    const chatId = newChatId();
+    const log: string[] = [];
+    const recorder = (name: string, readOnly: boolean) =>
+      testTool(
+        name,
+        async () => {
+          log.push(`start ${name}`);
+          await new Promise((resolve) => setImmediate(resolve));
+          log.push(`end ${name}`);
+          return name;
+        },
+        readOnly,
+      );
+    registry.register(recorder('ro_one', true));
+    registry.register(recorder('writer', false));
+    registry.register(recorder('ro_two', true));
+    fake.enqueue(
+      {
+        toolCalls: [
+          { name: 'ro_one', arguments: '{}' },
+          { name: 'writer', arguments: '{}' },
+          { name: 'ro_two', arguments: '{}' },
+        ],
+      },
+      { content: 'ok' },
+    );
+    await turn(chatId, 'mixed');
+    for (const name of ['ro_one', 'writer', 'ro_two']) registry.unregister(name);
+    expect(log).toEqual(['start ro_one', 'end ro_one', 'start writer', 'end writer', 'start ro_two', 'end ro_two']);
+  });
+
+  it('Scenario: unknown tools, invalid JSON arguments and throwing tools go back to the model as tool errors', async () => {
+    const chatId = newChatId();
+    registry.register(
+      testTool('explodes', async () => {
+        throw new Error('disk on fire');
+      }),
+    );
+    fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'c1', name: 'no_such_tool', arguments: '{}' },
+          { id: 'c2', name: 'save_memory', arguments: '{"content": "unterminated' },
+          { id: 'c3', name: 'explodes', arguments: '{}' },
+        ],
+      },
+      { content: 'I will try something else.' },
+    );
+    const events = await turn(chatId, 'break things');
+    registry.unregister('explodes');
+    expect(names(events).slice(-2)).toEqual(['stream_end', 'done']);
+    const results = events.filter((e) => e.event === 'tool_result') as Array<Extract<ServerEvent, { event: 'tool_result' }>>;
+    expect(results.map((r) => r.ok)).toEqual([false, false, false]);
+    const tools = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool');
+    expect(tools[0]?.content).toMatch(/^Error: Tool 'no_such_tool' not found\. Available: .*save_memory/);
+    expect(tools[1]?.content).toMatch(/^Error: Invalid arguments for save_memory: the arguments are not valid JSON/);
+    expect(tools[2]?.content).toBe(`Error executing explodes: disk on fire${TOOL_ERROR_HINT}`);
+    for (const message of tools) expect(message.content?.endsWith(TOOL_ERROR_HINT)).toBe(true);
+    // MEMORY.md was not touched by the invalid call
+    expect(existsSync(join(t.config.memoryDir, 'MEMORY.md'))).toBe(false);
+  });
+
+  it('Scenario: save_memory writes MEMORY.md and the next turn sees it in the system prompt', async () => {
+    const chatId = newChatId();
+    fake.enqueue(
+      { toolCalls: [{ name: 'save_memory', arguments: '{"content":"The user prefers green tea"}' }] },
+      { content: 'Noted.' },
+      { content: 'You like green tea.' },
+    );
+    await turn(chatId, 'Remember that I prefer green tea');
+    await turn(chatId, 'What do I like?');
+    const system = bodyOf(fake.completions[2]).messages[0]?.content ?? '';
+    expect(system).toContain('\n\n## Remembered information\n');
+    expect(system).toMatch(/\[\d{4}-\d\d-\d\d \d\d:\d\d\] The user prefers green tea/);
+    // previous turn with its tool round is part of the history sent to the model
+    expect(bodyOf(fake.completions[2]).messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+  });
+
+  it('Scenario: turn.completed is published after a successful turn', async () => {
+    const chatId = newChatId();
+    const bus = t.app.get(EventEmitter2);
+    const seen: TurnCompletedEvent[] = [];
+    const listener = (event: TurnCompletedEvent) => seen.push(event);
+    bus.on(TURN_COMPLETED_EVENT, listener);
+    fake.enqueue({ content: 'fine', usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } });
+    await turn(chatId, 'hello');
+    bus.off(TURN_COMPLETED_EVENT, listener);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      chatId,
+      provider: 'openai_compatible',
+      model: 'fake-model',
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+      answer: 'fine',
+      userContent: 'hello',
+    });
+    expect(seen[0]?.turnId).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('chat turn: iteration limit', () => {
+  let t: TestApp;
+  let fake: FakeModelServer;
+
+  beforeAll(async () => {
+    fake = await FakeModelServer.start();
+    t = await startTestApp({ env: { CASHCODE_MAX_ITERATIONS: '2' } });
+    await configureFakeModel(t.httpUrl, fake.baseUrl);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('Scenario: after the maximum iterations the model is nudged and answers once more without tools', async () => {
+    const registry = t.app.get(ToolRegistry);
+    registry.register(testTool('again', async () => 'more', true));
+    fake.setHandler((req) =>
+      bodyOf(req).tools ? { toolCalls: [{ name: 'again', arguments: '{}' }] } : { content: 'best effort answer' },
+    );
+    const client = await WsTestClient.connect(t.wsUrl);
+    const done = client.next('done');
+    client.sendMessage('loop-chat', 'loop forever');
+    await done;
+    await client.close();
+
+    expect(fake.completions).toHaveLength(3);
+    const last = bodyOf(fake.completions[2]);
+    expect(last.tools).toBeUndefined();
+    expect(last.tool_choice).toBeUndefined();
+    expect(last.messages.at(-1)).toEqual({ role: 'user', content: MAX_ITERATIONS_NUDGE });
+    expect(client.ofType('tool_call')).toHaveLength(2);
+    expect(client.ofType('delta').map((e) => e.text).join('')).toBe('best effort answer');
+
+    // the nudge is never persisted
+    const history = await fs.readFile(join(t.config.memoryDir, 'loop-chat', 'history.jsonl'), 'utf8');
+    expect(history).not.toContain('maximum tool-call iterations');
+    expect(history.trim().split('\n').map((l) => (JSON.parse(l) as { role: string }).role)).toEqual([
+      'user',
+      'tool_calls',
+      'tool',
+      'tool_calls',
+      'tool',
+      'assistant',
+    ]);
+  });
+});
