@@ -1,3 +1,17 @@
-import { Routes } from '@angular/router';
+import type { Routes } from '@angular/router';
 
-export const routes: Routes = [];
+import { Shell } from './core/layout/shell/shell';
+
+export const routes: Routes = [
+  {
+    path: '',
+    component: Shell,
+    children: [
+      { path: '', pathMatch: 'full', title: 'CashCode', loadChildren: () => import('./chat/chat.routes').then((m) => m.CHAT_ROUTES) },
+      { path: 'settings', loadChildren: () => import('./settings/settings.routes').then((m) => m.SETTINGS_ROUTES) },
+      { path: 'mcp', loadChildren: () => import('./mcp-market/mcp-market.routes').then((m) => m.MCP_MARKET_ROUTES) },
+      { path: 'skills', loadChildren: () => import('./skill-market/skill-market.routes').then((m) => m.SKILL_MARKET_ROUTES) },
+      { path: '**', redirectTo: '' },
+    ],
+  },
+];

@@ -1,0 +1,104 @@
+import { ChangeDetectionStrategy, Component, inject, input } from '@angular/core';
+
+import { I18n } from '../../core/i18n/i18n';
+import { Icon } from '../../shared/icon/icon';
+import { Logo } from '../../shared/logo/logo';
+import { Markdown } from '../../shared/markdown/markdown';
+import type { ChatMessage } from '../chat-state';
+import { ToolBlock } from '../tool-block/tool-block';
+
+/** An assistant turn: tool blocks first, then the Markdown answer (with a cursor while streaming). */
+@Component({
+  selector: 'cc-assistant-message',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [Markdown, ToolBlock, Logo, Icon],
+  template: `
+    <div class="cc-avatar"><cc-logo /></div>
+    <div class="cc-body">
+      @if (message().tools.length) {
+        <div class="cc-tools">
+          @for (tool of message().tools; track tool.callId) {
+            <cc-tool-block [tool]="tool" data-testid="tool-block" />
+          }
+        </div>
+      }
+      @if (message().content) {
+        <cc-markdown [content]="message().content" [streaming]="message().streaming" data-testid="assistant-text" />
+      } @else if (message().streaming) {
+        <div class="cc-typing" [attr.aria-label]="i18n.t('chat.generating')"><span></span><span></span><span></span></div>
+      }
+      @if (message().cancelled) {
+        <div class="cc-stopped" data-testid="stopped-marker"><cc-icon name="stop" />{{ i18n.t('chat.stopped') }}</div>
+      }
+    </div>
+  `,
+  styles: `
+    :host {
+      display: flex;
+      gap: 14px;
+      align-items: flex-start;
+    }
+    .cc-avatar {
+      --cc-logo-size: 28px;
+      margin-top: 2px;
+    }
+    .cc-body {
+      flex: 1;
+      min-width: 0;
+      display: flex;
+      flex-direction: column;
+      gap: 10px;
+    }
+    .cc-tools {
+      display: flex;
+      flex-direction: column;
+      gap: 6px;
+    }
+    .cc-typing {
+      display: inline-flex;
+      gap: 4px;
+      padding: 10px 0;
+    }
+    .cc-typing span {
+      width: 7px;
+      height: 7px;
+      border-radius: 50%;
+      background: var(--mat-sys-on-surface-variant);
+      animation: cc-bounce 1.2s infinite ease-in-out;
+    }
+    .cc-typing span:nth-child(2) {
+      animation-delay: 0.15s;
+    }
+    .cc-typing span:nth-child(3) {
+      animation-delay: 0.3s;
+    }
+    .cc-stopped {
+      align-self: flex-start;
+      display: inline-flex;
+      align-items: center;
+      gap: 4px;
+      padding: 2px 10px 2px 6px;
+      border-radius: 999px;
+      background: var(--mat-sys-surface-container-high);
+      color: var(--mat-sys-on-surface-variant);
+      font: var(--mat-sys-label-medium);
+      --cc-icon-size: 14px;
+    }
+    @keyframes cc-bounce {
+      0%,
+      80%,
+      100% {
+        transform: scale(0.6);
+        opacity: 0.4;
+      }
+      40% {
+        transform: scale(1);
+        opacity: 1;
+      }
+    }
+  `,
+})
+export class AssistantMessage {
+  readonly message = input.required<ChatMessage>();
+  protected readonly i18n = inject(I18n);
+}

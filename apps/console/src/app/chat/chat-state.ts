@@ -1,0 +1,442 @@
+/**
+ * Chat feature state and its pure transitions. The ChatStore holds one ChatState in a signal and applies these
+ * functions; side effects (frames, REST calls) stay in the store, so everything here is unit-testable.
+ *
+ * Fixes over the reference client (spec §16.17/§16.18): tool blocks are keyed by `call_id`, and a thread that was
+ * generating when the connection dropped is flagged for re-sync once it is re-attached.
+ */
+import {
+  sanitizePersistedReceipts,
+  type McpConnectorReceipt,
+  type MessageMetadata,
+  type PublicMessage,
+  type ServerEvent,
+  type SessionSummary,
+  type SkillReceipt,
+} from '@cashcode/contracts';
+
+export type ToolStatus = 'running' | 'ok' | 'error' | 'interrupted';
+
+export interface ToolBlockState {
+  callId: string;
+  streamId: number;
+  name: string;
+  /** redacted, truncated JSON text from the server ('' when the server sent none) */
+  arguments: string;
+  status: ToolStatus;
+  durationMs: number | null;
+  result: string | null;
+}
+
+export interface ChatMessage {
+  id: number;
+  role: 'user' | 'assistant';
+  content: string;
+  streaming: boolean;
+  tools: ToolBlockState[];
+  /** the turn was stopped by the user (done.cancelled) */
+  cancelled: boolean;
+  mentionedSkills?: SkillReceipt[];
+  selectedMcpConnectors?: McpConnectorReceipt[];
+}
+
+export type HistoryStatus = 'idle' | 'loading' | 'loaded' | 'failed';
+
+export interface ChatThread {
+  chatId: string;
+  messages: ChatMessage[];
+  history: HistoryStatus;
+  historyError: string | null;
+  generating: boolean;
+  /** inline error banner for this chat (turn or validation error) */
+  error: string | null;
+  /** a turn may have progressed while we were disconnected: reload history when it ends */
+  resync: boolean;
+}
+
+export interface ChatState {
+  sessions: SessionSummary[];
+  activeChatId: string | null;
+  threads: Record<string, ChatThread>;
+  /** errors that belong to no chat (bad envelope, invalid attach) */
+  banner: string | null;
+  /** a new_chat frame is in flight: the next `attached` opens that chat */
+  pendingNewChat: boolean;
+  nextMessageId: number;
+}
+
+export const INITIAL_CHAT_STATE: ChatState = {
+  sessions: [],
+  activeChatId: null,
+  threads: {},
+  banner: null,
+  pendingNewChat: false,
+  nextMessageId: 1,
+};
+
+export function emptyThread(chatId: string, history: HistoryStatus = 'idle'): ChatThread {
+  return { chatId, messages: [], history, historyError: null, generating: false, error: null, resync: false };
+}
+
+function withThread(state: ChatState, chatId: string, update: (thread: ChatThread) => ChatThread): ChatState {
+  const current = state.threads[chatId] ?? emptyThread(chatId);
+  return { ...state, threads: { ...state.threads, [chatId]: update(current) } };
+}
+
+function isPersisted(state: ChatState, chatId: string): boolean {
+  return state.sessions.some((session) => session.chat_id === chatId);
+}
+
+/** Makes `chatId` the open chat; its thread is created (history not loaded yet unless `loaded`). */
+export function activateChat(state: ChatState, chatId: string, loaded = false): ChatState {
+  const existing = state.threads[chatId];
+  const thread = existing ?? emptyThread(chatId, loaded ? 'loaded' : 'idle');
+  return { ...state, activeChatId: chatId, threads: { ...state.threads, [chatId]: thread } };
+}
+
+export function sessionsLoaded(state: ChatState, sessions: SessionSummary[]): ChatState {
+  const next = { ...state, sessions };
+  if (next.activeChatId === null && sessions.length > 0) return activateChat(next, sessions[0].chat_id);
+  return next;
+}
+
+export function upsertSession(state: ChatState, session: SessionSummary): ChatState {
+  const rest = state.sessions.filter((entry) => entry.chat_id !== session.chat_id);
+  return { ...state, sessions: [session, ...rest] };
+}
+
+export function sessionRenamed(state: ChatState, chatId: string, title: string): ChatState {
+  return {
+    ...state,
+    sessions: state.sessions.map((entry) => (entry.chat_id === chatId ? { ...entry, title } : entry)),
+  };
+}
+
+/** Removes a deleted session; when it was open, the first remaining session becomes active. */
+export function sessionRemoved(state: ChatState, chatId: string): ChatState {
+  const sessions = state.sessions.filter((entry) => entry.chat_id !== chatId);
+  const threads = { ...state.threads };
+  delete threads[chatId];
+  const next: ChatState = { ...state, sessions, threads };
+  if (state.activeChatId !== chatId) return next;
+  if (sessions.length === 0) return { ...next, activeChatId: null };
+  return activateChat({ ...next, activeChatId: null }, sessions[0].chat_id);
+}
+
+export function historyLoading(state: ChatState, chatId: string): ChatState {
+  return withThread(state, chatId, (thread) => ({ ...thread, history: 'loading', historyError: null }));
+}
+
+/** History arrived: persisted messages replace the local copy. */
+export function historyLoaded(state: ChatState, chatId: string, messages: PublicMessage[]): ChatState {
+  let nextId = state.nextMessageId;
+  const mapped: ChatMessage[] = messages.map((message) => {
+    const receipts = message.role === 'user' ? sanitizePersistedReceipts(message) : {};
+    const row: ChatMessage = {
+      id: nextId++,
+      role: message.role,
+      content: String(message.content ?? ''),
+      streaming: false,
+      tools: [],
+      cancelled: false,
+    };
+    if (receipts.mentioned_skills) row.mentionedSkills = receipts.mentioned_skills;
+    if (receipts.selected_mcp_connectors) row.selectedMcpConnectors = receipts.selected_mcp_connectors;
+    return row;
+  });
+  const next = { ...state, nextMessageId: nextId };
+  return withThread(next, chatId, (thread) => ({
+    ...thread,
+    messages: mapped,
+    history: 'loaded',
+    historyError: null,
+    resync: false,
+  }));
+}
+
+export function historyFailed(state: ChatState, chatId: string, detail: string): ChatState {
+  return withThread(state, chatId, (thread) => ({ ...thread, history: 'failed', historyError: detail }));
+}
+
+/** Optimistic user message after a frame was sent; the chat is generating from now on. */
+export function userMessageSent(state: ChatState, chatId: string, content: string, metadata: MessageMetadata): ChatState {
+  const message: ChatMessage = {
+    id: state.nextMessageId,
+    role: 'user',
+    content,
+    streaming: false,
+    tools: [],
+    cancelled: false,
+  };
+  if (metadata.mentioned_skills?.length) message.mentionedSkills = metadata.mentioned_skills;
+  if (metadata.selected_mcp_connectors?.length) message.selectedMcpConnectors = metadata.selected_mcp_connectors;
+  const next = { ...state, nextMessageId: state.nextMessageId + 1 };
+  return withThread(next, chatId, (thread) => ({
+    ...thread,
+    messages: [...thread.messages, message],
+    generating: true,
+    error: null,
+  }));
+}
+
+export function newChatRequested(state: ChatState): ChatState {
+  return { ...state, pendingNewChat: true };
+}
+
+export function dismissError(state: ChatState, chatId: string | null): ChatState {
+  if (chatId === null) return { ...state, banner: null };
+  return withThread(state, chatId, (thread) => ({ ...thread, error: null }));
+}
+
+/** The connection dropped: threads that were generating may miss events until re-attached. */
+export function connectionLost(state: ChatState): ChatState {
+  let changed = false;
+  const threads: Record<string, ChatThread> = {};
+  for (const [chatId, thread] of Object.entries(state.threads)) {
+    if (thread.generating && !thread.resync) {
+      threads[chatId] = { ...thread, resync: true };
+      changed = true;
+    } else {
+      threads[chatId] = thread;
+    }
+  }
+  return changed ? { ...state, threads } : state;
+}
+
+/** Chats to re-attach after a (re)connect: the open one and every chat still generating. */
+export function chatsToReattach(state: ChatState): string[] {
+  const ids = new Set<string>();
+  if (state.activeChatId !== null) ids.add(state.activeChatId);
+  for (const thread of Object.values(state.threads)) if (thread.generating) ids.add(thread.chatId);
+  return [...ids];
+}
+
+// ---- server events ---------------------------------------------------------------------------------------
+
+/** The assistant message a streaming event belongs to: the last one if it is streaming, else a new one. */
+function withStreamingAssistant(
+  state: ChatState,
+  chatId: string,
+  update: (message: ChatMessage) => ChatMessage,
+): ChatState {
+  let nextId = state.nextMessageId;
+  const next = withThread(state, chatId, (thread) => {
+    const messages = [...thread.messages];
+    const last = messages[messages.length - 1];
+    if (last && last.role === 'assistant' && last.streaming) {
+      messages[messages.length - 1] = update(last);
+    } else {
+      const created: ChatMessage = {
+        id: nextId++,
+        role: 'assistant',
+        content: '',
+        streaming: true,
+        tools: [],
+        cancelled: false,
+      };
+      messages.push(update(created));
+    }
+    return { ...thread, messages };
+  });
+  return { ...next, nextMessageId: nextId };
+}
+
+function settleRunningTools(tools: ToolBlockState[]): ToolBlockState[] {
+  return tools.some((tool) => tool.status === 'running')
+    ? tools.map((tool) => (tool.status === 'running' ? { ...tool, status: 'interrupted' } : tool))
+    : tools;
+}
+
+/** Ends the turn of a chat: nothing streams or runs any more; optionally marks the answer cancelled. */
+function endTurn(thread: ChatThread, cancelled: boolean, nextId: () => number): ChatThread {
+  const messages = thread.messages.map((message) =>
+    message.streaming || message.tools.some((tool) => tool.status === 'running')
+      ? { ...message, streaming: false, tools: settleRunningTools(message.tools) }
+      : message,
+  );
+  if (cancelled) {
+    const last = messages[messages.length - 1];
+    if (last && last.role === 'assistant') {
+      messages[messages.length - 1] = { ...last, cancelled: true };
+    } else {
+      messages.push({ id: nextId(), role: 'assistant', content: '', streaming: false, tools: [], cancelled: true });
+    }
+  }
+  return { ...thread, messages, generating: false };
+}
+
+function nullableString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** Applies one server event. Unknown or irrelevant events return the state unchanged. */
+export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatState {
+  switch (event.event) {
+    case 'ready':
+      // A fresh connection: its default chat opens only when nothing is open yet.
+      return state.activeChatId === null ? activateChat(state, event.chat_id, true) : state;
+
+    case 'attached': {
+      if (state.pendingNewChat) {
+        return activateChat({ ...state, pendingNewChat: false }, event.chat_id, !isPersisted(state, event.chat_id));
+      }
+      let next = state.threads[event.chat_id] ? state : withThread(state, event.chat_id, (thread) => thread);
+      const thread = next.threads[event.chat_id];
+      if (event.turn_active === false && thread.generating) {
+        // The turn we were showing ended while we were offline: stop waiting and reload what was persisted.
+        let nextId = next.nextMessageId;
+        next = withThread(next, event.chat_id, (current) => ({
+          ...endTurn(current, false, () => nextId++),
+          resync: true,
+        }));
+        next = { ...next, nextMessageId: nextId };
+      }
+      return next;
+    }
+
+    case 'session_updated': {
+      const next = upsertSession(state, {
+        chat_id: event.chat_id,
+        title: event.title,
+        updated_at: event.updated_at,
+      });
+      return next.activeChatId === null ? activateChat(next, event.chat_id, true) : next;
+    }
+
+    case 'tool_call':
+      return withStreamingAssistant(state, event.chat_id, (message) => {
+        const callId = nullableString(event.call_id) ?? `${event.stream_id}:${message.tools.length}`;
+        const block: ToolBlockState = {
+          callId,
+          streamId: event.stream_id,
+          name: event.tool_name,
+          arguments: nullableString(event.arguments) ?? '',
+          status: 'running',
+          durationMs: null,
+          result: null,
+        };
+        const index = message.tools.findIndex((tool) => tool.callId === callId);
+        const tools = [...message.tools];
+        if (index >= 0) tools[index] = { ...tools[index], ...block };
+        else tools.push(block);
+        return { ...message, tools };
+      });
+
+    case 'tool_result': {
+      const thread = state.threads[event.chat_id];
+      if (thread && findToolBlock(thread, event) !== null) {
+        return withThread(state, event.chat_id, (current) => applyToolResult(current, event));
+      }
+      // The call event was missed (e.g. across a reconnect): show the finished call on its own.
+      return withStreamingAssistant(state, event.chat_id, (message) => ({
+        ...message,
+        tools: [
+          ...message.tools,
+          {
+            callId: nullableString(event.call_id) ?? `${event.stream_id}:${message.tools.length}`,
+            streamId: event.stream_id,
+            name: event.tool_name,
+            arguments: '',
+            ...resultFields(event),
+          },
+        ],
+      }));
+    }
+
+    case 'delta':
+      return withStreamingAssistant(state, event.chat_id, (message) => ({
+        ...message,
+        content: message.content + (typeof event.text === 'string' ? event.text : ''),
+      }));
+
+    case 'stream_end':
+      return withThread(state, event.chat_id, (thread) =>
+        thread.messages.some((message) => message.streaming)
+          ? {
+              ...thread,
+              messages: thread.messages.map((message) =>
+                message.streaming ? { ...message, streaming: false } : message,
+              ),
+            }
+          : thread,
+      );
+
+    case 'done': {
+      let nextId = state.nextMessageId;
+      const next = withThread(state, event.chat_id, (thread) =>
+        endTurn({ ...thread, error: null }, event.cancelled === true, () => nextId++),
+      );
+      return { ...next, nextMessageId: nextId };
+    }
+
+    case 'error': {
+      const chatId = typeof event.chat_id === 'string' ? event.chat_id : null;
+      if (chatId === null) {
+        const next = { ...state, banner: event.detail };
+        if (next.activeChatId === null || !next.threads[next.activeChatId]?.generating) return next;
+        let nextId = next.nextMessageId;
+        const ended = withThread(next, next.activeChatId, (thread) => endTurn(thread, false, () => nextId++));
+        return { ...ended, nextMessageId: nextId };
+      }
+      let nextId = state.nextMessageId;
+      const next = withThread(state, chatId, (thread) => ({
+        ...endTurn(thread, false, () => nextId++),
+        error: event.detail,
+      }));
+      return { ...next, nextMessageId: nextId };
+    }
+
+    case 'stop_ack':
+      // After a reconnect we cannot tell whether the turn still runs; a stop acknowledgement ends the wait.
+      return state.threads[event.chat_id]?.resync && state.threads[event.chat_id].generating
+        ? withThread(state, event.chat_id, (thread) => endTurn(thread, false, () => 0))
+        : state;
+
+    case 'pong':
+    case 'message':
+      return state;
+
+    default:
+      return state;
+  }
+}
+
+type ToolResultEvent = Extract<ServerEvent, { event: 'tool_result' }>;
+
+function resultFields(event: ToolResultEvent): Pick<ToolBlockState, 'status' | 'durationMs' | 'result'> {
+  return {
+    status: event.ok === false ? 'error' : 'ok',
+    durationMs: typeof event.duration_ms === 'number' ? event.duration_ms : null,
+    result: nullableString(event.result) ?? '',
+  };
+}
+
+/**
+ * The block a result belongs to: by `call_id`; for servers that send none (the reference), the first running
+ * block of the same turn and tool name.
+ */
+function findToolBlock(thread: ChatThread, event: ToolResultEvent): { message: number; tool: number } | null {
+  const callId = nullableString(event.call_id);
+  for (let m = thread.messages.length - 1; m >= 0; m--) {
+    const tools = thread.messages[m].tools;
+    const index =
+      callId !== null
+        ? tools.findIndex((tool) => tool.callId === callId)
+        : tools.findIndex(
+            (tool) => tool.streamId === event.stream_id && tool.name === event.tool_name && tool.status === 'running',
+          );
+    if (index >= 0) return { message: m, tool: index };
+  }
+  return null;
+}
+
+function applyToolResult(thread: ChatThread, event: ToolResultEvent): ChatThread {
+  const found = findToolBlock(thread, event);
+  if (found === null) return thread;
+  const messages = [...thread.messages];
+  const message = messages[found.message];
+  const tools = [...message.tools];
+  tools[found.tool] = { ...tools[found.tool], ...resultFields(event) };
+  messages[found.message] = { ...message, tools };
+  return { ...thread, messages };
+}

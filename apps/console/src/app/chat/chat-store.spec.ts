@@ -1,0 +1,218 @@
+import { provideHttpClient, withInterceptors } from '@angular/common/http';
+import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
+import { TestBed } from '@angular/core/testing';
+
+import { apiErrorInterceptor } from '../core/api/api-error.interceptor';
+import { WEB_SOCKET_FACTORY, type SocketLike } from '../core/socket/chat-socket';
+import { WsEndpoint } from '../core/socket/ws-endpoint';
+import { ChatStore } from './chat-store';
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  onopen: ((event: Event) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  readonly sent: Record<string, unknown>[] = [];
+
+  send(data: string): void {
+    this.sent.push(JSON.parse(data) as Record<string, unknown>);
+  }
+  close(): void {
+    this.readyState = 3;
+  }
+  open(readyChat: string): void {
+    this.readyState = 1;
+    this.onopen?.(new Event('open'));
+    this.emit({ event: 'ready', chat_id: readyChat, client_id: 'client-0123456789ab' });
+  }
+  emit(event: Record<string, unknown>): void {
+    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(event) }));
+  }
+  drop(): void {
+    this.readyState = 3;
+    this.onclose?.(new CloseEvent('close'));
+  }
+}
+
+describe('ChatStore', () => {
+  let sockets: FakeSocket[];
+  let store: ChatStore;
+  let http: HttpTestingController;
+
+  const flushAsync = () => vi.advanceTimersByTimeAsync(0);
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    sessionStorage.clear();
+    localStorage.clear();
+    sockets = [];
+    TestBed.configureTestingModule({
+      providers: [
+        provideHttpClient(withInterceptors([apiErrorInterceptor])),
+        provideHttpClientTesting(),
+        { provide: WsEndpoint, useValue: { resolve: () => Promise.resolve({ url: 'ws://gateway.test/', tokenMissing: false }) } },
+        {
+          provide: WEB_SOCKET_FACTORY,
+          useValue: () => {
+            const socket = new FakeSocket();
+            sockets.push(socket);
+            return socket;
+          },
+        },
+      ],
+    });
+    store = TestBed.inject(ChatStore);
+    http = TestBed.inject(HttpTestingController);
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  async function startWithSessions(ids: string[]): Promise<void> {
+    store.init();
+    http.expectOne('/api/sessions').flush({
+      sessions: ids.map((chat_id, index) => ({ chat_id, title: chat_id.toUpperCase(), updated_at: `2026-01-0${index + 1}T10:00:00` })),
+    });
+    await flushAsync();
+  }
+
+  it('Scenario: the open chat is re-attached after a reconnect', async () => {
+    await startWithSessions(['s1']);
+    http.expectOne('/api/sessions/s1/messages').flush({ chat_id: 's1', messages: [] });
+    await flushAsync();
+    sockets[0].open('fresh-1');
+    expect(sockets[0].sent).toContainEqual({ type: 'attach', chat_id: 's1' });
+    expect(store.activeChatId()).toBe('s1');
+
+    sockets[0].drop();
+    expect(store.connection()).toBe('disconnected');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sockets).toHaveLength(2);
+    sockets[1].open('fresh-2');
+    expect(sockets[1].sent).toEqual([{ type: 'attach', chat_id: 's1' }]);
+    expect(store.activeChatId()).toBe('s1');
+  });
+
+  it('Scenario: a turn that was streaming resyncs its history when it ends after a reconnect', async () => {
+    await startWithSessions(['s1']);
+    http.expectOne('/api/sessions/s1/messages').flush({ chat_id: 's1', messages: [] });
+    await flushAsync();
+    sockets[0].open('fresh-1');
+    store.selectModel({ provider: 'openai_compatible', model: 'm1' });
+    expect(store.send('  hi  ')).toEqual({ ok: true });
+    sockets[0].emit({ event: 'delta', chat_id: 's1', text: 'Hel', stream_id: 1 });
+    sockets[0].drop();
+    await vi.advanceTimersByTimeAsync(1000);
+    sockets[1].open('fresh-2');
+    sockets[1].emit({ event: 'attached', chat_id: 's1', turn_active: true });
+    expect(store.generating()).toBe(true);
+    sockets[1].emit({ event: 'done', chat_id: 's1', duration_sec: 1, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, cancelled: false });
+    expect(store.generating()).toBe(false);
+    http.expectOne('/api/sessions/s1/messages').flush({
+      chat_id: 's1',
+      messages: [
+        { role: 'user', content: '  hi  ' },
+        { role: 'assistant', content: 'Hello there' },
+      ],
+    });
+    http.expectOne('/api/sessions').flush({ sessions: [] });
+    await flushAsync();
+    expect(store.messages().map((message) => message.content)).toEqual(['  hi  ', 'Hello there']);
+  });
+
+  it('Scenario: a stale history response is discarded', async () => {
+    await startWithSessions(['s1', 's2']);
+    const first = http.expectOne('/api/sessions/s1/messages');
+    store.open('s2');
+    const second = http.expectOne('/api/sessions/s2/messages');
+    second.flush({ chat_id: 's2', messages: [{ role: 'user', content: 'from s2' }] });
+    first.flush({ chat_id: 's1', messages: [{ role: 'user', content: 'from s1' }] });
+    await flushAsync();
+    expect(store.activeChatId()).toBe('s2');
+    expect(store.messages().map((message) => message.content)).toEqual(['from s2']);
+    // reopening s1 loads it again
+    store.open('s1');
+    http.expectOne('/api/sessions/s1/messages').flush({ chat_id: 's1', messages: [{ role: 'user', content: 'from s1' }] });
+    await flushAsync();
+    expect(store.messages().map((message) => message.content)).toEqual(['from s1']);
+  });
+
+  it('Scenario: sending trims the content, carries the model and adds an optimistic message', async () => {
+    await startWithSessions([]);
+    sockets[0].open('c-new');
+    expect(store.send('hello')).toEqual({ ok: false, error: 'composer.error.noModel' });
+    store.selectModel({ provider: 'ollama', model: 'llama3' });
+    expect(localStorage.getItem('cashcode.llm.selection')).toBe('{"provider":"ollama","model":"llama3"}');
+    expect(store.send('   ')).toEqual({ ok: false, error: 'composer.error.empty' });
+    expect(store.send('  hello \n')).toEqual({ ok: true });
+    expect(sockets[0].sent.at(-1)).toEqual({
+      type: 'message',
+      chat_id: 'c-new',
+      content: 'hello',
+      metadata: { llm: { provider: 'ollama', model: 'llama3' } },
+    });
+    expect(store.messages().map((message) => [message.role, message.content])).toEqual([['user', 'hello']]);
+    expect(store.generating()).toBe(true);
+  });
+
+  it('Scenario: nothing changes when the socket is not open', async () => {
+    await startWithSessions([]);
+    sockets[0].open('c-new');
+    store.selectModel({ provider: 'ollama', model: 'llama3' });
+    sockets[0].drop();
+    expect(store.send('hello')).toEqual({ ok: false, error: 'composer.error.notConnected' });
+    expect(store.messages()).toEqual([]);
+    expect(store.generating()).toBe(false);
+  });
+
+  it('Scenario: the stop button sends cancel for the open chat', async () => {
+    await startWithSessions([]);
+    sockets[0].open('c-new');
+    expect(store.stop()).toBe(true);
+    expect(sockets[0].sent.at(-1)).toEqual({ type: 'cancel', chat_id: 'c-new' });
+  });
+
+  it('Scenario: the remembered model is kept only while it is still listed', async () => {
+    localStorage.setItem('cashcode.llm.selection', '{"provider":"ollama","model":"gone"}');
+    const fresh = TestBed.inject(ChatStore);
+    const loading = fresh.loadModels();
+    http.expectOne('/api/settings/llm/models').flush({
+      models: [
+        { provider: 'openai_compatible', id: 'gpt-x' },
+        { provider: 'ollama', id: 'llama3' },
+      ],
+      providers: { openai_compatible: { ready: true, error: null }, ollama: { ready: true, error: 'timeout' } },
+    });
+    await loading;
+    expect(fresh.selection()).toEqual({ provider: 'openai_compatible', model: 'gpt-x' });
+    expect(localStorage.getItem('cashcode.llm.selection')).toBe('{"provider":"openai_compatible","model":"gpt-x"}');
+    expect(fresh.providerErrors()).toEqual([{ provider: 'ollama', error: 'timeout' }]);
+  });
+
+  it('Scenario: rename and delete update the session list', async () => {
+    await startWithSessions(['s1', 's2']);
+    http.expectOne('/api/sessions/s1/messages').flush({ chat_id: 's1', messages: [] });
+    sockets[0].open('fresh');
+    const renaming = store.rename('s2', '  Trip plan  ');
+    const patch = http.expectOne('/api/sessions/s2');
+    expect(patch.request.method).toBe('PATCH');
+    expect(patch.request.body).toEqual({ title: 'Trip plan' });
+    patch.flush({ chat_id: 's2', title: 'Trip plan' });
+    expect(await renaming).toBeNull();
+    expect(store.sessions().find((session) => session.chat_id === 's2')?.title).toBe('Trip plan');
+
+    const removing = store.remove('s1');
+    const del = http.expectOne('/api/sessions/s1');
+    expect(del.request.method).toBe('DELETE');
+    del.flush(null, { status: 204, statusText: 'No Content' });
+    await flushAsync();
+    expect(store.activeChatId()).toBe('s2');
+    expect(sockets[0].sent.at(-1)).toEqual({ type: 'attach', chat_id: 's2' });
+    http.expectOne('/api/sessions/s2/messages').flush({ chat_id: 's2', messages: [] });
+    http.expectOne('/api/sessions').flush({ sessions: [{ chat_id: 's2', title: 'Trip plan', updated_at: '2026-01-02T10:00:00' }] });
+    expect(await removing).toBeNull();
+    expect(store.sessions().map((session) => session.chat_id)).toEqual(['s2']);
+  });
+});

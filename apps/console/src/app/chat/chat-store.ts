@@ -1,0 +1,306 @@
+import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
+import type { LlmModelEntry, LlmProvider, LlmProviderStatus, LlmSelection, ServerEvent } from '@cashcode/contracts';
+
+import { ApiError, errorMessage } from '../core/api/api-error';
+import { I18n, type MessageKey } from '../core/i18n/i18n';
+import { ChatSocket } from '../core/socket/chat-socket';
+import { WsEndpoint } from '../core/socket/ws-endpoint';
+import { readStorage, writeStorage } from '../core/storage';
+import { ChatApi } from './chat-api';
+import {
+  INITIAL_CHAT_STATE,
+  activateChat,
+  chatsToReattach,
+  connectionLost,
+  dismissError,
+  historyFailed,
+  historyLoaded,
+  historyLoading,
+  newChatRequested,
+  reduceServerEvent,
+  sessionRemoved,
+  sessionRenamed,
+  sessionsLoaded,
+  userMessageSent,
+  type ChatState,
+  type ChatThread,
+} from './chat-state';
+import { buildMessageFrame } from './composer-rules';
+import {
+  MODEL_SELECTION_STORAGE_KEY,
+  groupModels,
+  parseStoredSelection,
+  reconcileSelection,
+} from './model-selection';
+
+export const ACTIVE_CHAT_STORAGE_KEY = 'cashcode.activeChat';
+
+export type SendResult = { ok: true } | { ok: false; error: MessageKey };
+
+/**
+ * The chat feature's store: sessions, the open chat, per-chat threads and generating flags, the model picker
+ * and whether any model is configured. All transitions are the pure functions of chat-state.ts.
+ */
+@Injectable({ providedIn: 'root' })
+export class ChatStore {
+  private readonly socket = inject(ChatSocket);
+  private readonly api = inject(ChatApi);
+  private readonly endpoint = inject(WsEndpoint);
+  private readonly destroyRef = inject(DestroyRef);
+  private readonly i18n = inject(I18n);
+
+  private readonly state = signal<ChatState>(INITIAL_CHAT_STATE);
+  private readonly historyRequests = new Map<string, number>();
+  private historySequence = 0;
+  private readyCount = 0;
+  private started = false;
+
+  // models and onboarding
+  private readonly modelList = signal<LlmModelEntry[]>([]);
+  private readonly providerStatus = signal<Partial<Record<LlmProvider, LlmProviderStatus>>>({});
+  private readonly modelsLoadingFlag = signal(false);
+  private readonly modelsFailure = signal<string | null>(null);
+  private readonly selected = signal<LlmSelection | null>(parseStoredSelection(readStorage(MODEL_SELECTION_STORAGE_KEY)));
+  private readonly configured = signal<boolean | null>(null);
+  private readonly sessionsFailure = signal<string | null>(null);
+
+  readonly connection = this.socket.state;
+  readonly sessions = computed(() => this.state().sessions);
+  readonly sessionsError = this.sessionsFailure.asReadonly();
+  readonly activeChatId = computed(() => this.state().activeChatId);
+  readonly activeThread = computed<ChatThread | null>(() => {
+    const { activeChatId, threads } = this.state();
+    return activeChatId === null ? null : (threads[activeChatId] ?? null);
+  });
+  readonly messages = computed(() => this.activeThread()?.messages ?? []);
+  readonly generating = computed(() => this.activeThread()?.generating ?? false);
+  readonly chatError = computed(() => this.activeThread()?.error ?? null);
+  readonly banner = computed(() => this.state().banner);
+  readonly historyStatus = computed(() => this.activeThread()?.history ?? 'idle');
+  readonly historyError = computed(() => this.activeThread()?.historyError ?? null);
+
+  readonly models = this.modelList.asReadonly();
+  readonly modelGroups = computed(() => groupModels(this.modelList()));
+  readonly modelsLoading = this.modelsLoadingFlag.asReadonly();
+  readonly modelsError = this.modelsFailure.asReadonly();
+  readonly providerErrors = computed(() =>
+    (Object.entries(this.providerStatus()) as [LlmProvider, LlmProviderStatus][])
+      .filter(([, status]) => status.error)
+      .map(([provider, status]) => ({ provider, error: status.error as string })),
+  );
+  readonly selection = this.selected.asReadonly();
+  /** null while unknown */
+  readonly llmConfigured = this.configured.asReadonly();
+
+  /** Starts the store once: restores the open chat, loads sessions, connects the socket. */
+  init(): void {
+    if (this.started) return;
+    this.started = true;
+    const subscription = this.socket.events.subscribe((event) => this.handleEvent(event));
+    this.destroyRef.onDestroy(() => subscription.unsubscribe());
+    const restored = readStorage(ACTIVE_CHAT_STORAGE_KEY, 'session');
+    if (restored) this.update((state) => activateChat(state, restored));
+    void this.loadSessions();
+    void this.endpoint.resolve().then(({ url, tokenMissing }) => {
+      if (tokenMissing) this.update((state) => ({ ...state, banner: this.i18n.t('error.tokenRequired') }));
+      this.socket.connect(url);
+    });
+  }
+
+  // ---- sessions ----------------------------------------------------------------------------------------
+
+  async loadSessions(): Promise<void> {
+    try {
+      const response = await this.api.listSessions();
+      this.sessionsFailure.set(null);
+      this.update((state) => sessionsLoaded(state, response.sessions));
+    } catch (error) {
+      this.sessionsFailure.set(errorMessage(error));
+    }
+  }
+
+  /** Opens a chat (sidebar click): attach it on the gateway and load its history once. */
+  open(chatId: string): void {
+    if (this.state().activeChatId === chatId) return;
+    this.update((state) => activateChat(state, chatId));
+    this.socket.send({ type: 'attach', chat_id: chatId });
+  }
+
+  /** Asks the gateway for a new chat; it opens when `attached` arrives. */
+  newChat(): boolean {
+    if (!this.socket.send({ type: 'new_chat' })) return false;
+    this.update(newChatRequested);
+    return true;
+  }
+
+  async rename(chatId: string, title: string): Promise<string | null> {
+    const trimmed = title.trim();
+    if (trimmed === '') return null;
+    try {
+      const response = await this.api.rename(chatId, trimmed);
+      this.update((state) => sessionRenamed(state, response.chat_id, response.title));
+      return null;
+    } catch (error) {
+      return errorMessage(error);
+    }
+  }
+
+  async remove(chatId: string): Promise<string | null> {
+    try {
+      await this.api.remove(chatId);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) return errorMessage(error);
+    }
+    const wasActive = this.state().activeChatId === chatId;
+    this.update((state) => sessionRemoved(state, chatId));
+    const active = this.state().activeChatId;
+    if (wasActive && active !== null) this.socket.send({ type: 'attach', chat_id: active });
+    if (wasActive && active === null) this.newChat();
+    await this.loadSessions();
+    return null;
+  }
+
+  // ---- turns -------------------------------------------------------------------------------------------
+
+  send(text: string): SendResult {
+    const thread = this.activeThread();
+    const result = buildMessageFrame({
+      chatId: thread && thread.history === 'loaded' ? thread.chatId : null,
+      text,
+      selection: this.selected(),
+    });
+    if (!result.ok) return result;
+    if (!this.socket.send(result.frame)) return { ok: false, error: 'composer.error.notConnected' };
+    this.update((state) => userMessageSent(state, result.frame.chat_id, result.frame.content, result.frame.metadata));
+    return { ok: true };
+  }
+
+  stop(): boolean {
+    const chatId = this.state().activeChatId;
+    if (chatId === null) return false;
+    return this.socket.send({ type: 'cancel', chat_id: chatId });
+  }
+
+  dismissError(scope: 'chat' | 'banner'): void {
+    const chatId = scope === 'chat' ? this.state().activeChatId : null;
+    if (scope === 'chat' && chatId === null) return;
+    this.update((state) => dismissError(state, chatId));
+  }
+
+  retryHistory(): void {
+    const chatId = this.state().activeChatId;
+    if (chatId !== null) void this.loadHistory(chatId);
+  }
+
+  // ---- models and onboarding ---------------------------------------------------------------------------
+
+  async loadModels(): Promise<void> {
+    this.modelsLoadingFlag.set(true);
+    this.modelsFailure.set(null);
+    try {
+      const response = await this.api.models();
+      this.modelList.set(response.models);
+      this.providerStatus.set(response.providers ?? {});
+      this.applySelection(reconcileSelection(this.selected(), response.models));
+    } catch (error) {
+      this.modelList.set([]);
+      this.providerStatus.set({});
+      this.modelsFailure.set(errorMessage(error));
+    } finally {
+      this.modelsLoadingFlag.set(false);
+    }
+  }
+
+  selectModel(selection: LlmSelection): void {
+    this.applySelection(selection);
+  }
+
+  async loadLlmStatus(): Promise<void> {
+    try {
+      const settings = await this.api.llmSettings();
+      this.configured.set(settings.configured);
+    } catch {
+      // unknown: no onboarding card rather than a wrong one
+      this.configured.set(null);
+    }
+  }
+
+  // ---- internals ---------------------------------------------------------------------------------------
+
+  private applySelection(selection: LlmSelection | null): void {
+    this.selected.set(selection);
+    writeStorage(MODEL_SELECTION_STORAGE_KEY, selection ? JSON.stringify(selection) : null);
+  }
+
+  private handleEvent(event: ServerEvent): void {
+    const before = this.state();
+    if (event.event === 'ready') {
+      this.readyCount++;
+      if (this.readyCount > 1) this.update(connectionLost);
+      this.update((state) => reduceServerEvent(state, event));
+      for (const chatId of chatsToReattach(this.state())) {
+        if (chatId !== event.chat_id) this.socket.send({ type: 'attach', chat_id: chatId });
+      }
+      return;
+    }
+    this.update((state) => reduceServerEvent(state, event));
+    if (event.event === 'done') {
+      if (before.threads[event.chat_id]?.resync) void this.loadHistory(event.chat_id);
+      void this.loadSessions();
+    } else if (event.event === 'attached') {
+      const thread = this.state().threads[event.chat_id];
+      if (thread?.resync && !thread.generating) void this.loadHistory(event.chat_id);
+    } else if (event.event === 'stop_ack') {
+      const thread = this.state().threads[event.chat_id];
+      if (before.threads[event.chat_id]?.generating && thread && !thread.generating) {
+        void this.loadHistory(event.chat_id);
+      }
+    }
+  }
+
+  private update(change: (state: ChatState) => ChatState): void {
+    const before = this.state();
+    const next = change(before);
+    if (next === before) return;
+    this.state.set(next);
+    if (next.activeChatId !== before.activeChatId) {
+      writeStorage(ACTIVE_CHAT_STORAGE_KEY, next.activeChatId, 'session');
+    }
+    const active = next.activeChatId === null ? null : next.threads[next.activeChatId];
+    if (active && active.history === 'idle') void this.loadHistory(active.chatId);
+  }
+
+  private async loadHistory(chatId: string): Promise<void> {
+    const token = ++this.historySequence;
+    this.historyRequests.set(chatId, token);
+    this.update((state) => historyLoading(state, chatId));
+    try {
+      const response = await this.api.messages(chatId);
+      if (!this.isCurrentRequest(chatId, token)) return;
+      this.update((state) => historyLoaded(state, chatId, response.messages));
+    } catch (error) {
+      if (!this.isCurrentRequest(chatId, token)) return;
+      if (error instanceof ApiError && error.status === 404) {
+        // not persisted yet (a new chat): nothing to show
+        this.update((state) => historyLoaded(state, chatId, []));
+      } else {
+        this.update((state) => historyFailed(state, chatId, errorMessage(error)));
+      }
+    }
+  }
+
+  /** A response counts only for the latest request of that chat and while the chat is still open. */
+  private isCurrentRequest(chatId: string, token: number): boolean {
+    const current = this.historyRequests.get(chatId) === token;
+    if (!current) return false;
+    this.historyRequests.delete(chatId);
+    if (this.state().activeChatId === chatId) return true;
+    // stale: the user moved on; forget the load so it happens again when the chat is reopened
+    this.update((state) =>
+      state.threads[chatId]?.history === 'loading'
+        ? { ...state, threads: { ...state.threads, [chatId]: { ...state.threads[chatId], history: 'idle' } } }
+        : state,
+    );
+    return false;
+  }
+}

@@ -1,0 +1,70 @@
+import {
+  ChangeDetectionStrategy,
+  Component,
+  ElementRef,
+  afterRenderEffect,
+  inject,
+  input,
+  signal,
+  viewChild,
+} from '@angular/core';
+import { MatButtonModule } from '@angular/material/button';
+
+import { I18n } from '../../core/i18n/i18n';
+import { Icon } from '../../shared/icon/icon';
+import { AssistantMessage } from '../assistant-message/assistant-message';
+import type { ChatMessage } from '../chat-state';
+
+/** Distance from the bottom (px) beyond which the list stops following new content. */
+export const STICK_THRESHOLD_PX = 80;
+
+/**
+ * The conversation. Follows new content to the bottom unless the reader scrolled up (more than 80 px from the
+ * bottom); then a "Jump to latest" button appears.
+ */
+@Component({
+  selector: 'cc-message-list',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [MatButtonModule, AssistantMessage, Icon],
+  templateUrl: './message-list.html',
+  styleUrl: './message-list.scss',
+})
+export class MessageList {
+  readonly messages = input.required<readonly ChatMessage[]>();
+  readonly chatId = input<string | null>(null);
+
+  protected readonly i18n = inject(I18n);
+  protected readonly showJump = signal(false);
+  private readonly scroller = viewChild.required<ElementRef<HTMLElement>>('scroller');
+  private stick = true;
+  private renderedChat: string | null | undefined = undefined;
+
+  constructor() {
+    afterRenderEffect({
+      write: () => {
+        this.messages();
+        const chatId = this.chatId();
+        const element = this.scroller().nativeElement;
+        if (chatId !== this.renderedChat) {
+          this.renderedChat = chatId;
+          this.stick = true;
+        }
+        if (this.stick) element.scrollTop = element.scrollHeight;
+      },
+    });
+  }
+
+  protected onScroll(): void {
+    const element = this.scroller().nativeElement;
+    const distance = element.scrollHeight - element.scrollTop - element.clientHeight;
+    this.stick = distance <= STICK_THRESHOLD_PX;
+    this.showJump.set(!this.stick);
+  }
+
+  protected jumpToLatest(): void {
+    const element = this.scroller().nativeElement;
+    this.stick = true;
+    this.showJump.set(false);
+    element.scrollTo({ top: element.scrollHeight, behavior: 'smooth' });
+  }
+}

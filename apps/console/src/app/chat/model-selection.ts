@@ -1,0 +1,55 @@
+/**
+ * Model picker rules (spec §15.4): models grouped by provider, the choice remembered in localStorage under
+ * `cashcode.llm.selection` and kept only while the server still lists it, else the first listed model.
+ */
+import { LLM_PROVIDERS, type LlmModelEntry, type LlmProvider, type LlmSelection } from '@cashcode/contracts';
+
+export const MODEL_SELECTION_STORAGE_KEY = 'cashcode.llm.selection';
+
+export interface ModelGroup {
+  provider: LlmProvider;
+  models: string[];
+}
+
+export function groupModels(models: readonly LlmModelEntry[]): ModelGroup[] {
+  return LLM_PROVIDERS.map((provider) => ({
+    provider,
+    models: models.filter((entry) => entry.provider === provider).map((entry) => entry.id),
+  })).filter((group) => group.models.length > 0);
+}
+
+/** Parses the stored preference; anything malformed is null. */
+export function parseStoredSelection(raw: string | null): LlmSelection | null {
+  if (raw === null) return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value !== 'object' || value === null) return null;
+    const { provider, model } = value as { provider?: unknown; model?: unknown };
+    if (typeof provider !== 'string' || !LLM_PROVIDERS.includes(provider as LlmProvider)) return null;
+    if (typeof model !== 'string' || model.trim() === '') return null;
+    return { provider: provider as LlmProvider, model };
+  } catch {
+    return null;
+  }
+}
+
+export function sameSelection(a: LlmSelection | null, b: LlmSelection | null): boolean {
+  return a !== null && b !== null && a.provider === b.provider && a.model === b.model;
+}
+
+/** The selection after a model list arrived: the preferred one if still listed, else the first model, else none. */
+export function reconcileSelection(
+  preferred: LlmSelection | null,
+  models: readonly LlmModelEntry[],
+): LlmSelection | null {
+  if (preferred && models.some((entry) => entry.provider === preferred.provider && entry.id === preferred.model)) {
+    return preferred;
+  }
+  const first = groupModels(models)[0];
+  return first ? { provider: first.provider, model: first.models[0] } : null;
+}
+
+/** Stable option value for a <mat-select> */
+export function selectionKey(selection: LlmSelection): string {
+  return JSON.stringify({ provider: selection.provider, model: selection.model });
+}

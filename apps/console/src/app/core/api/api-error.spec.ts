@@ -1,0 +1,41 @@
+import { ApiError, toApiError } from './api-error';
+
+const fallback = (status: number) => `Request failed (${status})`;
+
+describe('toApiError', () => {
+  it('Scenario: a problem+json body yields its detail and field errors', () => {
+    const error = toApiError(
+      422,
+      'Unprocessable Entity',
+      {
+        type: 'about:blank',
+        title: 'Unprocessable Entity',
+        status: 422,
+        detail: 'openai_compatible.base_url must be an http or https URL',
+        errors: [{ field: 'openai_compatible.base_url', message: 'openai_compatible.base_url must be an http or https URL' }],
+      },
+      fallback,
+    );
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(422);
+    expect(error.detail).toBe('openai_compatible.base_url must be an http or https URL');
+    expect(error.fieldErrors).toEqual([
+      { field: 'openai_compatible.base_url', message: 'openai_compatible.base_url must be an http or https URL' },
+    ]);
+  });
+
+  it('parses a JSON text body', () => {
+    expect(toApiError(404, 'Not Found', '{"detail":"session not found"}', fallback).detail).toBe('session not found');
+  });
+
+  it('renders a pydantic detail array', () => {
+    const error = toApiError(422, '', { detail: [{ loc: ['body', 'title'], msg: 'Value error, title must not be empty' }] }, fallback);
+    expect(error.detail).toBe('body.title: Value error, title must not be empty');
+  });
+
+  it('falls back to the text, the status text, then a generic message', () => {
+    expect(toApiError(502, 'Bad Gateway', 'upstream down', fallback).detail).toBe('upstream down');
+    expect(toApiError(502, 'Bad Gateway', null, fallback).detail).toBe('Bad Gateway');
+    expect(toApiError(500, '', null, fallback).detail).toBe('Request failed (500)');
+  });
+});

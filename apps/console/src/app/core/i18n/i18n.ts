@@ -1,0 +1,69 @@
+import { DOCUMENT, Injectable, computed, inject, signal } from '@angular/core';
+
+import { readStorage, writeStorage } from '../storage';
+import { EN_MESSAGES, type MessageKey } from './messages.en';
+import { ZH_CN_MESSAGES } from './messages.zh-cn';
+
+export type Language = 'en' | 'zh-CN';
+export type { MessageKey };
+
+export const LANGUAGES: readonly { code: Language; label: string }[] = [
+  { code: 'en', label: 'English' },
+  { code: 'zh-CN', label: '简体中文' },
+];
+
+export const LANGUAGE_STORAGE_KEY = 'cashcode.lang';
+
+const DICTIONARIES: Record<Language, Record<MessageKey, string>> = {
+  en: EN_MESSAGES,
+  'zh-CN': ZH_CN_MESSAGES,
+};
+
+export type MessageParams = Record<string, string | number>;
+
+/** Replaces `{name}` placeholders; unknown placeholders are left as they are. */
+export function interpolate(template: string, params?: MessageParams): string {
+  if (!params) return template;
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole,
+  );
+}
+
+function isLanguage(value: string | null): value is Language {
+  return value === 'en' || value === 'zh-CN';
+}
+
+/**
+ * Signal-based translations: English by default, Simplified Chinese on request; the choice is kept in
+ * localStorage. Templates call `i18n.t(key)`, which reads the language signal, so OnPush views re-render
+ * when the language changes.
+ */
+@Injectable({ providedIn: 'root' })
+export class I18n {
+  private readonly document = inject(DOCUMENT);
+  private readonly language = signal<Language>(this.initialLanguage());
+
+  readonly lang = this.language.asReadonly();
+  /** BCP 47 tag for Intl APIs */
+  readonly locale = computed(() => (this.language() === 'zh-CN' ? 'zh-CN' : 'en'));
+
+  constructor() {
+    this.document.documentElement.lang = this.language();
+  }
+
+  t(key: MessageKey, params?: MessageParams): string {
+    const dictionary = DICTIONARIES[this.language()];
+    return interpolate(dictionary[key] ?? EN_MESSAGES[key], params);
+  }
+
+  setLanguage(language: Language): void {
+    this.language.set(language);
+    writeStorage(LANGUAGE_STORAGE_KEY, language);
+    this.document.documentElement.lang = language;
+  }
+
+  private initialLanguage(): Language {
+    const stored = readStorage(LANGUAGE_STORAGE_KEY);
+    return isLanguage(stored) ? stored : 'en';
+  }
+}

@@ -1,0 +1,36 @@
+import { BreakpointObserver } from '@angular/cdk/layout';
+import { ChangeDetectionStrategy, Component, inject } from '@angular/core';
+import { toSignal } from '@angular/core/rxjs-interop';
+import { MatButtonModule } from '@angular/material/button';
+import { MatSidenavModule } from '@angular/material/sidenav';
+import { RouterOutlet } from '@angular/router';
+import { map } from 'rxjs';
+
+import { ChatStore } from '../../../chat/chat-store';
+import { Icon } from '../../../shared/icon/icon';
+import { I18n } from '../../i18n/i18n';
+import { Sidebar } from '../sidebar/sidebar';
+import { TitleBar } from '../title-bar/title-bar';
+
+/** App layout: title bar on top, sidebar (a drawer on small screens) and the routed view. */
+@Component({
+  selector: 'cc-shell',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [MatSidenavModule, MatButtonModule, RouterOutlet, TitleBar, Sidebar, Icon],
+  templateUrl: './shell.html',
+  styleUrl: './shell.scss',
+})
+export class Shell {
+  protected readonly i18n = inject(I18n);
+  protected readonly store = inject(ChatStore);
+  protected readonly compact = toSignal(
+    inject(BreakpointObserver)
+      .observe('(max-width: 840px)')
+      .pipe(map((state) => state.matches)),
+    { initialValue: false },
+  );
+
+  constructor() {
+    this.store.init();
+  }
+}

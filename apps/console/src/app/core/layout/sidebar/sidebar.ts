@@ -1,0 +1,118 @@
+import { ChangeDetectionStrategy, Component, DestroyRef, computed, inject, output, signal } from '@angular/core';
+import { toSignal } from '@angular/core/rxjs-interop';
+import { MatButtonModule } from '@angular/material/button';
+import { MatDialog } from '@angular/material/dialog';
+import { MatMenuModule } from '@angular/material/menu';
+import { MatSnackBar } from '@angular/material/snack-bar';
+import { MatTooltipModule } from '@angular/material/tooltip';
+import { NavigationEnd, Router, RouterLink, RouterLinkActive } from '@angular/router';
+import type { SessionSummary } from '@cashcode/contracts';
+import { filter, map } from 'rxjs';
+
+import { ChatStore } from '../../../chat/chat-store';
+import { Autofocus } from '../../../shared/autofocus';
+import { confirmAction } from '../../../shared/confirm-dialog/confirm-dialog';
+import { Icon } from '../../../shared/icon/icon';
+import { relativeTime } from '../../../shared/relative-time';
+import { I18n } from '../../i18n/i18n';
+
+/** Sidebar: new chat, the markets, session history (open, rename, delete) and settings. */
+@Component({
+  selector: 'cc-sidebar',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [MatButtonModule, MatMenuModule, MatTooltipModule, RouterLink, RouterLinkActive, Autofocus, Icon],
+  templateUrl: './sidebar.html',
+  styleUrl: './sidebar.scss',
+})
+export class Sidebar {
+  /** emitted after any navigation (the shell closes the drawer on small screens) */
+  readonly navigated = output<void>();
+
+  protected readonly i18n = inject(I18n);
+  protected readonly store = inject(ChatStore);
+  private readonly router = inject(Router);
+  private readonly dialog = inject(MatDialog);
+  private readonly snackBar = inject(MatSnackBar);
+
+  private readonly now = signal(Date.now());
+  protected readonly editingId = signal<string | null>(null);
+  protected readonly historyOpen = signal(true);
+
+  private readonly url = toSignal(
+    this.router.events.pipe(
+      filter((event) => event instanceof NavigationEnd),
+      map((event) => event.urlAfterRedirects),
+    ),
+    { initialValue: this.router.url },
+  );
+  protected readonly onChatView = computed(() => {
+    const path = this.url().split(/[?#]/)[0];
+    return path === '/' || path === '';
+  });
+
+  constructor() {
+    const timer = setInterval(() => this.now.set(Date.now()), 30_000);
+    inject(DestroyRef).onDestroy(() => clearInterval(timer));
+  }
+
+  protected title(session: SessionSummary): string {
+    return session.title.trim() || this.i18n.t('session.untitled');
+  }
+
+  protected when(session: SessionSummary): string {
+    return relativeTime(session.updated_at, this.now(), (key, params) => this.i18n.t(key, params), this.i18n.locale());
+  }
+
+  protected newChat(): void {
+    this.store.newChat();
+    void this.router.navigateByUrl('/');
+    this.navigated.emit();
+  }
+
+  protected open(session: SessionSummary): void {
+    if (this.editingId() === session.chat_id) return;
+    this.store.open(session.chat_id);
+    void this.router.navigateByUrl('/');
+    this.navigated.emit();
+  }
+
+  protected startRename(session: SessionSummary): void {
+    this.editingId.set(session.chat_id);
+  }
+
+  protected async commitRename(session: SessionSummary, value: string): Promise<void> {
+    if (this.editingId() !== session.chat_id) return;
+    this.editingId.set(null);
+    const title = value.trim();
+    if (title === '' || title === session.title) return;
+    const error = await this.store.rename(session.chat_id, title);
+    if (error) this.snackBar.open(this.i18n.t('session.renameFailed', { detail: error }), this.i18n.t('common.dismiss'), { duration: 6000 });
+  }
+
+  protected cancelRename(): void {
+    this.editingId.set(null);
+  }
+
+  protected onRenameKey(event: KeyboardEvent, session: SessionSummary, input: HTMLInputElement): void {
+    if (event.key === 'Enter' && !event.isComposing) {
+      event.preventDefault();
+      void this.commitRename(session, input.value);
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      this.cancelRename();
+    }
+  }
+
+  protected async remove(session: SessionSummary): Promise<void> {
+    const confirmed = await confirmAction(this.dialog, {
+      title: this.i18n.t('session.deleteTitle'),
+      body: this.i18n.t('session.deleteBody', { title: this.title(session) }),
+      confirm: this.i18n.t('common.delete'),
+      cancel: this.i18n.t('common.cancel'),
+      danger: true,
+    });
+    if (!confirmed) return;
+    const error = await this.store.remove(session.chat_id);
+    if (error) this.snackBar.open(this.i18n.t('session.deleteFailed', { detail: error }), this.i18n.t('common.dismiss'), { duration: 6000 });
+  }
+}

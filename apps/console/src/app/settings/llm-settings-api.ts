@@ -1,0 +1,27 @@
+import { HttpClient } from '@angular/common/http';
+import { Injectable, inject } from '@angular/core';
+import type {
+  PublicLlmSettings,
+  TestLlmConnectionRequest,
+  TestLlmConnectionResponse,
+  UpdateLlmSettingsRequest,
+} from '@cashcode/contracts';
+import { firstValueFrom } from 'rxjs';
+
+/** REST calls of the LLM settings view (spec §3.3). */
+@Injectable({ providedIn: 'root' })
+export class LlmSettingsApi {
+  private readonly http = inject(HttpClient);
+
+  get(): Promise<PublicLlmSettings> {
+    return firstValueFrom(this.http.get<PublicLlmSettings>('/api/settings/llm'));
+  }
+
+  save(request: UpdateLlmSettingsRequest): Promise<PublicLlmSettings> {
+    return firstValueFrom(this.http.put<PublicLlmSettings>('/api/settings/llm', request));
+  }
+
+  test(request: TestLlmConnectionRequest): Promise<TestLlmConnectionResponse> {
+    return firstValueFrom(this.http.post<TestLlmConnectionResponse>('/api/settings/llm/test', request));
+  }
+}

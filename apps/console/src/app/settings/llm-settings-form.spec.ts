@@ -1,0 +1,92 @@
+import { ApiError } from '../core/api/api-error';
+import {
+  buildTestRequest,
+  buildUpdateRequest,
+  draftFromSettings,
+  mapServerError,
+  validateDraft,
+  type LlmSettingsDraft,
+} from './llm-settings-form';
+
+const saved = {
+  configured: true,
+  openai_compatible: { base_url: 'https://api.example.com/v1', ready: true, api_key_configured: true },
+  ollama: { base_url: '', ready: false },
+};
+
+function draft(overrides: Partial<LlmSettingsDraft> = {}): LlmSettingsDraft {
+  return { ...draftFromSettings(null), ...overrides };
+}
+
+describe('LLM settings form', () => {
+  it('starts from the saved settings without the key', () => {
+    expect(draftFromSettings(saved, 'ollama')).toEqual({
+      tab: 'ollama',
+      apiBaseUrl: 'https://api.example.com/v1',
+      apiKey: '',
+      apiKeyConfigured: true,
+      clearApiKey: false,
+      ollamaBaseUrl: '',
+    });
+  });
+
+  it('Scenario: the visible tab needs a valid URL and (without a stored key) an API key', () => {
+    expect(validateDraft(draft())).toEqual({
+      apiBaseUrl: 'settings.error.baseUrlRequired',
+      apiKey: 'settings.error.keyRequired',
+    });
+    expect(validateDraft(draft({ apiBaseUrl: 'ftp://x', apiKey: 'k' }))).toEqual({ apiBaseUrl: 'settings.error.invalidUrl' });
+    expect(validateDraft(draft({ apiBaseUrl: 'https://x/v1', apiKey: 'k' }))).toEqual({});
+    expect(validateDraft(draft({ tab: 'ollama' }))).toEqual({ ollamaBaseUrl: 'settings.error.ollamaRequired' });
+    expect(validateDraft(draft({ tab: 'ollama', ollamaBaseUrl: 'localhost:11434' }))).toEqual({
+      ollamaBaseUrl: 'settings.error.invalidUrl',
+    });
+  });
+
+  it('Scenario: a stored key may stay blank unless it is being cleared', () => {
+    const stored = draftFromSettings(saved);
+    expect(validateDraft(stored)).toEqual({});
+    expect(validateDraft({ ...stored, clearApiKey: true })).toEqual({ apiKey: 'settings.error.keyRequired' });
+  });
+
+  it('Scenario: the payload has both profiles, the key only when typed, and test adds the tab', () => {
+    expect(buildUpdateRequest(draft({ apiBaseUrl: ' https://x/v1 ', apiKey: '  sk-1 ', ollamaBaseUrl: ' http://o:11434 ' }))).toEqual({
+      openai_compatible: { base_url: 'https://x/v1', api_key: 'sk-1', clear_api_key: false },
+      ollama: { base_url: 'http://o:11434' },
+    });
+    expect(buildUpdateRequest(draftFromSettings(saved))).toEqual({
+      openai_compatible: { base_url: 'https://api.example.com/v1', clear_api_key: false },
+      ollama: { base_url: '' },
+    });
+    expect(buildTestRequest(draft({ tab: 'ollama', ollamaBaseUrl: 'http://o' })).provider).toBe('ollama');
+  });
+
+  it('Scenario: API validation messages land at their field', () => {
+    const error = new ApiError(422, 'validation failed', [
+      { field: 'openai_compatible.base_url', message: 'openai_compatible.base_url must not contain credentials' },
+      { field: 'ollama.base_url', message: 'ollama.base_url is too long' },
+    ]);
+    expect(mapServerError(error)).toEqual({
+      fields: {
+        apiBaseUrl: 'openai_compatible.base_url must not contain credentials',
+        ollamaBaseUrl: 'ollama.base_url is too long',
+      },
+      general: null,
+    });
+  });
+
+  it('places a detail that names a field, and shows other details as general', () => {
+    expect(mapServerError(new ApiError(422, 'openai_compatible.api_key is too long'))).toEqual({
+      fields: { apiKey: 'openai_compatible.api_key is too long' },
+      general: null,
+    });
+    expect(mapServerError(new ApiError(422, 'at least one provider connection is required'))).toEqual({
+      fields: {},
+      general: 'at least one provider connection is required',
+    });
+    expect(mapServerError(new ApiError(400, 'Authentication failed: check the API key'))).toEqual({
+      fields: {},
+      general: 'Authentication failed: check the API key',
+    });
+  });
+});

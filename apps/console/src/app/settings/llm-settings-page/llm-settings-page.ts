@@ -1,0 +1,82 @@
+import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
+import { MatButtonModule } from '@angular/material/button';
+import { MatDialog } from '@angular/material/dialog';
+import { MatFormFieldModule } from '@angular/material/form-field';
+import { MatInputModule } from '@angular/material/input';
+import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
+import { MatSlideToggleModule, type MatSlideToggleChange } from '@angular/material/slide-toggle';
+import { MatTabsModule } from '@angular/material/tabs';
+import { MatTooltipModule } from '@angular/material/tooltip';
+
+import { I18n } from '../../core/i18n/i18n';
+import { FieldError } from '../../shared/field-error';
+import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
+import { Icon } from '../../shared/icon/icon';
+import type { FieldName, SettingsTab } from '../llm-settings-form';
+import { LlmSettingsStore } from '../llm-settings-store';
+
+const TABS: readonly SettingsTab[] = ['openai_compatible', 'ollama'];
+
+/** LLM settings (spec §15.9): OpenAI-compatible and Ollama tabs, test connection, save. */
+@Component({
+  selector: 'cc-llm-settings-page',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [
+    MatButtonModule,
+    MatFormFieldModule,
+    MatInputModule,
+    MatProgressSpinnerModule,
+    MatSlideToggleModule,
+    MatTabsModule,
+    MatTooltipModule,
+    FieldError,
+    Icon,
+  ],
+  providers: [LlmSettingsStore],
+  templateUrl: './llm-settings-page.html',
+  styleUrl: './llm-settings-page.scss',
+})
+export class LlmSettingsPage {
+  protected readonly store = inject(LlmSettingsStore);
+  protected readonly i18n = inject(I18n);
+  private readonly dialog = inject(MatDialog);
+
+  protected readonly showKey = signal(false);
+  protected readonly tabIndex = computed(() => TABS.indexOf(this.store.draft().tab));
+  protected readonly keyPlaceholder = computed(() => {
+    const draft = this.store.draft();
+    return draft.apiKeyConfigured && !draft.clearApiKey ? this.i18n.t('settings.keepKey') : '';
+  });
+
+  constructor() {
+    void this.store.load();
+  }
+
+  protected onTab(index: number): void {
+    this.store.setTab(TABS[index] ?? 'openai_compatible');
+  }
+
+  protected onInput(field: FieldName, event: Event): void {
+    this.store.update(field, (event.target as HTMLInputElement).value);
+  }
+
+  protected async onClearKey(change: MatSlideToggleChange): Promise<void> {
+    if (!change.checked) {
+      this.store.setClearKey(false);
+      return;
+    }
+    const confirmed = await confirmAction(this.dialog, {
+      title: this.i18n.t('settings.clearKeyTitle'),
+      body: this.i18n.t('settings.clearKeyBody'),
+      confirm: this.i18n.t('settings.clearKeyConfirm'),
+      cancel: this.i18n.t('common.cancel'),
+      danger: true,
+    });
+    if (confirmed) this.store.setClearKey(true);
+    else change.source.checked = false;
+  }
+
+  protected async onSave(): Promise<void> {
+    if (await this.store.save()) this.showKey.set(false);
+  }
+}

@@ -1,0 +1,8 @@
+import type { Routes } from '@angular/router';
+
+import { LlmSettingsPage } from './llm-settings-page/llm-settings-page';
+
+export const SETTINGS_ROUTES: Routes = [
+  { path: '', pathMatch: 'full', redirectTo: 'llm' },
+  { path: 'llm', component: LlmSettingsPage, title: 'LLM settings · CashCode' },
+];
