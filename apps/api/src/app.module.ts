@@ -6,9 +6,12 @@ import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { EvolutionModule } from './evolution/evolution.module';
 import { HealthModule } from './health/health.module';
 import { LlmSettingsModule } from './llm-settings/llm-settings.module';
+import { McpModule } from './mcp/mcp.module';
 import { MemoryModule } from './memory/memory.module';
+import { SkillsModule } from './skills/skills.module';
 
 /** Root module; built with the boot-validated configuration (main.ts, or a test with its own temp dirs). */
 @Module({})
@@ -26,6 +29,9 @@ export class AppModule {
         MemoryModule,
         AgentModule,
         ChatModule,
+        McpModule,
+        SkillsModule,
+        EvolutionModule,
       ],
     };
   }

@@ -1,3 +1,7 @@
 export * from './ws';
 export * from './rest';
 export * from './metadata';
+export * from './mcp';
+export * from './memory';
+export * from './skills';
+export * from './evolution';

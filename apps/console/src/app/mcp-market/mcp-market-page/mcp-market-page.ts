@@ -1,18 +1,93 @@
-import { ChangeDetectionStrategy, Component } from '@angular/core';
+import { ChangeDetectionStrategy, Component, inject } from '@angular/core';
+import type { McpServerRecord } from '@cashcode/contracts';
+import { MatButtonModule } from '@angular/material/button';
+import { MatDialog } from '@angular/material/dialog';
+import { MatMenuModule } from '@angular/material/menu';
+import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
+import { MatTooltipModule } from '@angular/material/tooltip';
+import { firstValueFrom } from 'rxjs';
 
-import { ComingSoon } from '../../shared/coming-soon/coming-soon';
+import { I18n } from '../../core/i18n/i18n';
+import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
+import { Icon } from '../../shared/icon/icon';
+import { McpMarketStore } from '../mcp-market-store';
+import { McpServerDialog, type McpServerDialogData } from '../mcp-server-dialog/mcp-server-dialog';
+import { McpText, type McpTextKey } from '../mcp-text';
+import { McpToolsDialog, type McpToolsDialogData } from '../mcp-tools-dialog/mcp-tools-dialog';
 
-/** MCP Market placeholder until the MCP issue lands. */
+/** MCP Market (spec §15.7): servers with status and tools, connect/disconnect, create/edit/delete user servers. */
 @Component({
   selector: 'cc-mcp-market-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [ComingSoon],
-  template: `<cc-coming-soon titleKey="nav.mcpMarket" bodyKey="market.mcpBody" icon="hub" />`,
-  styles: `
-    :host {
-      display: flex;
-      flex: 1;
-    }
-  `,
+  imports: [MatButtonModule, MatMenuModule, MatProgressSpinnerModule, MatTooltipModule, Icon],
+  providers: [McpMarketStore],
+  templateUrl: './mcp-market-page.html',
+  styleUrl: './mcp-market-page.scss',
 })
-export class McpMarketPage {}
+export class McpMarketPage {
+  protected readonly store = inject(McpMarketStore);
+  protected readonly text = inject(McpText);
+  protected readonly i18n = inject(I18n);
+  private readonly dialog = inject(MatDialog);
+
+  protected readonly skeletons = [0, 1, 2];
+
+  constructor() {
+    void this.store.load();
+  }
+
+  protected statusKey(server: McpServerRecord): McpTextKey {
+    return `status.${server.status}`;
+  }
+
+  /** The last action's error on this row, else the server's status error. */
+  protected rowError(server: McpServerRecord): string | null {
+    const actionError: string | undefined = this.store.rowErrors()[server.name];
+    return actionError ?? server.status_error;
+  }
+
+  protected lifecycleLabel(server: McpServerRecord): string {
+    if (this.store.pending()?.name === server.name) return this.text.t('working');
+    if (server.connected) return this.text.t('disconnect');
+    return this.text.t(server.status === 'error' ? 'retryConnect' : 'connect');
+  }
+
+  protected openCreate(): void {
+    void this.openForm(null);
+  }
+
+  protected openEdit(server: McpServerRecord): void {
+    void this.openForm(server);
+  }
+
+  protected openTools(server: McpServerRecord): void {
+    this.dialog.open<McpToolsDialog, McpToolsDialogData>(McpToolsDialog, {
+      data: { server, load: () => this.store.tools(server.name) },
+      width: '720px',
+      maxWidth: '96vw',
+      autoFocus: 'dialog',
+    });
+  }
+
+  protected async confirmDelete(server: McpServerRecord): Promise<void> {
+    const confirmed = await confirmAction(this.dialog, {
+      title: this.text.t('deleteTitle', { name: server.display_name }),
+      body: this.text.t('deleteBody'),
+      confirm: this.i18n.t('common.delete'),
+      cancel: this.i18n.t('common.cancel'),
+      danger: true,
+    });
+    if (confirmed) await this.store.remove(server.name);
+  }
+
+  private async openForm(server: McpServerRecord | null): Promise<void> {
+    const ref = this.dialog.open<McpServerDialog, McpServerDialogData, boolean>(McpServerDialog, {
+      data: { server, save: (draft) => this.store.save(draft) },
+      width: '640px',
+      maxWidth: '96vw',
+      autoFocus: 'first-tabbable',
+      restoreFocus: true,
+    });
+    await firstValueFrom(ref.afterClosed());
+  }
+}

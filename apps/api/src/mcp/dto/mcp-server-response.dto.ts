@@ -1,0 +1,57 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type {
+  McpServerListResponse,
+  McpServerRecord,
+  McpServerStatus,
+  McpServerToolsResponse,
+  McpToolRecord,
+  McpToolSource,
+  McpTransportType,
+} from '@cashcode/contracts';
+
+const STATUSES: McpServerStatus[] = ['disconnected', 'connecting', 'connected', 'error'];
+
+export class McpServerRecordDto implements McpServerRecord {
+  @ApiProperty({ example: 'test_sse_mcp' }) name!: string;
+  @ApiProperty({ example: 'Test SSE MCP' }) display_name!: string;
+  @ApiProperty({ example: '' }) description!: string;
+  @ApiProperty({ enum: ['stdio', 'sse', 'streamable_http'] }) type!: McpTransportType;
+  @ApiProperty({ example: 'http://127.0.0.1:8090/sse', description: "'' for stdio servers" }) url!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { Authorization: '********' },
+    description: 'header names sorted; values are always masked',
+  })
+  headers!: Record<string, string>;
+  @ApiProperty() builtin!: boolean;
+  @ApiProperty({ description: '!builtin' }) mutable!: boolean;
+  @ApiProperty({ enum: STATUSES }) status!: McpServerStatus;
+  @ApiProperty({ description: 'status == "connected"' }) connected!: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'redacted error of the last attempt' })
+  status_error!: string | null;
+  @ApiProperty({ example: 1, description: 'live tools (0 when not connected)' }) tool_count!: number;
+}
+
+export class McpServerListResponseDto implements McpServerListResponse {
+  @ApiProperty({ type: [McpServerRecordDto] }) servers!: McpServerRecordDto[];
+}
+
+export class McpToolRecordDto implements McpToolRecord {
+  @ApiProperty({ example: 'mcp_test_sse_mcp_say_hello' }) name!: string;
+  @ApiProperty({ example: 'say_hello' }) original_name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) input_schema!: Record<string, unknown>;
+  @ApiProperty({ enum: ['live', 'cache'] }) source!: McpToolSource;
+  @ApiProperty({ description: 'true for live tools of a connected server' }) callable!: boolean;
+}
+
+export class McpServerToolsResponseDto implements McpServerToolsResponse {
+  @ApiProperty() server!: string;
+  @ApiProperty() display_name!: string;
+  @ApiProperty({ type: [McpToolRecordDto] }) tools!: McpToolRecordDto[];
+  @ApiProperty({ enum: ['live', 'cache', 'none'] }) source!: McpToolSource | 'none';
+  @ApiProperty({ enum: STATUSES }) status!: McpServerStatus;
+  @ApiProperty({ type: String, nullable: true }) status_error!: string | null;
+  @ApiProperty() tool_count!: number;
+}

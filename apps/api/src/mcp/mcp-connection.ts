@@ -1,0 +1,296 @@
+/**
+ * One MCP server's connection (spec §10.2–10.3, §10.5 calls): status, the SDK client on a transport from the factory,
+ * the discovered tools. Lifecycle operations run one at a time (concurrent connects share one handshake); a server
+ * that closes or whose stream breaks while connected becomes `error` with a redacted message, its in-flight calls
+ * fail, and connect works again. `tools/list_changed` re-lists the tools.
+ */
+import type { McpServerStatus } from '@cashcode/contracts';
+import { Logger } from '@nestjs/common';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  ToolListChangedNotificationSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { formatEvent } from '../common/log-format';
+import type { McpServerConfig, McpToolDescriptor } from './mcp.types';
+import { errorClassName, type RedactionContext, redactMcpError } from './mcp-redaction';
+import type { McpTransportFactory } from './mcp-transports';
+
+export const CLIENT_INFO = { name: 'cashcode', version: '0.1.0' } as const;
+/** at most this many tools/list pages are read (a misbehaving server cannot keep us paging forever) */
+const MAX_TOOL_PAGES = 100;
+/** disconnect waits this long for a clean close (spec §10.4: 10 s) */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+export interface ConnectionOptions {
+  factory: McpTransportFactory;
+  connectTimeoutMs: number;
+  toolTimeoutMs: number;
+  redaction: RedactionContext;
+  /** tools changed while connected (tools/list_changed) */
+  onToolsChanged(connection: McpConnection): void;
+  /** the connection was lost (server closed, crashed, stream broke); status is already `error` */
+  onLost(connection: McpConnection): void;
+}
+
+/** Raised by a call on a server that is not connected (or was lost during the call). */
+export class McpConnectionLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'McpConnectionLostError';
+  }
+}
+
+class ConnectTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`connecting timed out after ${Math.round(ms / 1000)}s`);
+    this.name = 'TimeoutError';
+  }
+}
+
+class ToolDiscoveryError extends Error {
+  constructor(cause: unknown) {
+    const name = errorClassName(cause);
+    super('tool discovery failed');
+    this.name = name;
+  }
+}
+
+function toDescriptor(tool: Tool): McpToolDescriptor {
+  return {
+    name: tool.name,
+    description: typeof tool.description === 'string' ? tool.description : '',
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+    readOnly: tool.annotations?.readOnlyHint === true,
+  };
+}
+
+/** Transport errors after which the connection is unusable. */
+function isFatalTransportError(error: Error): boolean {
+  return (
+    errorClassName(error) === 'SseError' ||
+    /Maximum reconnection attempts|Failed to reconnect/i.test(error.message)
+  );
+}
+
+export class McpConnection {
+  private readonly logger = new Logger(McpConnection.name);
+  status: McpServerStatus = 'disconnected';
+  statusError: string | null = null;
+  tools: McpToolDescriptor[] = [];
+  /** bumped whenever `tools` changes */
+  generation = 0;
+  private client: Client | null = null;
+  private lane: Promise<void> = Promise.resolve();
+  private connecting: Promise<void> | null = null;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly options: ConnectionOptions,
+  ) {}
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get connected(): boolean {
+    return this.status === 'connected' && this.client !== null;
+  }
+
+  /** Connects if needed; never throws — the outcome is in `status` / `statusError`. */
+  connect(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    this.connecting ??= this.enqueue(() => this.doConnect()).finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  /** Closes the connection; status becomes `disconnected` (a close error is reported in statusError). */
+  disconnect(): Promise<void> {
+    return this.enqueue(async () => {
+      const closeError = await this.closeClient();
+      this.setTools([]);
+      this.status = 'disconnected';
+      this.statusError = closeError;
+    });
+  }
+
+  /** Calls a tool (original name). Rejects on timeout, cancellation, a lost connection or a protocol error. */
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    const client = this.client;
+    if (!client || this.status !== 'connected') {
+      throw new McpConnectionLostError(`the MCP server '${this.name}' is not connected`);
+    }
+    const result = await client.callTool({ name, arguments: args }, undefined, {
+      signal,
+      timeout: this.options.toolTimeoutMs,
+      resetTimeoutOnProgress: true,
+      // asking for progress makes the SDK send a progress token; each notification resets the timeout
+      onprogress: () => undefined,
+      maxTotalTimeout: this.options.toolTimeoutMs * 10,
+    });
+    return result as CallToolResult;
+  }
+
+  // ------------------------------------------------------------------------------------------ internals
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.lane.then(task);
+    this.lane = run.catch(() => undefined);
+    return run;
+  }
+
+  private async doConnect(): Promise<void> {
+    if (this.connected) return;
+    await this.closeClient();
+    this.status = 'connecting';
+    this.statusError = null;
+    const started = performance.now();
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    let transport: Transport;
+    try {
+      transport = this.options.factory(this.config, {
+        onStderr: (chars, lines) =>
+          this.logger.log(formatEvent('mcp.stdio.stderr', { server: this.name, chars, lines })),
+      });
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    client.onclose = () => this.handleClosed(client);
+    client.onerror = (error) => this.handleTransportError(client, error);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ConnectTimeoutError(this.options.connectTimeoutMs)), this.options.connectTimeoutMs);
+    });
+    try {
+      await Promise.race([client.connect(transport, { timeout: this.options.connectTimeoutMs }), deadline]);
+      let tools: McpToolDescriptor[];
+      try {
+        tools = await Promise.race([this.listAllTools(client), deadline]);
+      } catch (error) {
+        throw error instanceof ConnectTimeoutError ? error : new ToolDiscoveryError(error);
+      }
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        void this.refreshTools(client);
+      });
+      this.client = client;
+      this.status = 'connected';
+      this.statusError = null;
+      this.setTools(tools);
+      this.logger.log(
+        formatEvent('mcp.server.connected', {
+          server: this.name,
+          transport: this.config.type,
+          tools: tools.length,
+          duration_ms: Math.round(performance.now() - started),
+        }),
+      );
+    } catch (error) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      this.fail(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private fail(error: unknown): void {
+    this.status = 'error';
+    this.statusError = redactMcpError(error, this.config, this.options.redaction);
+    this.setTools([]);
+    this.logger.warn(formatEvent('mcp.server.connect_failed', { server: this.name, error: this.statusError }));
+  }
+
+  private async listAllTools(client: Client): Promise<McpToolDescriptor[]> {
+    const tools: McpToolDescriptor[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.connectTimeoutMs });
+      tools.push(...result.tools.map(toDescriptor));
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  }
+
+  private refreshTools(client: Client): Promise<void> {
+    this.refreshing ??= (async () => {
+      try {
+        const tools = await this.listAllTools(client);
+        if (this.client !== client) return;
+        this.setTools(tools);
+        this.logger.log(formatEvent('mcp.server.tools_changed', { server: this.name, tools: tools.length }));
+        this.options.onToolsChanged(this);
+      } catch (error) {
+        this.logger.warn(
+          formatEvent('mcp.server.tools_refresh_failed', {
+            server: this.name,
+            error: redactMcpError(error, this.config, this.options.redaction),
+          }),
+        );
+      } finally {
+        this.refreshing = null;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  private setTools(tools: McpToolDescriptor[]): void {
+    this.tools = tools;
+    this.generation++;
+  }
+
+  /** Closes the current client (if any) without reporting it as lost; returns a redacted close error. */
+  private async closeClient(): Promise<string | null> {
+    const client = this.client;
+    this.client = null;
+    if (!client) return null;
+    client.onclose = undefined;
+    client.onerror = undefined;
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        client.close(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('closing timed out after 10s')), CLOSE_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      return null;
+    } catch (error) {
+      return redactMcpError(error, this.config, this.options.redaction);
+    }
+  }
+
+  private handleClosed(client: Client): void {
+    if (this.client !== client) return;
+    this.lost(client, 'ConnectionClosed: the MCP server closed the connection');
+  }
+
+  private handleTransportError(client: Client, error: Error): void {
+    const message = redactMcpError(error, this.config, this.options.redaction);
+    if (this.client === client && isFatalTransportError(error)) {
+      this.lost(client, message);
+      return;
+    }
+    this.logger.debug(formatEvent('mcp.transport.error', { server: this.name, error: message }));
+  }
+
+  private lost(client: Client, message: string): void {
+    this.client = null;
+    client.onclose = undefined;
+    client.onerror = undefined;
+    this.status = 'error';
+    this.statusError = message;
+    this.setTools([]);
+    this.logger.warn(formatEvent('mcp.server.lost', { server: this.name, error: message }));
+    // rejects the in-flight requests and ends the transport (kills a stdio server's process group); deferred so that
+    // a transport reporting the error from inside its own handler (EventSource) finishes that handler first
+    queueMicrotask(() => void client.close().catch(() => undefined));
+    this.options.onLost(this);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Validation of MCP catalog entries (spec §3.4 create/update rules, in order, with their exact meaning; §10.1 built-in
+ * entries). Throws McpError('validation') with the first failing rule's message and field.
+ */
+import {
+  MCP_HEADER_NAME_PATTERN,
+  MCP_MASKED_VALUE,
+  MCP_MAX_HEADERS,
+  MCP_SERVER_NAME_PATTERN,
+  MCP_USER_TRANSPORTS,
+  type McpUserTransportType,
+} from '@cashcode/contracts';
+import { McpError } from './mcp.errors';
+
+export const MCP_VALIDATION_MESSAGES = {
+  name: 'name must start with a lowercase letter or digit and contain only lowercase letters, digits, underscores, or hyphens (max 64)',
+  type: 'user MCP servers support only the sse and streamable_http transports',
+  displayName: 'display_name is required and must be at most 100 characters',
+  description: 'description must be at most 1000 characters',
+  urlLength: 'url is required and must be at most 2048 characters',
+  urlAbsolute: 'url must be an absolute HTTP(S) URL',
+  urlCredentials: 'url must not contain embedded credentials',
+  headersObject: 'headers must be an object',
+  headersCount: `headers may contain at most ${MCP_MAX_HEADERS} entries`,
+  headerName: (name: string) => `invalid header name: '${name}'`,
+  headerDuplicate: (name: string) => `duplicate header name: '${name}'`,
+  headerString: (name: string) => `header '${name}' must have a string value`,
+  headerMasked: (name: string) => `header '${name}' uses a masked value without a stored secret`,
+  headerLength: (name: string) => `header '${name}' must be non-empty and at most 4096 characters`,
+  headerNewline: (name: string) => `header '${name}' must not contain newlines`,
+} as const;
+
+export interface ValidUserEntry {
+  type: McpUserTransportType;
+  displayName: string;
+  description: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+function fail(field: string, message: string): never {
+  throw new McpError('validation', message, field);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** Rule 1 (create only): the trimmed name. */
+export function validateServerName(raw: unknown): string {
+  const name = typeof raw === 'string' ? raw.trim() : '';
+  if (!MCP_SERVER_NAME_PATTERN.test(name)) fail('name', MCP_VALIDATION_MESSAGES.name);
+  return name;
+}
+
+/** Rule 5: an absolute http(s) URL without userinfo, trimmed, 1..2048 chars. */
+export function validateUrl(raw: unknown, field = 'url'): string {
+  const url = typeof raw === 'string' ? raw.trim() : '';
+  if (url === '' || codePoints(url) > 2048) fail(field, MCP_VALIDATION_MESSAGES.urlLength);
+  const match = /^(https?):\/\/([^/?#]*)/i.exec(url);
+  let parsed: URL | null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (!match || !parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
+    fail(field, MCP_VALIDATION_MESSAGES.urlAbsolute);
+  }
+  if (match[2]!.includes('@')) fail(field, MCP_VALIDATION_MESSAGES.urlCredentials);
+  return url;
+}
+
+/**
+ * Rule 6: headers. `********` keeps the stored value of an existing header of the same name (update only; names
+ * compared case-insensitively); the result holds real values only.
+ */
+export function validateHeaders(
+  raw: unknown,
+  stored: Readonly<Record<string, string>> | null,
+  field = 'headers',
+): Record<string, string> {
+  if (raw === undefined || raw === null) return {};
+  if (!isPlainObject(raw)) fail(field, MCP_VALIDATION_MESSAGES.headersObject);
+  const entries = Object.entries(raw);
+  if (entries.length > MCP_MAX_HEADERS) fail(field, MCP_VALIDATION_MESSAGES.headersCount);
+  const storedByLower = new Map<string, string>();
+  for (const [name, value] of Object.entries(stored ?? {})) storedByLower.set(name.toLowerCase(), value);
+  const seen = new Set<string>();
+  const out: Record<string, string> = {};
+  for (const [rawName, value] of entries) {
+    const name = rawName.trim();
+    if (!MCP_HEADER_NAME_PATTERN.test(name)) fail(`${field}.${rawName}`, MCP_VALIDATION_MESSAGES.headerName(rawName));
+    const key = `${field}.${name}`;
+    if (seen.has(name.toLowerCase())) fail(key, MCP_VALIDATION_MESSAGES.headerDuplicate(name));
+    seen.add(name.toLowerCase());
+    if (typeof value !== 'string') fail(key, MCP_VALIDATION_MESSAGES.headerString(name));
+    let real = value;
+    if (value === MCP_MASKED_VALUE) {
+      const kept = stored === null ? undefined : (stored[name] ?? storedByLower.get(name.toLowerCase()));
+      if (kept === undefined) fail(key, MCP_VALIDATION_MESSAGES.headerMasked(name));
+      real = kept;
+    }
+    const length = codePoints(real);
+    if (length < 1 || length > 4096) fail(key, MCP_VALIDATION_MESSAGES.headerLength(name));
+    if (/[\r\n]/.test(real)) fail(key, MCP_VALIDATION_MESSAGES.headerNewline(name));
+    out[name] = real;
+  }
+  return out;
+}
+
+/**
+ * Rules 2–6 of a user entry (create: after rule 1; update: the body without `name`). `stored` is the stored headers
+ * of the entry being updated (null on create). Display name and description are stored trimmed.
+ */
+export function validateUserEntry(input: Record<string, unknown>, stored: Readonly<Record<string, string>> | null): ValidUserEntry {
+  const rawType = input['type'] ?? 'sse';
+  if (typeof rawType !== 'string' || !(MCP_USER_TRANSPORTS as readonly string[]).includes(rawType)) {
+    fail('type', MCP_VALIDATION_MESSAGES.type);
+  }
+  const rawDisplay = input['display_name'] ?? input['displayName'];
+  const displayName = typeof rawDisplay === 'string' ? rawDisplay.trim() : '';
+  if (displayName === '' || codePoints(displayName) > 100) fail('display_name', MCP_VALIDATION_MESSAGES.displayName);
+  const rawDescription = input['description'] ?? '';
+  if (typeof rawDescription !== 'string') fail('description', MCP_VALIDATION_MESSAGES.description);
+  const description = rawDescription.trim();
+  if (codePoints(description) > 1000) fail('description', MCP_VALIDATION_MESSAGES.description);
+  const url = validateUrl(input['url']);
+  const headers = validateHeaders(input['headers'], stored);
+  return { type: rawType as McpUserTransportType, displayName, description, url, headers };
+}
+
+/** Truncates to `max` code points. */
+export function truncateCodePoints(text: string, max: number): string {
+  return Array.from(text).slice(0, max).join('');
+}

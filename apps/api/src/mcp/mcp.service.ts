@@ -1,0 +1,515 @@
+/**
+ * MCP orchestration (spec §3.4, §5.2 step 7a, §10): the catalog REST rules, one connection per server, wrapper
+ * registration with exact ownership, the schema cache, tool_search / mcp_prepare, activation purges, and the per-turn
+ * preparation of explicitly selected connectors.
+ */
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import {
+  MCP_MASKED_VALUE,
+  type McpServerRecord,
+  type McpServerToolsResponse,
+  type McpToolRecord,
+} from '@cashcode/contracts';
+import { ErrorCode, McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolContext, ToolResult } from '../agent/agent-tool';
+import { ToolRegistry } from '../agent/tool-registry';
+import { formatEvent } from '../common/log-format';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { MCP_MESSAGES, McpError } from './mcp.errors';
+import { MCP_TOOLS_CHANGED_EVENT, type McpServerConfig, type McpToolsChangedEvent } from './mcp.types';
+import { ACTIVATION_CAPACITY, McpActivations } from './mcp-activations';
+import { McpCatalog } from './mcp-catalog';
+import { McpConnection, McpConnectionLostError } from './mcp-connection';
+import { type RedactionContext, redactionContext, redactMcpError, redactServerText, registerServerSecrets } from './mcp-redaction';
+import { McpSchemaCache } from './mcp-schema-cache';
+import { McpSearchIndex, type ServerSearchSource } from './mcp-search-index';
+import { hashedWrapperName, wrapperName } from './mcp-tool-schema';
+import { formatCallResult, McpPrepareTool, McpToolWrapper, ToolSearchTool, type McpToolHost } from './mcp-tools';
+import { MCP_TRANSPORT_FACTORY, type McpTransportFactory } from './mcp-transports';
+import { validateServerName, validateUserEntry } from './mcp-validation';
+
+interface OwnedTool {
+  server: string;
+  original: string;
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+@Injectable()
+export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpToolHost {
+  private readonly logger = new Logger(McpService.name);
+  private readonly connections = new Map<string, McpConnection>();
+  /** wrapper name → owning server and original tool name (exact ownership, never a prefix match) */
+  private readonly owners = new Map<string, OwnedTool>();
+  /** server → its registered wrapper names */
+  private readonly serverWrappers = new Map<string, string[]>();
+  /** server → connection generation whose tools are registered */
+  private readonly syncedGeneration = new Map<string, number>();
+  private readonly searchIndex = new McpSearchIndex();
+  private readonly redaction: RedactionContext;
+  private shuttingDown = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(MCP_TRANSPORT_FACTORY) private readonly transportFactory: McpTransportFactory,
+    private readonly catalog: McpCatalog,
+    private readonly cache: McpSchemaCache,
+    private readonly activations: McpActivations,
+    private readonly registry: ToolRegistry,
+    private readonly events: EventEmitter2,
+  ) {
+    this.redaction = redactionContext(config.rootDir, config.dataDir);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.catalog.load();
+    for (const server of this.catalog.list()) registerServerSecrets(server);
+    this.registry.registerMeta(new ToolSearchTool(this));
+    this.registry.registerMeta(new McpPrepareTool(this));
+    this.registry.setActivationSource(this.activations);
+    this.logger.log(
+      formatEvent('mcp.catalog.loaded', {
+        servers: this.catalog.list().length,
+        builtin: this.catalog.list().filter((s) => s.builtin).length,
+      }),
+    );
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.shuttingDown = true;
+    await Promise.all([...this.connections.values()].map((connection) => connection.disconnect().catch(() => undefined)));
+    await this.activations.flush();
+  }
+
+  // ------------------------------------------------------------------------------------------ REST
+
+  list(): McpServerRecord[] {
+    return this.catalog.list().map((server) => this.toRecord(server));
+  }
+
+  async create(body: Record<string, unknown>): Promise<McpServerRecord> {
+    const name = validateServerName(body['name']);
+    const entry = validateUserEntry(body, null);
+    if (this.catalog.has(name)) throw new McpError('conflict', MCP_MESSAGES.exists(name));
+    const server = await this.catalog.addUser(name, entry);
+    registerServerSecrets(server);
+    this.logger.log(formatEvent('mcp.server.created', { server: name, transport: server.type }));
+    this.emitChanged(name, 'catalog');
+    return this.toRecord(server);
+  }
+
+  async update(name: string, body: Record<string, unknown>): Promise<McpServerRecord> {
+    const current = this.mutable(name);
+    const entry = validateUserEntry(body, current.headers);
+    await this.teardown(current);
+    const server = await this.catalog.replaceUser(name, entry);
+    registerServerSecrets(server);
+    this.logger.log(formatEvent('mcp.server.updated', { server: name, transport: server.type }));
+    this.emitChanged(name, 'catalog');
+    return this.toRecord(server);
+  }
+
+  async delete(name: string): Promise<void> {
+    const current = this.mutable(name);
+    await this.teardown(current);
+    await this.catalog.removeUser(name);
+    this.connections.delete(name);
+    this.logger.log(formatEvent('mcp.server.deleted', { server: name }));
+    this.emitChanged(name, 'catalog');
+  }
+
+  /** Always resolves with the server's record after the attempt (404 only for an unknown server). */
+  async connect(name: string): Promise<McpServerRecord> {
+    const server = this.known(name);
+    await this.connectServer(server);
+    return this.toRecord(server);
+  }
+
+  async disconnect(name: string): Promise<McpServerRecord> {
+    const server = this.known(name);
+    await this.disconnectServer(server);
+    return this.toRecord(server);
+  }
+
+  async tools(name: string): Promise<McpServerToolsResponse> {
+    const server = this.known(name);
+    const connection = this.connections.get(name);
+    const base = {
+      server: name,
+      display_name: server.displayName,
+      status: connection?.status ?? 'disconnected',
+      status_error: connection?.statusError ?? null,
+    } as const;
+    if (connection?.connected) {
+      const tools: McpToolRecord[] = (this.serverWrappers.get(name) ?? [])
+        .map((wrapper) => {
+          const owned = this.owners.get(wrapper)!;
+          const tool = connection.tools.find((t) => t.name === owned.original);
+          return {
+            name: wrapper,
+            original_name: owned.original,
+            description: tool?.description ?? '',
+            input_schema: tool?.inputSchema ?? {},
+            source: 'live' as const,
+            callable: true,
+          };
+        })
+        .sort((a, b) => byName(a.name, b.name));
+      return { ...base, tools, source: 'live', tool_count: tools.length };
+    }
+    const cached = await this.cache.read(server);
+    if (cached && cached.tools.length > 0) {
+      const tools: McpToolRecord[] = cached.tools
+        .map((tool) => ({
+          name: wrapperName(name, tool.name),
+          original_name: tool.name,
+          description: tool.description,
+          input_schema: tool.inputSchema,
+          source: 'cache' as const,
+          callable: false,
+        }))
+        .sort((a, b) => byName(a.name, b.name));
+      return { ...base, tools, source: 'cache', tool_count: tools.length };
+    }
+    return { ...base, tools: [], source: 'none', tool_count: 0 };
+  }
+
+  // ------------------------------------------------------------------------------------------ turns (§5.2 7a)
+
+  /**
+   * Prepares a turn of a chat: loads the chat's activation set (so its activated tools are visible from the first
+   * model call) and connects the explicitly selected servers. Returns the selected servers' wrapper names, to be
+   * passed to the runner as the turn's temporary tools (visible for this turn only, never persisted).
+   * Throws McpError('connection') with the spec's message when a selected server cannot be used.
+   */
+  async prepareTurn(chatId: string, selectedServers: readonly string[], signal?: AbortSignal): Promise<Set<string>> {
+    await this.activations.hydrate(chatId);
+    await this.reconnectActivated(chatId);
+    return new Set(await this.prepareSelectedConnectors(selectedServers, signal));
+  }
+
+  /**
+   * After a restart a chat's activated tools belong to servers that are not connected yet: connects those servers
+   * (the ones never connected in this process; a server in `error` is left to mcp_prepare) so the tools are live
+   * again. Failures only leave the tools invisible.
+   */
+  private async reconnectActivated(chatId: string): Promise<void> {
+    const missing = new Set(this.activations.activeTools(chatId).filter((name) => !this.registry.has(name)));
+    if (missing.size === 0) return;
+    const owners: McpServerConfig[] = [];
+    for (const server of this.catalog.list()) {
+      const connection = this.connections.get(server.name);
+      if (connection && connection.status !== 'disconnected') continue;
+      const cached = await this.cache.read(server);
+      const owns = cached?.tools.some(
+        (tool) => missing.has(wrapperName(server.name, tool.name)) || missing.has(hashedWrapperName(server.name, tool.name)),
+      );
+      if (owns) owners.push(server);
+    }
+    await Promise.all(owners.map((server) => this.connectServer(server)));
+  }
+
+  /**
+   * Connects the selected servers (in parallel) and returns their wrapper names, in selection order.
+   * `Unable to prepare MCP <server>: <status_error>` when one is not connected afterwards;
+   * `Unable to use MCP <server>: no tools were discovered` when it has no tools.
+   */
+  async prepareSelectedConnectors(selectedServers: readonly string[], signal?: AbortSignal): Promise<string[]> {
+    const names = [...new Set(selectedServers)];
+    const outcomes = await Promise.all(
+      names.map(async (name) => {
+        const server = this.catalog.get(name);
+        if (!server) return { name, error: 'MCP server is not configured' };
+        await this.connectServer(server);
+        const connection = this.connections.get(name);
+        return connection?.connected ? { name, error: null } : { name, error: connection?.statusError ?? null };
+      }),
+    );
+    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('cancelled');
+    const tools: string[] = [];
+    for (const outcome of outcomes) {
+      if (outcome.error !== null || !this.connections.get(outcome.name)?.connected) {
+        throw new McpError('connection', `Unable to prepare MCP ${outcome.name}: ${outcome.error ?? 'connection failed'}`);
+      }
+      const wrappers = this.serverWrappers.get(outcome.name) ?? [];
+      if (wrappers.length === 0) {
+        throw new McpError('connection', `Unable to use MCP ${outcome.name}: no tools were discovered`);
+      }
+      tools.push(...wrappers);
+    }
+    return tools;
+  }
+
+  /** Wrapper names of a connected server's tools (empty when not connected). */
+  serverToolNames(name: string): string[] {
+    return [...(this.serverWrappers.get(name) ?? [])];
+  }
+
+  // ------------------------------------------------------------------------------------------ McpToolHost
+
+  async callTool(
+    server: string,
+    original: string,
+    wrapper: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): Promise<ToolResult> {
+    const connection = this.connections.get(server);
+    const config = this.catalog.get(server);
+    const reconnectHint = `call mcp_prepare(server_name="${server}") to reconnect it`;
+    if (!connection?.connected) {
+      return { model: `(MCP tool '${wrapper}' failed: the MCP server '${server}' is not connected; ${reconnectHint})`, ok: false };
+    }
+    const started = performance.now();
+    try {
+      const result = formatCallResult(wrapper, await connection.callTool(original, args, ctx.signal));
+      result.model = redactServerText(result.model, config, this.redaction);
+      this.logger.log(
+        formatEvent('mcp.tool.called', {
+          server,
+          tool: original,
+          ok: result.ok !== false,
+          duration_ms: Math.round(performance.now() - started),
+        }),
+      );
+      return result;
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      let model: string;
+      if (error instanceof SdkMcpError && error.code === ErrorCode.RequestTimeout) {
+        model = `(MCP tool '${wrapper}' timed out after ${Math.round(this.config.mcpToolTimeoutMs / 1000)}s)`;
+      } else if (
+        error instanceof McpConnectionLostError ||
+        (error instanceof SdkMcpError && error.code === ErrorCode.ConnectionClosed) ||
+        !connection.connected
+      ) {
+        model = `(MCP tool '${wrapper}' failed: the MCP server '${server}' closed the connection; ${reconnectHint})`;
+      } else {
+        model = `(MCP tool '${wrapper}' failed: ${redactMcpError(error, config, this.redaction)})`;
+      }
+      this.logger.warn(formatEvent('mcp.tool.failed', { server, tool: original, error: model }));
+      return { model, ok: false };
+    }
+  }
+
+  async searchTools(chatId: string, query: string, limit: number): Promise<string> {
+    await this.activations.hydrate(chatId);
+    const sources = await this.searchSources();
+    this.searchIndex.sync(sources);
+    const hits = this.searchIndex.search(query, limit);
+    if (hits.length === 0) return `No tools found for "${query}". Try different keywords.`;
+    const lines = [`## Search results: ${query}`, ''];
+    const activated: string[] = [];
+    for (const { doc } of hits) {
+      const description = doc.description.trim() || '(no description)';
+      if (doc.kind === 'stub') {
+        lines.push(`### ${doc.displayName}: ${doc.serverDescription.trim() || '(no description)'}`);
+        lines.push('  This service is configured but not connected yet. Connect it first with `mcp_prepare`:');
+        lines.push(`  \`mcp_prepare(server_name="${doc.server}")\``);
+      } else if (doc.kind === 'cached') {
+        lines.push(`- **${doc.original}**: ${description}`);
+        lines.push(`  (requires preparation: call \`mcp_prepare(server_name="${doc.server}")\` before using it)`);
+      } else {
+        lines.push(`- **${doc.wrapper}**: ${description}`);
+        activated.push(doc.wrapper);
+      }
+    }
+    if (activated.length > 0) {
+      try {
+        await this.activations.activate(chatId, activated);
+      } catch {
+        // the set is active in memory; persisting is retried with the next change
+      }
+      lines.push('', `✅ **${activated.length} tool(s) activated and callable in this chat:**`);
+      for (const name of activated) lines.push(`  - ${name}`);
+    }
+    return lines.join('\n');
+  }
+
+  async prepareServer(chatId: string, serverName: string, signal: AbortSignal): Promise<string> {
+    const server = this.catalog.get(serverName);
+    if (!server) return `Error: MCP server '${serverName}' is not configured. Use tool_search to find server names.`;
+    await this.connectServer(server);
+    if (signal.aborted) return 'Error: cancelled.';
+    const connection = this.connections.get(serverName);
+    if (!connection?.connected) {
+      return `Error: Failed to connect MCP server '${serverName}': ${connection?.statusError ?? 'connection failed'}. Check its configuration.`;
+    }
+    const wrappers = this.serverWrappers.get(serverName) ?? [];
+    if (wrappers.length === 0) return `MCP server '${serverName}' is connected, but no tools were discovered.`;
+    await this.activations.activate(chatId, wrappers);
+    const capped =
+      wrappers.length > ACTIVATION_CAPACITY
+        ? ` (a chat keeps at most ${ACTIVATION_CAPACITY} active tools; the least recently used ones were dropped)`
+        : '';
+    return `MCP server '${serverName}' is connected. Activated ${wrappers.length} tool(s): ${wrappers.join(', ')}${capped}`;
+  }
+
+  // ------------------------------------------------------------------------------------------ internals
+
+  private known(name: string): McpServerConfig {
+    const server = this.catalog.get(name);
+    if (!server) throw new McpError('not_found', MCP_MESSAGES.notFound(name));
+    return server;
+  }
+
+  private mutable(name: string): McpServerConfig {
+    const server = this.known(name);
+    if (server.builtin) throw new McpError('permission', MCP_MESSAGES.builtinReadOnly);
+    return server;
+  }
+
+  private connectionFor(server: McpServerConfig): McpConnection {
+    const existing = this.connections.get(server.name);
+    if (existing && existing.config === server) return existing;
+    const connection = new McpConnection(server, {
+      factory: this.transportFactory,
+      connectTimeoutMs: this.config.mcpConnectTimeoutMs,
+      toolTimeoutMs: this.config.mcpToolTimeoutMs,
+      redaction: this.redaction,
+      onToolsChanged: (c) => void this.afterToolsChanged(c, 'list_changed'),
+      onLost: (c) => this.afterLost(c),
+    });
+    this.connections.set(server.name, connection);
+    return connection;
+  }
+
+  /** Connects (one handshake at a time per server) and registers the tools; the outcome is in the connection. */
+  private async connectServer(server: McpServerConfig): Promise<void> {
+    if (this.shuttingDown) return;
+    const connection = this.connectionFor(server);
+    const wasConnected = connection.connected;
+    await connection.connect();
+    if (connection.connected && this.syncedGeneration.get(server.name) !== connection.generation) {
+      await this.afterToolsChanged(connection, wasConnected ? 'list_changed' : 'connected');
+    }
+  }
+
+  /** Re-registers a connected server's wrappers and writes its schema cache. */
+  private async afterToolsChanged(connection: McpConnection, reason: McpToolsChangedEvent['reason']): Promise<void> {
+    if (this.connections.get(connection.name) !== connection || !connection.connected) return;
+    this.syncedGeneration.set(connection.name, connection.generation);
+    this.unregisterWrappers(connection.name);
+    const names: string[] = [];
+    for (const tool of connection.tools) {
+      let name = wrapperName(connection.name, tool.name);
+      const owner = this.owners.get(name);
+      if ((owner && owner.server !== connection.name) || names.includes(name) || this.registry.has(name)) {
+        name = hashedWrapperName(connection.name, tool.name);
+      }
+      this.owners.set(name, { server: connection.name, original: tool.name });
+      this.registry.register(new McpToolWrapper(name, connection.name, tool, this));
+      names.push(name);
+    }
+    this.serverWrappers.set(connection.name, names.sort(byName));
+    await this.cache.write(connection.config, connection.tools);
+    this.emitChanged(connection.name, reason);
+  }
+
+  private afterLost(connection: McpConnection): void {
+    if (this.connections.get(connection.name) !== connection) return;
+    this.unregisterWrappers(connection.name);
+    this.syncedGeneration.delete(connection.name);
+    this.emitChanged(connection.name, 'error');
+  }
+
+  private unregisterWrappers(server: string): string[] {
+    const names = this.serverWrappers.get(server) ?? [];
+    for (const name of names) {
+      this.registry.unregister(name);
+      this.owners.delete(name);
+    }
+    this.serverWrappers.delete(server);
+    return names;
+  }
+
+  /** Every wrapper name the server's tools have or had (live and cached), for purging activations. */
+  private async knownToolNames(server: McpServerConfig): Promise<Set<string>> {
+    const names = new Set(this.serverWrappers.get(server.name) ?? []);
+    const cached = await this.cache.read(server);
+    for (const tool of cached?.tools ?? []) {
+      names.add(wrapperName(server.name, tool.name));
+      names.add(hashedWrapperName(server.name, tool.name));
+    }
+    return names;
+  }
+
+  private async disconnectServer(server: McpServerConfig): Promise<void> {
+    const names = await this.knownToolNames(server);
+    const connection = this.connections.get(server.name);
+    if (connection) await connection.disconnect();
+    for (const name of this.unregisterWrappers(server.name)) names.add(name);
+    this.syncedGeneration.delete(server.name);
+    await this.activations.purge(names);
+    this.logger.log(formatEvent('mcp.server.disconnected', { server: server.name }));
+    this.emitChanged(server.name, 'disconnected');
+  }
+
+  /** Update/delete: disconnect, purge activations, delete the cache. */
+  private async teardown(server: McpServerConfig): Promise<void> {
+    await this.disconnectServer(server);
+    this.connections.delete(server.name);
+    await this.cache.remove(server.name);
+  }
+
+  private async searchSources(): Promise<ServerSearchSource[]> {
+    const servers = this.catalog.list();
+    return Promise.all(
+      servers.map(async (config) => {
+        const connection = this.connections.get(config.name);
+        const live =
+          connection?.connected && connection.config === config
+            ? (this.serverWrappers.get(config.name) ?? []).map((wrapper) => ({
+                wrapper,
+                tool: connection.tools.find((t) => t.name === this.owners.get(wrapper)!.original)!,
+              }))
+            : null;
+        const peeked = this.cache.peek(config);
+        const cached = peeked === undefined ? await this.cache.read(config) : peeked;
+        return {
+          config,
+          live,
+          liveVersion: connection?.generation ?? 0,
+          cached: cached?.tools ?? null,
+          cacheVersion: this.cache.version(config.name),
+        };
+      }),
+    );
+  }
+
+  private toRecord(server: McpServerConfig): McpServerRecord {
+    const connection = this.connections.get(server.name);
+    const status = connection?.status ?? 'disconnected';
+    const headers: Record<string, string> = {};
+    for (const name of Object.keys(server.headers).sort(byName)) headers[name] = MCP_MASKED_VALUE;
+    return {
+      name: server.name,
+      display_name: server.displayName,
+      description: server.description,
+      type: server.type,
+      url: server.type === 'stdio' ? '' : server.url,
+      headers,
+      builtin: server.builtin,
+      mutable: !server.builtin,
+      status,
+      connected: status === 'connected',
+      status_error: connection?.statusError ?? null,
+      tool_count: connection?.connected ? (this.serverWrappers.get(server.name)?.length ?? 0) : 0,
+    };
+  }
+
+  private emitChanged(server: string, reason: McpToolsChangedEvent['reason']): void {
+    const event: McpToolsChangedEvent = { server, reason };
+    this.events.emit(MCP_TOOLS_CHANGED_EVENT, event);
+  }
+}
+

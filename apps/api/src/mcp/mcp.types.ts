@@ -1,0 +1,45 @@
+/**
+ * Internal MCP shapes: a server's runtime configuration (built from the merged catalog) and discovered tools.
+ */
+import type { McpServerStatus, McpTransportType } from '@cashcode/contracts';
+
+export interface McpServerConfig {
+  name: string;
+  displayName: string;
+  description: string;
+  type: McpTransportType;
+  builtin: boolean;
+  /** stdio: the command (`node` runs the server with this server's own Node binary) */
+  command: string;
+  /** stdio: arguments; relative paths that exist under the repo root are made absolute */
+  args: string[];
+  /** stdio: the configured environment (added to a safe baseline) */
+  env: Record<string, string>;
+  /** stdio: working directory (the repo root) */
+  cwd: string;
+  /** network transports: the endpoint */
+  url: string;
+  /** network transports: header name → secret value (never returned, logged or put in errors) */
+  headers: Record<string, string>;
+}
+
+/** A tool as a server describes it (`tools/list`), or as the schema cache keeps it. */
+export interface McpToolDescriptor {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly?: boolean;
+}
+
+export interface McpServerState {
+  status: McpServerStatus;
+  statusError: string | null;
+  toolCount: number;
+}
+
+/** Emitted (EventEmitter2) whenever the set of live MCP tools or the catalog changes. */
+export const MCP_TOOLS_CHANGED_EVENT = 'mcp.tools.changed';
+export interface McpToolsChangedEvent {
+  server: string;
+  reason: 'connected' | 'disconnected' | 'list_changed' | 'error' | 'catalog';
+}

@@ -1,0 +1,156 @@
+// Browser e2e of the MCP Market (openspec/specs/mcp/spec.md, console part): the built API with the repo's built-in
+// catalog, the repo's SSE test server as a user server, Debian Chromium through playwright-core.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { assertBuilt, launchBrowser, repoRoot, screenshot, startApi } from './support/harness.mjs';
+
+const TIMEOUT = 20_000;
+const SECRET = 'browser-e2e-header-secret';
+const SSE_SERVER = join(repoRoot, 'mcp_servers', 'test_sse_mcp', 'dist', 'index.js');
+
+/** The repo's SSE test server on a free port, requiring the secret header. */
+async function startSseServer() {
+  const child = spawn(process.execPath, [SSE_SERVER, '--port', '0', '--require-header', `X-Api-Key=${SECRET}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stderr.on('data', (chunk) => {
+      text += chunk.toString();
+      const match = /listening on (\S+)/.exec(text);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`SSE test server exited with ${code}: ${text}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe('MCP Market', { timeout: 180_000 }, () => {
+  let api;
+  let sse;
+  let browser;
+  let page;
+  const pageErrors = [];
+
+  before(async () => {
+    assertBuilt();
+    if (!existsSync(SSE_SERVER)) throw new Error('build the MCP test servers first (npm run build:mcp)');
+    sse = await startSseServer();
+    api = await startApi();
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 820 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(TIMEOUT);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await api?.stop();
+    await sse?.stop();
+  });
+
+  const row = (name) => page.getByTestId(`mcp-row-${name}`);
+
+  test('Scenario: the built-in servers are listed with badges, status and tool counts', async () => {
+    await page.goto(`${api.url}/mcp`);
+    await row('test_stdio_mcp').waitFor();
+    await row('test_sse_mcp').waitFor();
+    assert.match(await row('test_stdio_mcp').innerText(), /Built-in/);
+    assert.match(await row('test_stdio_mcp').innerText(), /Not connected/);
+    assert.match(await row('test_stdio_mcp').innerText(), /test_stdio_mcp · STDIO · 0 tools/);
+    assert.equal(await row('test_stdio_mcp').getByTestId('mcp-more').count(), 0);
+  });
+
+  test('Scenario: connecting a built-in stdio server shows connected with its tools', async () => {
+    await row('test_stdio_mcp').getByTestId('mcp-lifecycle').click();
+    await row('test_stdio_mcp').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor();
+    assert.match(await row('test_stdio_mcp').innerText(), /1 tools/);
+    assert.match(await row('test_stdio_mcp').getByTestId('mcp-lifecycle').innerText(), /Disconnect/);
+  });
+
+  test('Scenario: the form validates inline, then shows the API message (name taken)', async () => {
+    await page.getByTestId('mcp-create').click();
+    await page.getByTestId('mcp-form-name').fill('Bad Name');
+    await page.getByTestId('mcp-form-save').click();
+    await page.getByText('Use lowercase letters, digits, underscores or hyphens').waitFor();
+    await page.getByText('Enter a complete HTTP(S) URL').or(page.getByText('The URL is required')).first().waitFor();
+    await page.getByTestId('mcp-form-name').fill('test_sse_mcp');
+    await page.getByTestId('mcp-form-display-name').fill('Remote hello');
+    await page.getByTestId('mcp-form-url').fill(sse.url);
+    await page.getByTestId('mcp-form-save').click();
+    // the API's 409 lands at the name field
+    await page.getByText('MCP server already exists: test_sse_mcp').waitFor();
+    await screenshot(page, 'mcp-01-form-error');
+  });
+
+  test('Scenario: add a user SSE server with a secret header', async () => {
+    await page.getByTestId('mcp-form-name').fill('remote_hello');
+    await page.getByTestId('mcp-add-header').click();
+    await page.getByTestId('mcp-header-name').fill('X-Api-Key');
+    await page.getByTestId('mcp-header-value').fill(SECRET);
+    await page.getByTestId('mcp-form-save').click();
+    await row('remote_hello').waitFor();
+    assert.match(await row('remote_hello').innerText(), /Remote hello/);
+    assert.match(await row('remote_hello').innerText(), /remote_hello · SSE · 0 tools/);
+  });
+
+  test('Scenario: connect it and see its live tools with schemas', async () => {
+    await row('remote_hello').getByTestId('mcp-lifecycle').click();
+    await row('remote_hello').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor();
+    await row('remote_hello').getByTestId('mcp-tools').click();
+    await page.getByTestId('mcp-tools-source').filter({ hasText: 'Live tools' }).waitFor();
+    const tool = page.getByTestId('mcp-tool').filter({ hasText: 'mcp_remote_hello_say_hello' });
+    await tool.waitFor();
+    assert.match(await tool.innerText(), /Say hello to Cash\./);
+    await screenshot(page, 'mcp-02-tools');
+    await page.getByTestId('mcp-tools-close').click();
+  });
+
+  test('Scenario: editing shows the header masked and keeps the secret', async () => {
+    await row('remote_hello').getByTestId('mcp-more').click();
+    await page.getByTestId('mcp-edit').click();
+    assert.equal(await page.getByTestId('mcp-form-name').isDisabled(), true);
+    assert.equal(await page.getByTestId('mcp-header-value').inputValue(), '********');
+    await page.getByTestId('mcp-form-display-name').fill('Remote hello (edited)');
+    await page.getByTestId('mcp-form-save').click();
+    await row('remote_hello').filter({ hasText: 'Remote hello (edited)' }).waitFor();
+    // an update disconnects; connecting again works with the kept secret
+    await row('remote_hello').getByTestId('mcp-lifecycle').click();
+    await row('remote_hello').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor();
+    const html = await page.content();
+    assert.equal(html.includes(SECRET), false);
+  });
+
+  test('Scenario: a failed connection shows the error and offers a retry', async () => {
+    await sse.stop();
+    await row('remote_hello').getByTestId('mcp-lifecycle').click(); // disconnect
+    await row('remote_hello').getByTestId('mcp-status').filter({ hasText: 'Not connected' }).waitFor();
+    await row('remote_hello').getByTestId('mcp-lifecycle').click(); // connect → error
+    await row('remote_hello').getByTestId('mcp-status').filter({ hasText: 'Connection failed' }).waitFor();
+    await row('remote_hello').getByTestId('mcp-row-error').waitFor();
+    assert.match(await row('remote_hello').getByTestId('mcp-lifecycle').innerText(), /Retry connection/);
+    await screenshot(page, 'mcp-03-error');
+  });
+
+  test('Scenario: delete asks for confirmation and removes the row', async () => {
+    await row('remote_hello').getByTestId('mcp-more').click();
+    await page.getByTestId('mcp-delete').click();
+    await page.getByRole('dialog').getByText('Delete Remote hello (edited)?').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await row('remote_hello').waitFor({ state: 'detached' });
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -1,0 +1,95 @@
+import { Injectable, computed, inject, signal } from '@angular/core';
+import type { McpServerRecord, McpServerToolsResponse } from '@cashcode/contracts';
+
+import { errorMessage } from '../core/api/api-error';
+import { McpApi } from './mcp-api';
+import { buildRequest, mapServerError, type McpServerDraft, type ServerErrors } from './mcp-server-form';
+
+export type McpAction = 'connect' | 'disconnect' | 'delete';
+
+/** State of the MCP Market: the servers, the running lifecycle action and per-row errors. */
+@Injectable()
+export class McpMarketStore {
+  private readonly api = inject(McpApi);
+
+  private readonly list = signal<McpServerRecord[]>([]);
+  private readonly loadingFlag = signal(true);
+  private readonly loadFailure = signal<string | null>(null);
+  private readonly running = signal<{ name: string; action: McpAction } | null>(null);
+  private readonly errors = signal<Record<string, string>>({});
+
+  readonly servers = this.list.asReadonly();
+  readonly loading = this.loadingFlag.asReadonly();
+  readonly loadError = this.loadFailure.asReadonly();
+  readonly pending = this.running.asReadonly();
+  readonly rowErrors = this.errors.asReadonly();
+  readonly busy = computed(() => this.running() !== null);
+
+  async load(): Promise<void> {
+    this.loadFailure.set(null);
+    if (this.list().length === 0) this.loadingFlag.set(true);
+    try {
+      this.list.set(await this.api.list());
+    } catch (error) {
+      this.loadFailure.set(errorMessage(error));
+    } finally {
+      this.loadingFlag.set(false);
+    }
+  }
+
+  /** Connect, or disconnect a connected server; the list is reloaded afterwards. */
+  async toggle(server: McpServerRecord): Promise<void> {
+    const action: McpAction = server.connected ? 'disconnect' : 'connect';
+    await this.run(server.name, action, async () => {
+      if (action === 'connect') {
+        this.patch(server.name, { status: 'connecting', status_error: null });
+        await this.api.connect(server.name);
+      } else {
+        await this.api.disconnect(server.name);
+      }
+    });
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.run(name, 'delete', () => this.api.delete(name));
+  }
+
+  /** Creates or replaces a server; null on success (the list is reloaded), else the errors to show in the form. */
+  async save(draft: McpServerDraft): Promise<ServerErrors | null> {
+    try {
+      const request = buildRequest(draft);
+      if (draft.mode === 'create') await this.api.create(request as Parameters<McpApi['create']>[0]);
+      else await this.api.update(draft.name, request);
+    } catch (error) {
+      return mapServerError(error, draft);
+    }
+    await this.load();
+    return null;
+  }
+
+  tools(name: string): Promise<McpServerToolsResponse> {
+    return this.api.tools(name);
+  }
+
+  private async run(name: string, action: McpAction, call: () => Promise<unknown>): Promise<void> {
+    if (this.running()) return;
+    this.running.set({ name, action });
+    this.errors.update((errors) => {
+      const next = { ...errors };
+      delete next[name];
+      return next;
+    });
+    try {
+      await call();
+    } catch (error) {
+      this.errors.update((errors) => ({ ...errors, [name]: errorMessage(error) }));
+    } finally {
+      this.running.set(null);
+      await this.load();
+    }
+  }
+
+  private patch(name: string, change: Partial<McpServerRecord>): void {
+    this.list.update((servers) => servers.map((server) => (server.name === name ? { ...server, ...change } : server)));
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * MCP marketplace REST shapes (spec §3.4, DESIGN.md #6: `streamable_http` besides `stdio` and `sse`).
+ * Header values are never returned: every value is `********` (MCP_MASKED_VALUE); sending it back on update keeps the
+ * stored value.
+ */
+
+export type McpTransportType = 'stdio' | 'sse' | 'streamable_http';
+/** transports a user catalog entry may use (stdio servers are defined only by the built-in catalog) */
+export type McpUserTransportType = 'sse' | 'streamable_http';
+export type McpServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error';
+export type McpToolSource = 'live' | 'cache';
+
+export const MCP_MASKED_VALUE = '********';
+export const MCP_USER_TRANSPORTS: readonly McpUserTransportType[] = ['sse', 'streamable_http'];
+export const MCP_MAX_HEADERS = 32;
+/** RFC 7230 token, 1–128 chars */
+export const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+
+export interface McpServerRecord {
+  name: string;
+  display_name: string;
+  description: string;
+  type: McpTransportType;
+  /** '' for stdio */
+  url: string;
+  /** header names sorted, values always `********` */
+  headers: Record<string, string>;
+  builtin: boolean;
+  mutable: boolean;
+  status: McpServerStatus;
+  connected: boolean;
+  status_error: string | null;
+  tool_count: number;
+}
+
+export interface McpServerListResponse {
+  servers: McpServerRecord[];
+}
+
+export interface CreateMcpServerRequest {
+  name: string;
+  /** default `sse` */
+  type?: McpUserTransportType;
+  display_name: string;
+  description?: string;
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export type UpdateMcpServerRequest = Omit<CreateMcpServerRequest, 'name'>;
+
+export interface McpToolRecord {
+  /** `mcp_<server>_<tool>` */
+  name: string;
+  original_name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  source: McpToolSource;
+  /** true for live tools of a connected server */
+  callable: boolean;
+}
+
+export interface McpServerToolsResponse {
+  server: string;
+  display_name: string;
+  tools: McpToolRecord[];
+  source: McpToolSource | 'none';
+  status: McpServerStatus;
+  status_error: string | null;
+  tool_count: number;
+}
