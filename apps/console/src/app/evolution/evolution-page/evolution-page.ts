@@ -1,0 +1,64 @@
+import { ChangeDetectionStrategy, Component, DestroyRef, inject, signal } from '@angular/core';
+import { MatButtonModule } from '@angular/material/button';
+import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
+import { MatSnackBar } from '@angular/material/snack-bar';
+import { MatTooltipModule } from '@angular/material/tooltip';
+import type { SkillEvolutionProposal } from '@cashcode/contracts';
+
+import { I18n } from '../../core/i18n/i18n';
+import { Icon } from '../../shared/icon/icon';
+import { relativeTime } from '../../shared/relative-time';
+import { EvolutionStore, type ReviewAction } from '../evolution-store';
+import { EvolutionText, type EvolutionTextKey } from '../evolution-text';
+import { diffLines, type DiffLine } from '../evolution-view';
+
+/**
+ * Evolution view: Skill proposals generated from recurring work (pending first), each with its candidate SKILL.md,
+ * validation result, the (redacted) evidence it came from, a diff against the current Skill, Approve and Reject.
+ */
+@Component({
+  selector: 'cc-evolution-page',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [MatButtonModule, MatProgressSpinnerModule, MatTooltipModule, Icon],
+  providers: [EvolutionStore],
+  templateUrl: './evolution-page.html',
+  styleUrl: './evolution-page.scss',
+})
+export class EvolutionPage {
+  protected readonly store = inject(EvolutionStore);
+  protected readonly text = inject(EvolutionText);
+  protected readonly i18n = inject(I18n);
+  private readonly snackBar = inject(MatSnackBar);
+
+  protected readonly skeletons = [0, 1, 2];
+  private readonly now = signal(Date.now());
+
+  constructor() {
+    void this.store.load();
+    const timer = setInterval(() => this.now.set(Date.now()), 30_000);
+    inject(DestroyRef).onDestroy(() => clearInterval(timer));
+  }
+
+  protected statusKey(proposal: SkillEvolutionProposal): EvolutionTextKey {
+    return `status.${proposal.status}`;
+  }
+
+  protected actionKey(proposal: SkillEvolutionProposal): EvolutionTextKey {
+    return `action.${proposal.action}`;
+  }
+
+  protected when(proposal: SkillEvolutionProposal): string {
+    return relativeTime(proposal.created_at, this.now(), (key, params) => this.i18n.t(key, params), this.i18n.locale());
+  }
+
+  protected lines(diff: string): DiffLine[] {
+    return diffLines(diff);
+  }
+
+  protected async review(proposal: SkillEvolutionProposal, action: ReviewAction): Promise<void> {
+    const ok = await this.store.review(action);
+    if (!ok) return;
+    const message = action === 'approve' ? this.text.t('approved', { name: proposal.name }) : this.text.t('rejected');
+    this.snackBar.open(message, undefined, { duration: 4000 });
+  }
+}

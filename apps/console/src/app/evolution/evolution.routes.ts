@@ -1,0 +1,5 @@
+import type { Routes } from '@angular/router';
+
+import { EvolutionPage } from './evolution-page/evolution-page';
+
+export const EVOLUTION_ROUTES: Routes = [{ path: '', component: EvolutionPage, title: 'Skill evolution · CashCode' }];
