@@ -1,6 +1,7 @@
 /**
  * REST shapes (spec §3). Errors are RFC 9457 problem+json (DESIGN.md #4).
  */
+import type { LoadedSkillReceipt } from './skills';
 import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt } from './ws';
 
 export interface ProblemFieldError {
@@ -51,6 +52,11 @@ export interface PublicMessage {
   selected_mcp_connectors?: McpConnectorReceipt[];
   /** additive: true on the partial assistant answer of a cancelled turn */
   cancelled?: boolean;
+  /**
+   * additive (user rows): Skills explicitly loaded for this turn, from the persisted receipts (§16.15: shown as chips
+   * on the user message, never as assistant bubbles)
+   */
+  loaded_skills?: LoadedSkillReceipt[];
 }
 export interface SessionMessagesResponse {
   chat_id: string;

@@ -66,8 +66,34 @@ export interface AppConfig {
   /** MCP tool call timeout, reset by progress notifications (spec §10.5: 30 s) */
   mcpToolTimeoutMs: number;
   searxngUrl: string | null;
+  /** read-only built-in Skills (spec §11.1), <rootDir>/apps/api/src/skills/builtin */
+  skillsBuiltinDir: string;
+  /** user Skills: <dataDir>/skills/user */
+  skillsUserDir: string;
+  /** agent-owned Skills: <dataDir>/skills/agent */
+  skillsAgentDir: string;
+  /** Skill version snapshots: <dataDir>/skill-snapshots */
+  skillSnapshotsDir: string;
+  /** PATH searched for the `bin:` requirements of Skills */
+  skillBinPath: string;
+  /** names (never values) of the non-empty environment variables, for the `env:` requirements of Skills */
+  presentEnvNames: string[];
   legacyDeepseekApiKey: string | null;
   legacyDeepseekApiBase: string | null;
+  /** SKILL_EVOLUTION_ENABLED (`1`/`true`/`yes`/`on`, case-insensitive; default off): collect evidence, propose Skills (spec §12) */
+  skillEvolutionEnabled: boolean;
+  /** SKILL_EVOLUTION_MIN_TOOL_CALLS (default 2, min 1): tool calls a turn needs to count as evidence */
+  skillEvolutionMinToolCalls: number;
+  /** SKILL_EVOLUTION_RECURRENCE (default 2, min 2): evidence records of one fingerprint that trigger a proposal */
+  skillEvolutionRecurrence: number;
+  /** SKILL_EVOLUTION_MAX_CONTEXT_CHARS (default 12000, min 1000): size of the evolver's request */
+  skillEvolutionMaxContextChars: number;
+  /** SKILL_EVOLUTION_MAX_CONCURRENT (default 1, min 1): evaluations running at once */
+  skillEvolutionMaxConcurrent: number;
+  /** SKILL_EVOLUTION_MAX_EVIDENCE (default 500, min 10): evidence files kept (oldest deleted first) */
+  skillEvolutionMaxEvidence: number;
+  /** evidence and proposals: <dataDir>/skill-evolution */
+  skillEvolutionDir: string;
 }
 
 export class ConfigError extends Error {
@@ -145,6 +171,19 @@ function parseUrl(name: string, raw: string | undefined): string | null {
   } catch {
     throw new ConfigError(`${name} must be an http or https URL`);
   }
+}
+
+/** Spec §1.2: `1`/`true`/`yes` (case-insensitive) enable, anything else leaves the feature off. */
+function parseEnableFlag(raw: string | undefined): boolean {
+  return raw !== undefined && ['1', 'true', 'yes', 'on'].includes(raw.trim().toLowerCase());
+}
+
+/** An integer setting with a floor (spec §1.2 "min N"): smaller values are raised to the floor. */
+function parseAtLeast(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const text = raw.trim();
+  if (!/^-?\d+$/.test(text)) throw new ConfigError(`${name} must be an integer, got "${text}"`);
+  return Math.min(max, Math.max(min, Number(text)));
 }
 
 /** Environment variables `exec` commands inherit (SECURITY.md §4); everything else (keys, tokens) stays out. */
@@ -265,7 +304,26 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     mcpConnectTimeoutMs: parseInteger('CASHCODE_MCP_CONNECT_TIMEOUT_MS', env['CASHCODE_MCP_CONNECT_TIMEOUT_MS'], 30_000, 100, 600_000),
     mcpToolTimeoutMs: parseInteger('CASHCODE_MCP_TOOL_TIMEOUT_MS', env['CASHCODE_MCP_TOOL_TIMEOUT_MS'], 30_000, 100, 3_600_000),
     searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),
+    skillsBuiltinDir: join(rootDir, 'apps', 'api', 'src', 'skills', 'builtin'),
+    skillsUserDir: join(dataDir, 'skills', 'user'),
+    skillsAgentDir: join(dataDir, 'skills', 'agent'),
+    skillSnapshotsDir: join(dataDir, 'skill-snapshots'),
+    skillBinPath: env['PATH'] ?? '',
+    presentEnvNames: Object.keys(env).filter((key) => typeof env[key] === 'string' && env[key] !== ''),
     legacyDeepseekApiKey: env['DEEPSEEK_API_KEY']?.trim() || null,
     legacyDeepseekApiBase: env['DEEPSEEK_API_BASE']?.trim() || null,
+    skillEvolutionEnabled: parseEnableFlag(env['SKILL_EVOLUTION_ENABLED']),
+    skillEvolutionMinToolCalls: parseAtLeast('SKILL_EVOLUTION_MIN_TOOL_CALLS', env['SKILL_EVOLUTION_MIN_TOOL_CALLS'], 2, 1, 1000),
+    skillEvolutionRecurrence: parseAtLeast('SKILL_EVOLUTION_RECURRENCE', env['SKILL_EVOLUTION_RECURRENCE'], 2, 2, 1000),
+    skillEvolutionMaxContextChars: parseAtLeast(
+      'SKILL_EVOLUTION_MAX_CONTEXT_CHARS',
+      env['SKILL_EVOLUTION_MAX_CONTEXT_CHARS'],
+      12_000,
+      1_000,
+      1_000_000,
+    ),
+    skillEvolutionMaxConcurrent: parseAtLeast('SKILL_EVOLUTION_MAX_CONCURRENT', env['SKILL_EVOLUTION_MAX_CONCURRENT'], 1, 1, 64),
+    skillEvolutionMaxEvidence: parseAtLeast('SKILL_EVOLUTION_MAX_EVIDENCE', env['SKILL_EVOLUTION_MAX_EVIDENCE'], 500, 10, 100_000),
+    skillEvolutionDir: join(dataDir, 'skill-evolution'),
   };
 }

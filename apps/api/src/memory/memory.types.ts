@@ -56,3 +56,55 @@ export interface UserTurnInput {
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
 }
+
+/** A chat as the agent sees it: the smart-loaded history (§9.4) and metadata.json, cached per process. */
+export interface ChatState {
+  chatId: string;
+  history: ChatMessage[];
+  metadata: ChatMetadata;
+}
+
+/** The final assistant answer of a turn; `cancelled` marks the partial answer of a cancelled turn. */
+export interface FinalAnswer {
+  content: string;
+  cancelled?: boolean;
+}
+
+/** Emitted with EventEmitter2 after a session was deleted, so a running turn of that chat can be cancelled. */
+export const SESSION_DELETED_EVENT = 'session.deleted';
+export interface SessionDeletedEvent {
+  chatId: string;
+}
+
+/** One row of the sessions list, before formatting (spec §3.2). */
+export interface StoredSessionSummary {
+  chatId: string;
+  title: string | null;
+  /** mtime of history.jsonl, or of the chat directory when there is no history */
+  updatedAt: Date;
+}
+
+/** Outcome of adding a line to MEMORY.md. */
+export type LongTermMemorySaveResult = 'saved' | 'duplicate';
+
+/** Emitted with EventEmitter2 when a background consolidation attempt of a chat has finished (any outcome). */
+export const CONSOLIDATION_FINISHED_EVENT = 'memory.consolidation.finished';
+export type ConsolidationOutcome =
+  /** the history is below the threshold */
+  | 'below_threshold'
+  /** another consolidation of this chat is running */
+  | 'busy'
+  /** no user-turn boundary leaves anything to summarise */
+  | 'nothing_to_compress'
+  | 'consolidated'
+  /** the model failed, timed out or answered nothing, or the chat was deleted: nothing changed */
+  | 'failed';
+export interface ConsolidationFinishedEvent {
+  chatId: string;
+  outcome: ConsolidationOutcome;
+  /** keep_from_cursor of the appended summary (consolidated only) */
+  keepFromCursor?: number;
+}
+
+/** Emitted with EventEmitter2 after every Dream attempt (recorded or not). */
+export const DREAM_FINISHED_EVENT = 'memory.dream.finished';

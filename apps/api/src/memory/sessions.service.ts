@@ -3,6 +3,7 @@
  * A session is a non-hidden chat directory of MEMORY_DIR.
  */
 import {
+  parseSkillReceipt,
   sanitizePersistedReceipts,
   type PublicMessage,
   type RenameSessionResponse,
@@ -18,10 +19,20 @@ import { SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } f
 
 export const UNTITLED_SESSION_TITLE = 'New chat';
 
-/** Spec §9.6: user and assistant records only; user rows keep their re-sanitised selection receipts. */
+/**
+ * Spec §9.6: user and assistant records only; user rows keep their re-sanitised selection receipts. An explicit
+ * Skill receipt (`[Skill loaded: …]`, persisted as an assistant record right after its user record) becomes
+ * `loaded_skills` data on that user row instead of an assistant bubble (§16.15).
+ */
 export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessage[] {
   const messages: PublicMessage[] = [];
   for (const record of records) {
+    const previous = messages[messages.length - 1];
+    const skillReceipt = record.role === 'assistant' ? parseSkillReceipt(record.content) : null;
+    if (skillReceipt && previous?.role === 'user') {
+      (previous.loaded_skills ??= []).push(skillReceipt);
+      continue;
+    }
     if (record.role === 'user') {
       messages.push({ role: 'user', content: record.content, ...sanitizePersistedReceipts(record) });
     } else if (record.role === 'assistant') {

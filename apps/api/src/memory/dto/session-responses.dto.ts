@@ -1,5 +1,6 @@
 /** OpenAPI shapes of the sessions responses; each implements its @cashcode/contracts interface. */
 import type {
+  LoadedSkillReceipt,
   McpConnectorReceipt,
   PublicMessage,
   RenameSessionResponse,
@@ -60,6 +61,17 @@ export class PublicMessageDto implements PublicMessage {
 
   @ApiPropertyOptional({ example: true, description: 'assistant rows: the partial answer of a cancelled turn' })
   cancelled?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { name: { type: 'string' }, version: { type: 'integer' }, hash: { type: 'string' } },
+      required: ['name', 'version', 'hash'],
+    },
+    description: 'user rows: Skills explicitly loaded for the turn (shown as chips, never as assistant bubbles)',
+  })
+  loaded_skills?: LoadedSkillReceipt[];
 }
 
 export class SessionMessagesResponseDto implements SessionMessagesResponse {

@@ -1,0 +1,437 @@
+/**
+ * Dream: long-term memory distillation (spec §9.8), reviewable and reversible.
+ *
+ * One run: collect the records of every chat after its `.dream_cursor` entry, sorted by timestamp, the first
+ * DREAM_BATCH_RECORDS of them → phase 1 (analysis) → phase 2 (the new MEMORY.md) → safety checks → write MEMORY.md
+ * atomically (after keeping the previous text as a snapshot) → advance the cursor only over records actually given to
+ * the model (records beyond the batch are taken by the next run: reference defect §16.12 fixed) → record the run with
+ * its diff. Runs never overlap. A failure leaves MEMORY.md and the cursor untouched.
+ *
+ * Model: the background model of the LLM settings, else the last model a turn used, else the run is skipped with a
+ * log line. Safety: a rewrite that would drop more than half of the existing entries is refused (a `rejected` run,
+ * nothing written); if MEMORY.md changed during the run, lines appended meanwhile (save_memory) are kept, and any
+ * other change makes the run fail without writing (the user's edit wins; the records are retried next run).
+ */
+import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import type { DreamRun, DreamTrigger, DreamTriggerResponse, LlmSelection } from '@cashcode/contracts';
+import { formatEvent } from '../common/log-format';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { LLM_CLIENT_PROVIDER, type LlmClientProvider } from '../llm-settings/llm-provider';
+import { BackgroundModel, BackgroundModelError } from './background-model';
+import { DreamStore, type DreamCursor } from './dream-store';
+import { countMemoryEntries, unifiedDiff } from './memory-diff';
+import { MemoryError } from './memory.errors';
+import { MEMORY_CLOCK, MemoryStore, type MemoryClock } from './memory-store';
+import { DREAM_FINISHED_EVENT, SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } from './memory.types';
+
+/** records given to the model per run (spec §9.8: 50) */
+export const DREAM_BATCH_RECORDS = 50;
+/** characters of one record's content in the Dream input (tool results: DREAM_TOOL_CHARS) */
+export const DREAM_MAX_RECORD_CHARS = 2000;
+export const DREAM_TOOL_CHARS = 300;
+export const NO_MEMORY_PLACEHOLDER = '(no memory yet)';
+
+export const DREAM_ANALYSIS_PROMPT = [
+  "You maintain the user's long-term memory file (MEMORY.md), which is shown to an AI assistant in every conversation.",
+  'Compare the recent conversation excerpt with the current memory and write a short analysis report with three',
+  'sections:',
+  '## New facts - durable facts worth remembering that are not in memory yet (preferences, personal information,',
+  'long-lived projects, decisions, recurring needs).',
+  '## Updates - existing entries that the conversation corrects or refines, with the new wording.',
+  '## Obsolete - existing entries that are no longer true.',
+  'Ignore small talk, one-off questions and temporary details. Keep each fact in the language it was stated in.',
+  'If nothing needs to change, write "No changes".',
+].join('\n');
+
+export const DREAM_EDITOR_PROMPT = [
+  "You edit MEMORY.md, the user's long-term memory file. Apply the analysis report to the current file:",
+  '- keep every entry that is still valid (never drop an entry the report does not mark as obsolete);',
+  '- add the new facts, update the changed entries and remove the obsolete ones;',
+  '- organise the file as Markdown grouped by category (a heading per category, one bullet per fact).',
+  'Output only the complete new file content, without code fences or comments.',
+  'If there is nothing worth recording at all, output nothing.',
+].join('\n');
+
+type ModelSource = 'background' | 'last_turn';
+
+type WriteResult =
+  | { status: 'conflict'; current: string }
+  | { status: 'same'; current: string }
+  | { status: 'written'; current: string; next: string };
+
+interface TaggedRecord {
+  chatId: string;
+  record: HistoryRecord;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)} …[truncated]` : text;
+}
+
+/** `[timestamp] ROLE: content` per record with non-empty content (spec §9.8 step 2). */
+export function formatDreamLines(batch: readonly TaggedRecord[]): string {
+  const lines: string[] = [];
+  for (const { record } of batch) {
+    if (record.content === '') continue;
+    const max = record.role === 'tool' ? DREAM_TOOL_CHARS : DREAM_MAX_RECORD_CHARS;
+    lines.push(`[${record.timestamp}] ${record.role.toUpperCase()}: ${clip(record.content, max)}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The new cursor of each chat: the largest cursor such that every new record of that chat up to it is in the batch
+ * (a prefix in cursor order), so no record is ever skipped even if timestamps are not monotonic.
+ */
+export function advancedCursors(newRecords: ReadonlyMap<string, HistoryRecord[]>, batch: readonly TaggedRecord[]): DreamCursor {
+  const taken = new Map<string, Set<number>>();
+  for (const { chatId, record } of batch) {
+    let set = taken.get(chatId);
+    if (!set) taken.set(chatId, (set = new Set()));
+    set.add(record.cursor);
+  }
+  const cursors: DreamCursor = {};
+  for (const [chatId, records] of newRecords) {
+    const set = taken.get(chatId);
+    if (!set) continue;
+    let last: number | null = null;
+    for (const record of records) {
+      if (!set.has(record.cursor)) break;
+      last = record.cursor;
+    }
+    if (last !== null) cursors[chatId] = last;
+  }
+  return cursors;
+}
+
+/** Phase-2 output as file content: trimmed, an enclosing code fence removed, ending with a newline ('' if blank). */
+export function normaliseMemoryOutput(raw: string): string {
+  let text = raw.trim();
+  const fenced = /^```[a-zA-Z]*\n([\s\S]*?)\n?```$/.exec(text);
+  if (fenced) text = fenced[1]!.trim();
+  return text === '' ? '' : `${text}\n`;
+}
+
+/** Whether the rewrite drops more than half of the existing entries (the loss guard). */
+export function dropsTooMuch(entriesBefore: number, entriesAfter: number): boolean {
+  return entriesBefore > 0 && entriesAfter * 2 < entriesBefore;
+}
+
+@Injectable()
+export class DreamService implements OnModuleDestroy {
+  private readonly logger = new Logger(DreamService.name);
+  private readonly now: MemoryClock;
+  private current: Promise<DreamTriggerResponse> | null = null;
+  private readonly shutdown = new AbortController();
+  /** records per run; tests may lower it */
+  batchSize = DREAM_BATCH_RECORDS;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly memory: MemoryStore,
+    private readonly store: DreamStore,
+    private readonly model: BackgroundModel,
+    @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
+    private readonly events: EventEmitter2,
+    @Optional() @Inject(MEMORY_CLOCK) clock?: MemoryClock,
+  ) {
+    this.now = clock ?? (() => new Date());
+  }
+
+  /** Whether a run is in progress. */
+  get running(): boolean {
+    return this.current !== null;
+  }
+
+  /**
+   * Runs Dream once. A scheduled trigger while a run is in progress is skipped (`ran: false`); a manual one throws
+   * `dream_running` (409). Never throws for model or disk failures: they are recorded as a `failed` run.
+   */
+  run(trigger: Exclude<DreamTrigger, 'revert'>): Promise<DreamTriggerResponse> {
+    if (this.current) {
+      if (trigger === 'manual') return Promise.reject(new MemoryError('dream_running'));
+      this.logger.log(formatEvent('memory.dream.skipped', { reason: 'running', trigger }));
+      return Promise.resolve({ ran: false, reason: null, run: null });
+    }
+    const run = this.execute(trigger).finally(() => {
+      this.current = null;
+    });
+    this.current = run;
+    return run;
+  }
+
+  /** Resolves when no run is in progress. */
+  async whenIdle(): Promise<void> {
+    while (this.current) await this.current.catch(() => undefined);
+  }
+
+  /** Runs, newest first. */
+  listRuns(limit?: number): Promise<DreamRun[]> {
+    return this.store.listRuns(limit);
+  }
+
+  /** Restores MEMORY.md from the snapshot taken before run `id`; recorded as a `revert` run (itself revertible). */
+  async revert(id: string): Promise<DreamRun> {
+    const target = await this.store.findRun(id);
+    if (!target) throw new MemoryError('dream_run_not_found');
+    if (!target.revertible) throw new MemoryError('dream_run_not_revertible');
+    const snapshot = await this.store.readSnapshot(id);
+    if (snapshot === null) throw new MemoryError('dream_snapshot_missing');
+    const started = this.now();
+    const runId = this.store.newRunId(started);
+    const { before } = await this.memory.updateDocument('MEMORY.md', async (current) => {
+      await this.store.saveSnapshot(runId, current);
+      return { content: snapshot, result: { before: current } };
+    });
+    const run: DreamRun = {
+      id: runId,
+      trigger: 'revert',
+      started_at: started.toISOString(),
+      finished_at: this.now().toISOString(),
+      outcome: 'reverted',
+      detail: `restored MEMORY.md as it was before run ${id}`,
+      model: null,
+      model_source: null,
+      records_read: 0,
+      cursors: {},
+      entries_before: countMemoryEntries(before),
+      entries_after: countMemoryEntries(snapshot),
+      diff: unifiedDiff(before, snapshot),
+      revertible: true,
+      reverted_run_id: id,
+    };
+    await this.store.appendRun(run);
+    this.logger.log(formatEvent('memory.dream.reverted', { run_id: runId, reverted_run_id: id }));
+    this.emitFinished({ ran: true, reason: null, run });
+    return run;
+  }
+
+  /** A deleted chat loses its cursor entry, so a new chat with the same id starts from its first record. */
+  @OnEvent(SESSION_DELETED_EVENT)
+  async onSessionDeleted(event: SessionDeletedEvent): Promise<void> {
+    try {
+      await this.store.updateCursor((cursor) => {
+        if (!(event.chatId in cursor)) return null;
+        const next = { ...cursor };
+        delete next[event.chatId];
+        return next;
+      });
+    } catch (error) {
+      this.logger.warn(
+        formatEvent('memory.dream.cursor_clear_failed', {
+          chat_id: event.chatId,
+          error_type: error instanceof Error ? error.name : 'unknown',
+        }),
+      );
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.shutdown.abort();
+  }
+
+  // ---------------------------------------------------------------------------------------------- internals
+
+  private async execute(trigger: Exclude<DreamTrigger, 'revert'>): Promise<DreamTriggerResponse> {
+    const started = this.now();
+    const { newRecords, batch } = await this.collect();
+    if (batch.length === 0) {
+      this.logger.debug(formatEvent('memory.dream.skipped', { reason: 'no_new_records', trigger }));
+      return this.emitFinished({ ran: false, reason: 'no_new_records', run: null });
+    }
+    const choice = this.chooseModel();
+    if (!choice) {
+      this.logger.log(
+        formatEvent('memory.dream.skipped', {
+          reason: 'no_model',
+          trigger,
+          pending_records: batch.length,
+          detail: 'no background model is set and no turn has used a model since start',
+        }),
+      );
+      return this.emitFinished({ ran: false, reason: 'no_model', run: null });
+    }
+    const runId = this.store.newRunId(started);
+    const cursors = advancedCursors(newRecords, batch);
+    const base: Omit<DreamRun, 'finished_at' | 'outcome' | 'detail' | 'entries_after' | 'diff' | 'revertible' | 'cursors'> = {
+      id: runId,
+      trigger,
+      started_at: started.toISOString(),
+      model: choice.selection,
+      model_source: choice.source,
+      records_read: batch.length,
+      entries_before: 0,
+    };
+    this.logger.log(
+      formatEvent('memory.dream.started', {
+        run_id: runId,
+        trigger,
+        records: batch.length,
+        chats: Object.keys(cursors).length,
+        provider: choice.selection.provider,
+        model: choice.selection.model,
+        model_source: choice.source,
+      }),
+    );
+
+    const memoryBefore = await this.memory.readDocument('MEMORY.md');
+    base.entries_before = countMemoryEntries(memoryBefore);
+    const memoryText = memoryBefore.trim() !== '' ? memoryBefore.trim() : NO_MEMORY_PLACEHOLDER;
+
+    let proposal: string;
+    try {
+      const analysis = await this.model.complete({
+        selection: choice.selection,
+        system: DREAM_ANALYSIS_PROMPT,
+        user: `## Recent conversation\n${formatDreamLines(batch)}\n\n## Current long-term memory\n${memoryText}`,
+        timeoutMs: this.config.backgroundModelTimeoutMs,
+        signal: this.shutdown.signal,
+      });
+      proposal = normaliseMemoryOutput(
+        await this.model.complete({
+          selection: choice.selection,
+          system: DREAM_EDITOR_PROMPT,
+          user: `## Analysis report\n${analysis.trim()}\n\n## Current MEMORY.md\n${memoryText}`,
+          timeoutMs: this.config.backgroundModelTimeoutMs,
+          signal: this.shutdown.signal,
+        }),
+      );
+    } catch (error) {
+      const kind = error instanceof BackgroundModelError ? error.kind : 'internal';
+      const message = error instanceof BackgroundModelError ? error.message : 'internal error';
+      return this.finish({ ...base, outcome: 'failed', detail: `model call failed (${kind}): ${message}` }, null, memoryBefore);
+    }
+
+    if (proposal === '') {
+      return this.finish({ ...base, outcome: 'unchanged', detail: 'the model proposed no content' }, cursors, memoryBefore);
+    }
+    const entriesAfter = countMemoryEntries(proposal);
+    if (dropsTooMuch(base.entries_before, entriesAfter)) {
+      return this.finish(
+        {
+          ...base,
+          outcome: 'rejected',
+          detail: `the rewrite would keep ${entriesAfter} of ${base.entries_before} entries (more than half dropped); MEMORY.md was not changed`,
+        },
+        cursors,
+        memoryBefore,
+        proposal,
+      );
+    }
+
+    // write under the MEMORY.md lane: keep lines save_memory appended meanwhile; any other change wins over Dream
+    const written = await this.memory.updateDocument<WriteResult>('MEMORY.md', async (current) => {
+      let next = proposal;
+      if (current !== memoryBefore) {
+        if (!current.startsWith(memoryBefore)) return { content: null, result: { status: 'conflict', current } };
+        const appended = current.slice(memoryBefore.length).trim();
+        if (appended !== '') next = `${proposal.replace(/\n+$/, '')}\n${appended}\n`;
+      }
+      if (next === current) return { content: null, result: { status: 'same', current } };
+      await this.store.saveSnapshot(runId, current);
+      return { content: next, result: { status: 'written', current, next } };
+    });
+    switch (written.status) {
+      case 'conflict':
+        return this.finish(
+          { ...base, outcome: 'failed', detail: 'MEMORY.md was edited during the run; nothing was written' },
+          null,
+          memoryBefore,
+        );
+      case 'same':
+        return this.finish({ ...base, outcome: 'unchanged', detail: null }, cursors, written.current);
+      case 'written':
+        return this.finish({ ...base, outcome: 'updated', detail: null }, cursors, written.current, written.next, true);
+    }
+  }
+
+  /** Advances the cursor (when given), records the run with its diff and tells listeners. */
+  private async finish(
+    partial: Omit<DreamRun, 'finished_at' | 'entries_after' | 'diff' | 'revertible' | 'cursors'>,
+    cursors: DreamCursor | null,
+    before: string,
+    after: string = before,
+    revertible = false,
+  ): Promise<DreamTriggerResponse> {
+    let advanced: DreamCursor = {};
+    if (cursors) advanced = await this.advanceCursor(cursors);
+    const run: DreamRun = {
+      ...partial,
+      finished_at: this.now().toISOString(),
+      cursors: advanced,
+      entries_after: countMemoryEntries(after),
+      diff: unifiedDiff(before, after),
+      revertible,
+    };
+    await this.store.appendRun(run);
+    const fields = {
+      run_id: run.id,
+      outcome: run.outcome,
+      records: run.records_read,
+      entries_before: run.entries_before,
+      entries_after: run.entries_after,
+    };
+    if (run.outcome === 'failed' || run.outcome === 'rejected') {
+      this.logger.warn(formatEvent('memory.dream.finished', { ...fields, detail: run.detail }));
+    } else {
+      this.logger.log(formatEvent('memory.dream.finished', fields));
+    }
+    return this.emitFinished({ ran: true, reason: null, run });
+  }
+
+  /** Moves each chat's cursor forward (never back), skipping chats deleted meanwhile; returns what was written. */
+  private async advanceCursor(cursors: DreamCursor): Promise<DreamCursor> {
+    const existing: DreamCursor = {};
+    for (const [chatId, cursor] of Object.entries(cursors)) {
+      if (await this.memory.chatExists(chatId)) existing[chatId] = cursor;
+    }
+    if (Object.keys(existing).length === 0) return existing;
+    await this.store.updateCursor((stored) => ({ ...stored, ...existing }));
+    return existing;
+  }
+
+  /** New records of every chat (after its cursor), and the batch: the first `batchSize` by timestamp. */
+  private async collect(): Promise<{ newRecords: Map<string, HistoryRecord[]>; batch: TaggedRecord[] }> {
+    const cursor = await this.store.readCursor();
+    const newRecords = new Map<string, HistoryRecord[]>();
+    const all: TaggedRecord[] = [];
+    const chatIds = (await this.memory.listChatIds()).sort();
+    for (const chatId of chatIds) {
+      let after = cursor[chatId] ?? 0;
+      const last = await this.memory.lastCursor(chatId);
+      if (last === after) continue;
+      // a history whose last cursor is below the stored one was re-created: read it from the start
+      if (last < after) after = 0;
+      const records = (await this.memory.readRecords(chatId)).filter((record) => record.cursor > after);
+      if (records.length === 0) continue;
+      newRecords.set(chatId, records);
+      for (const record of records) all.push({ chatId, record });
+    }
+    // stable sort by timestamp string; ties keep chat then cursor order
+    all.sort((a, b) => (a.record.timestamp < b.record.timestamp ? -1 : a.record.timestamp > b.record.timestamp ? 1 : 0));
+    return { newRecords, batch: all.slice(0, this.batchSize) };
+  }
+
+  private chooseModel(): { selection: LlmSelection; source: ModelSource } | null {
+    const background = this.llm.backgroundSelection();
+    if (background) {
+      if (this.llm.isReady(background.provider)) return { selection: background, source: 'background' };
+      this.logger.warn(
+        formatEvent('memory.dream.background_model_unavailable', { provider: background.provider, action: 'fallback' }),
+      );
+    }
+    const last = this.llm.lastSelection();
+    if (last && this.llm.isReady(last.provider)) return { selection: last, source: 'last_turn' };
+    return null;
+  }
+
+  private emitFinished(result: DreamTriggerResponse): DreamTriggerResponse {
+    try {
+      this.events.emit(DREAM_FINISHED_EVENT, result);
+    } catch {
+      // listeners must not break Dream
+    }
+    return result;
+  }
+}

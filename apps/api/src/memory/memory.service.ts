@@ -1,0 +1,82 @@
+/**
+ * `/api/memory*`: MEMORY.md and SOUL.md with optimistic concurrency (a sha256 content hash read with GET must be
+ * sent back with PUT; 409 when the file changed since), and the Dream history, revert and "run now".
+ */
+import { createHash } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import type {
+  DreamRun,
+  DreamRunListResponse,
+  DreamTriggerResponse,
+  MemoryDocumentResponse,
+  SoulDocumentResponse,
+} from '@cashcode/contracts';
+import { formatEvent } from '../common/log-format';
+import { DreamService } from './dream.service';
+import { MemoryError } from './memory.errors';
+import { DEFAULT_SOUL, MemoryStore, type MemoryDocument } from './memory-store';
+
+/** sha256 of the text (UTF-8), lowercase hex. */
+export function contentHash(content: string): string {
+  return createHash('sha256').update(content, 'utf8').digest('hex');
+}
+
+@Injectable()
+export class MemoryService {
+  private readonly logger = new Logger(MemoryService.name);
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly dream: DreamService,
+  ) {}
+
+  async getLongTermMemory(): Promise<MemoryDocumentResponse> {
+    return this.document(await this.store.readDocument('MEMORY.md'));
+  }
+
+  async updateLongTermMemory(content: string, hash: string): Promise<MemoryDocumentResponse> {
+    return this.document(await this.replace('MEMORY.md', content, hash, 'memory_conflict'));
+  }
+
+  async getSoul(): Promise<SoulDocumentResponse> {
+    return this.soul(await this.store.readDocument('SOUL.md'));
+  }
+
+  async updateSoul(content: string, hash: string): Promise<SoulDocumentResponse> {
+    return this.soul(await this.replace('SOUL.md', content, hash, 'soul_conflict'));
+  }
+
+  async listDreams(limit: number): Promise<DreamRunListResponse> {
+    return { runs: await this.dream.listRuns(limit) };
+  }
+
+  revertDream(id: string): Promise<DreamRun> {
+    return this.dream.revert(id);
+  }
+
+  runDream(): Promise<DreamTriggerResponse> {
+    return this.dream.run('manual');
+  }
+
+  private async replace(
+    document: MemoryDocument,
+    content: string,
+    hash: string,
+    conflict: 'memory_conflict' | 'soul_conflict',
+  ): Promise<string> {
+    const written = await this.store.updateDocument(document, (current) => {
+      if (contentHash(current) !== hash) throw new MemoryError(conflict);
+      return { content, result: content };
+    });
+    this.logger.log(formatEvent('memory.document.edited', { document, chars: content.length }));
+    return written;
+  }
+
+  private document(content: string): MemoryDocumentResponse {
+    return { content, hash: contentHash(content) };
+  }
+
+  private soul(content: string): SoulDocumentResponse {
+    return { ...this.document(content), uses_default: content.trim() === '', default_content: DEFAULT_SOUL };
+  }
+}

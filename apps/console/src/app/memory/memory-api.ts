@@ -1,0 +1,66 @@
+import { HttpClient } from '@angular/common/http';
+import { Injectable, inject } from '@angular/core';
+import type {
+  DreamRun,
+  DreamRunListResponse,
+  DreamTriggerResponse,
+  LlmModelsResponse,
+  LlmSelection,
+  MemoryDocumentResponse,
+  PublicLlmSettings,
+  SoulDocumentResponse,
+  UpdateMemoryDocumentRequest,
+} from '@cashcode/contracts';
+import { firstValueFrom } from 'rxjs';
+
+export type MemoryDocumentKind = 'memory' | 'soul';
+
+const DOCUMENT_PATHS: Record<MemoryDocumentKind, string> = {
+  memory: '/api/memory',
+  soul: '/api/memory/soul',
+};
+
+/** REST calls of the Memory view: MEMORY.md / SOUL.md, Dream runs, and the background model of the LLM settings. */
+@Injectable({ providedIn: 'root' })
+export class MemoryApi {
+  private readonly http = inject(HttpClient);
+
+  getDocument(kind: MemoryDocumentKind): Promise<MemoryDocumentResponse | SoulDocumentResponse> {
+    return firstValueFrom(this.http.get<MemoryDocumentResponse | SoulDocumentResponse>(DOCUMENT_PATHS[kind]));
+  }
+
+  saveDocument(kind: MemoryDocumentKind, request: UpdateMemoryDocumentRequest): Promise<MemoryDocumentResponse | SoulDocumentResponse> {
+    return firstValueFrom(this.http.put<MemoryDocumentResponse | SoulDocumentResponse>(DOCUMENT_PATHS[kind], request));
+  }
+
+  listDreams(limit = 50): Promise<DreamRunListResponse> {
+    return firstValueFrom(this.http.get<DreamRunListResponse>('/api/memory/dreams', { params: { limit } }));
+  }
+
+  runDream(): Promise<DreamTriggerResponse> {
+    return firstValueFrom(this.http.post<DreamTriggerResponse>('/api/memory/dream', {}));
+  }
+
+  revertDream(id: string): Promise<DreamRun> {
+    return firstValueFrom(this.http.post<DreamRun>(`/api/memory/dreams/${encodeURIComponent(id)}/revert`, {}));
+  }
+
+  llmSettings(): Promise<PublicLlmSettings> {
+    return firstValueFrom(this.http.get<PublicLlmSettings>('/api/settings/llm'));
+  }
+
+  models(): Promise<LlmModelsResponse> {
+    return firstValueFrom(this.http.get<LlmModelsResponse>('/api/settings/llm/models'));
+  }
+
+  /** Saves only the background model: the saved connections are sent back unchanged (the stored key is kept). */
+  saveBackgroundModel(settings: PublicLlmSettings, background: LlmSelection | null): Promise<PublicLlmSettings> {
+    return firstValueFrom(
+      this.http.put<PublicLlmSettings>('/api/settings/llm', {
+        openai_compatible: { base_url: settings.openai_compatible.base_url },
+        ollama: { base_url: settings.ollama.base_url },
+        background,
+      }),
+    );
+  }
+}

@@ -1,0 +1,47 @@
+import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
+import { MatButtonModule } from '@angular/material/button';
+import { MatDialog } from '@angular/material/dialog';
+import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
+import { MatTabsModule } from '@angular/material/tabs';
+import type { DreamRun } from '@cashcode/contracts';
+
+import { I18n } from '../../core/i18n/i18n';
+import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
+import { Icon } from '../../shared/icon/icon';
+import { BackgroundModelPicker } from '../background-model-picker/background-model-picker';
+import { DocumentEditor } from '../document-editor/document-editor';
+import { DreamHistory } from '../dream-history/dream-history';
+import { MemoryStore } from '../memory-store';
+import { MemoryText } from '../memory-text';
+
+/** Memory: the MEMORY.md and SOUL.md editors, the Dream history with diffs, Run now and Revert. */
+@Component({
+  selector: 'cc-memory-page',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [MatButtonModule, MatProgressSpinnerModule, MatTabsModule, Icon, DocumentEditor, DreamHistory, BackgroundModelPicker],
+  providers: [MemoryStore],
+  templateUrl: './memory-page.html',
+  styleUrl: './memory-page.scss',
+})
+export class MemoryPage {
+  protected readonly store = inject(MemoryStore);
+  protected readonly i18n = inject(I18n);
+  protected readonly text = inject(MemoryText);
+  private readonly dialog = inject(MatDialog);
+
+  protected readonly tab = signal(0);
+
+  constructor() {
+    void this.store.load();
+  }
+
+  protected async onRevert(run: DreamRun): Promise<void> {
+    const confirmed = await confirmAction(this.dialog, {
+      title: this.text.t('dream.revertTitle'),
+      body: this.text.t('dream.revertBody'),
+      confirm: this.text.t('dream.revert'),
+      cancel: this.i18n.t('common.cancel'),
+    });
+    if (confirmed) await this.store.revert(run);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Long-term memory REST shapes (`/api/memory*`, CashCode addition over spec §9.8): MEMORY.md and SOUL.md with a
+ * content hash for optimistic concurrency, and the Dream run history with diffs, revert and "run now".
+ */
+import type { LlmSelection } from './ws';
+
+/** `GET /api/memory` and the answer of `PUT /api/memory`. */
+export interface MemoryDocumentResponse {
+  /** the file's raw text ('' when it does not exist) */
+  content: string;
+  /** sha256 of `content` (UTF-8), lowercase hex: send it back with PUT */
+  hash: string;
+}
+
+/** `GET /api/memory/soul` and the answer of `PUT /api/memory/soul`. */
+export interface SoulDocumentResponse extends MemoryDocumentResponse {
+  /** true when SOUL.md is missing or blank, so the built-in persona is used */
+  uses_default: boolean;
+  /** the built-in persona */
+  default_content: string;
+}
+
+/** `PUT /api/memory` and `PUT /api/memory/soul`. */
+export interface UpdateMemoryDocumentRequest {
+  content: string;
+  /** the hash this edit is based on (from the last GET/PUT); 409 when the file changed since */
+  hash: string;
+}
+
+export type DreamTrigger = 'schedule' | 'manual' | 'revert';
+
+/**
+ * - `updated`: MEMORY.md was rewritten (a snapshot of the previous text was kept)
+ * - `unchanged`: the model proposed no change (or an empty file); nothing written
+ * - `rejected`: the rewrite would have dropped more than half of the entries; nothing written
+ * - `failed`: a model call failed or timed out, or MEMORY.md changed during the run; nothing written, cursor kept
+ * - `reverted`: MEMORY.md was restored from the snapshot of an earlier run
+ */
+export type DreamOutcome = 'updated' | 'unchanged' | 'rejected' | 'failed' | 'reverted';
+
+export interface DreamRun {
+  /** `<epoch ms>-<8 hex>` */
+  id: string;
+  trigger: DreamTrigger;
+  /** ISO 8601 */
+  started_at: string;
+  finished_at: string;
+  outcome: DreamOutcome;
+  /** why a run failed or was rejected, or what it reverted; null otherwise */
+  detail: string | null;
+  /** the model used, and where the choice came from */
+  model: LlmSelection | null;
+  model_source: 'background' | 'last_turn' | null;
+  /** history records given to the model */
+  records_read: number;
+  /** chats whose Dream cursor advanced, with the new cursor */
+  cursors: Record<string, number>;
+  /** non-blank, non-heading lines of MEMORY.md before and after (proposed, for a rejected run) */
+  entries_before: number;
+  entries_after: number;
+  /** unified diff of MEMORY.md (the proposed change for a rejected run); '' when there is none */
+  diff: string;
+  /** a snapshot of MEMORY.md from before this run exists: it can be reverted */
+  revertible: boolean;
+  /** for a `revert` run: the run whose snapshot was restored */
+  reverted_run_id?: string;
+}
+
+export interface DreamRunListResponse {
+  /** newest first */
+  runs: DreamRun[];
+}
+
+/** `POST /api/memory/dream`: `ran: false` when there was nothing to do (no new records, or no model to use). */
+export interface DreamTriggerResponse {
+  ran: boolean;
+  reason: 'no_new_records' | 'no_model' | null;
+  run: DreamRun | null;
+}
