@@ -3,18 +3,35 @@
  * Figures are medians over many iterations and reported against their targets; nothing here asserts.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { runMcpBench } from './mcp-bench';
+import { runMemoryBench } from './memory-bench';
 import { runServerBench, type Figure } from './server-bench';
+import { runSkillsBench } from './skills-bench';
 import { runToolBench } from './tool-bench';
+
+/** Each suite by name; `npm run bench -- server mcp` runs only those. */
+const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>> = {
+  tools: runToolBench,
+  server: runServerBench,
+  memory: runMemoryBench,
+  mcp: runMcpBench,
+  skills: runSkillsBench,
+};
 
 async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const figures: Figure[] = [];
-  figures.push(...(await runToolBench(log)));
-  figures.push(...(await runServerBench(log)));
+  const selected = process.argv.slice(2);
+  for (const [name, run] of Object.entries(SUITES)) {
+    if (selected.length > 0 && !selected.includes(name)) continue;
+    log(`suite ${name}`);
+    for (const figure of await run(log)) figures.push({ ...figure, name: `${name}: ${figure.name}` });
+  }
   const resultsDir = join(__dirname, '..', '..', 'results');
   await mkdir(resultsDir, { recursive: true });
-  const meta = { date: new Date().toISOString(), node: process.version, cpus: require('node:os').cpus().length };
+  const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length };
   await writeFile(join(resultsDir, 'results.json'), JSON.stringify({ meta, figures }, null, 2) + '\n');
   const rows = figures.map(
     (f) =>

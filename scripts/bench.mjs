@@ -12,4 +12,4 @@ const run = (cmd, args) => {
 };
 if (!existsSync(join(root, 'apps', 'api', 'dist', 'main.js'))) run('npm', ['run', 'build']);
 run('npx', ['tsc', '-p', 'bench/tsconfig.json']);
-run(process.execPath, ['--expose-gc', join(root, 'bench', 'dist', 'bench', 'run.js')]);
+run(process.execPath, ['--expose-gc', join(root, 'bench', 'dist', 'bench', 'run.js'), ...process.argv.slice(2)]);

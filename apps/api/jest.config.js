@@ -11,6 +11,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@cashcode/contracts$': '<rootDir>/../../libs/contracts/src/index.ts',
+    '^@cashcode/skill-format$': '<rootDir>/../../libs/skill-format/src/index.ts',
   },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@standard-schema)/)'],
   transform: {

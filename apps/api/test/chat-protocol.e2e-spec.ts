@@ -6,6 +6,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { FakeModelServer } from './support/fake-model-server';
+import { ensureMcpServersBuilt } from './support/mcp-test-servers';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, WsTestClient } from './support/ws-client';
 
@@ -224,6 +225,7 @@ describe('ChatGateway protocol', () => {
     });
 
     it('Scenario: sanitised selections are persisted on the user record; unknown keys and the llm are dropped', async () => {
+      ensureMcpServersBuilt();
       await configureFakeModel(t.httpUrl, fake.baseUrl);
       const chatId = 'sanitised-chat';
       const done = client.next('done');
@@ -237,7 +239,7 @@ describe('ChatGateway protocol', () => {
             { name: 'weather', label: ' Weather\u0000 ' },
             { name: 'weather', label: 'dupe' },
           ],
-          selected_mcp_connectors: [{ server: 'github', label: null }],
+          selected_mcp_connectors: [{ server: 'test_stdio_mcp', label: null }],
           untrusted: { x: 1 },
         },
       });
@@ -248,7 +250,7 @@ describe('ChatGateway protocol', () => {
         role: 'user',
         content: 'use weather',
         mentioned_skills: [{ name: 'weather', label: 'Weather' }],
-        selected_mcp_connectors: [{ server: 'github' }],
+        selected_mcp_connectors: [{ server: 'test_stdio_mcp' }],
       });
       expect(user).not.toHaveProperty('llm');
       expect(user).not.toHaveProperty('untrusted');

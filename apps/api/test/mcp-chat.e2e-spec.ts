@@ -63,13 +63,25 @@ describe('MCP through chat turns (e2e)', () => {
 
   beforeEach(() => fake.reset());
 
-  async function turn(chatId: string, content: string): Promise<ServerEvent[]> {
+  async function turn(chatId: string, content: string, connectors?: string[]): Promise<ServerEvent[]> {
     const before = client.chatEvents(chatId).length;
     const end = Promise.race([
       client.next('done', (e) => e.chat_id === chatId),
       client.next('error', (e) => e.chat_id === chatId),
     ]);
-    client.sendMessage(chatId, content);
+    if (connectors) {
+      client.send({
+        type: 'message',
+        chat_id: chatId,
+        content,
+        metadata: {
+          llm: { provider: 'openai_compatible', model: 'fake-model' },
+          selected_mcp_connectors: connectors.map((server) => ({ server })),
+        },
+      });
+    } else {
+      client.sendMessage(chatId, content);
+    }
     await end;
     return client.chatEvents(chatId).slice(before);
   }
@@ -113,6 +125,34 @@ describe('MCP through chat turns (e2e)', () => {
     await turn('mcp-chat-other', 'hi');
     expect(toolNames(fake.requests[0])).not.toContain('mcp_hello_say_hello');
     expect(toolNames(fake.requests[0])).toEqual(expect.arrayContaining(['tool_search', 'mcp_prepare']));
+  });
+
+  it('Scenario: a selected connector makes its tools visible for that turn only', async () => {
+    fake.enqueue({ toolCalls: [{ id: 'sel1', name: 'mcp_hello_say_hello', arguments: '{}' }] }, { content: 'greeted' });
+    const events = await turn('mcp-chat-selected', 'say hello', ['hello']);
+    expect(events.at(-1)?.event).toBe('done');
+    expect(toolNames(fake.requests[0])).toContain('mcp_hello_say_hello');
+    expect(results(events)[0]).toMatchObject({ tool_name: 'mcp_hello_say_hello', result: 'Hello, Cash', ok: true });
+    const metadata = JSON.parse(
+      await fs.readFile(join(app.config.memoryDir, 'mcp-chat-selected', 'metadata.json'), 'utf8'),
+    ) as { activated_tools?: Record<string, number> };
+    expect(Object.keys(metadata.activated_tools ?? {})).not.toContain('mcp_hello_say_hello');
+    const history = await fs.readFile(join(app.config.memoryDir, 'mcp-chat-selected', 'history.jsonl'), 'utf8');
+    expect(JSON.parse(history.split('\n')[0]!)).toMatchObject({ role: 'user', selected_mcp_connectors: [{ server: 'hello' }] });
+
+    fake.reset();
+    fake.enqueue({ content: 'plain' });
+    await turn('mcp-chat-selected', 'and now without a selection');
+    expect(toolNames(fake.requests[0])).not.toContain('mcp_hello_say_hello');
+  });
+
+  it('Scenario: a selected connector that cannot be prepared fails the turn with a clear error', async () => {
+    const events = await turn('mcp-chat-bad-selection', 'use a missing server', ['no_such_server']);
+    const last = events.at(-1);
+    expect(last).toMatchObject({ event: 'error', chat_id: 'mcp-chat-bad-selection' });
+    expect((last as { detail: string }).detail).toContain('Unable to prepare MCP no_such_server');
+    expect(fake.completions).toHaveLength(0);
+    await expect(fs.stat(join(app.config.memoryDir, 'mcp-chat-bad-selection', 'history.jsonl'))).rejects.toThrow();
   });
 
   it('Scenario: the third-party server-everything echo tool answers through a turn', async () => {

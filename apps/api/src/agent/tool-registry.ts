@@ -26,6 +26,15 @@ export interface ToolActivationSource {
   touch(chatId: string, toolName: string): void;
 }
 
+/**
+ * Limits the tools of a chat's current turn (the skills module: `allowed-tools` of the Skills loaded in the turn).
+ * A refused tool is hidden from the model and its calls fail with the reason.
+ */
+export interface ToolCallPolicy {
+  /** null when the tool may be called in this chat's current turn; otherwise the reason shown to the model */
+  refusal(chatId: string, toolName: string): string | null;
+}
+
 const NO_ACTIVATION: ToolActivationSource = {
   isActivated: () => false,
   touch: () => undefined,
@@ -132,6 +141,7 @@ export class ToolRegistry {
   private readonly tools = new Map<string, AgentTool>();
   private readonly metaTools = new Map<string, AgentTool>();
   private activation: ToolActivationSource = NO_ACTIVATION;
+  private policy: ToolCallPolicy | null = null;
 
   /** Adds a tool to the main registry; an existing tool with the same name is replaced. */
   register(tool: AgentTool): void {
@@ -155,6 +165,11 @@ export class ToolRegistry {
   /** Plugs in the chat activation set (MCP module). */
   setActivationSource(source: ToolActivationSource | null): void {
     this.activation = source ?? NO_ACTIVATION;
+  }
+
+  /** Plugs in the per-turn call policy (skills module). */
+  setCallPolicy(policy: ToolCallPolicy | null): void {
+    this.policy = policy;
   }
 
   get(name: string): AgentTool | undefined {
@@ -183,7 +198,10 @@ export class ToolRegistry {
       if (visible.has(tool.name)) continue;
       if (!tool.name.startsWith(MCP_TOOL_PREFIX) || this.isUsable(tool.name, scope)) visible.set(tool.name, tool);
     }
-    return [...visible.values()].sort((a, b) => compareToolNames(a.name, b.name));
+    const policy = this.policy;
+    return [...visible.values()]
+      .filter((tool) => policy === null || policy.refusal(scope.chatId, tool.name) === null)
+      .sort((a, b) => compareToolNames(a.name, b.name));
   }
 
   /** OpenAI function-tool schemas for a list of tools. */
@@ -220,6 +238,8 @@ export class ToolRegistry {
     if (!tool) {
       return failure(`Error: Tool '${name}' not found. Available: ${this.names().join(', ')}`);
     }
+    const refusal = this.policy?.refusal(scope.chatId, name) ?? null;
+    if (refusal !== null) return failure(`Error: ${refusal}`);
     if (!meta && name.startsWith(MCP_TOOL_PREFIX)) {
       if (!this.isUsable(name, scope)) {
         // not counted as a failure (spec §6): the model is told how to proceed

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AgentModule } from '../agent/agent.module';
 import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
+import { McpModule } from '../mcp/mcp.module';
 import { MemoryModule } from '../memory/memory.module';
+import { SkillsModule } from '../skills/skills.module';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
 
@@ -10,7 +12,7 @@ import { ChatService } from './chat.service';
  * cancel). Needs the global EventEmitter2 (EventEmitterModule.forRoot in the root module).
  */
 @Module({
-  imports: [AgentModule, MemoryModule, LlmSettingsModule],
+  imports: [AgentModule, MemoryModule, LlmSettingsModule, McpModule, SkillsModule],
   providers: [ChatService, ChatGateway],
   exports: [ChatService],
 })

@@ -32,6 +32,9 @@ import {
   type ProviderLease,
 } from '../llm-settings/llm-provider';
 import { MemoryStore } from '../memory/memory-store';
+import { McpError } from '../mcp/mcp.errors';
+import { McpService } from '../mcp/mcp.service';
+import { SkillsService, explicitSkillSelection } from '../skills/skills.service';
 import {
   SESSION_DELETED_EVENT,
   type ChatMessage,
@@ -52,6 +55,17 @@ export interface ChatOutboundEvent {
 }
 
 export type SubmitResult = { accepted: true; queued: number } | { accepted: false; detail: string; code: string };
+
+/** A turn that cannot start for a reason the user can fix (e.g. an explicitly selected Skill cannot be loaded). */
+export class TurnPreparationError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TurnPreparationError';
+  }
+}
 
 type CancelCause = 'client' | 'deleted' | 'shutdown';
 
@@ -120,6 +134,8 @@ export class ChatService implements OnModuleDestroy {
     private readonly runner: AgentRunner,
     private readonly prompt: SystemPromptBuilder,
     private readonly eventBus: EventEmitter2,
+    private readonly skills: SkillsService,
+    private readonly mcp: McpService,
   ) {}
 
   /** Queues a validated message on its chat's lane. */
@@ -214,6 +230,17 @@ export class ChatService implements OnModuleDestroy {
       });
   }
 
+  /** Spec §5.2 step 7a; a connector that cannot be prepared fails the turn with a clear error. */
+  private async prepareMcp(chatId: string, metadata: MessageMetadata, signal: AbortSignal): Promise<Set<string>> {
+    const servers = (metadata.selected_mcp_connectors ?? []).map((connector) => connector.server);
+    try {
+      return await this.mcp.prepareTurn(chatId, servers, signal);
+    } catch (err) {
+      if (err instanceof McpError) throw new TurnPreparationError('mcp_prepare_failed', err.message);
+      throw err;
+    }
+  }
+
   private emit(chatId: string, event: ServerEvent): void {
     this.outbound.next({ chatId, event });
   }
@@ -276,11 +303,21 @@ export class ChatService implements OnModuleDestroy {
         });
       }
 
+      // 5. explicit Skill selections: mentioned_skills plus a legacy leading @name (the model gets the rest)
+      const skillSelection = explicitSkillSelection(content, metadata.mentioned_skills);
       const system = await this.prompt.build({ chatId });
+      // 7a. MCP: the chat's activated tools are live again (reconnecting after a restart) and the explicitly selected
+      // connectors' tools are visible for this turn only
+      const temporaryTools = await this.prepareMcp(chatId, metadata, signal);
+      // 7b. selected Skills load before the model runs; bodies go into a second system message for this turn only
+      const explicitSkills = await this.skills.prepareExplicitSkills(skillSelection.names, { chatId, turnId, signal });
+      if (!explicitSkills.ok) throw new TurnPreparationError('skill_load_failed', explicitSkills.detail);
+      const skillReceipts: ChatMessage[] = explicitSkills.receipts.map((receipt) => ({ role: 'assistant', content: receipt }));
       const messages: ChatMessage[] = [
         { role: 'system', content: system },
+        ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
         ...chat.history,
-        { role: 'user', content },
+        { role: 'user', content: skillSelection.taskText },
       ];
       const user: UserTurnInput = { content };
       if (metadata.mentioned_skills) user.mentioned_skills = metadata.mentioned_skills;
@@ -296,6 +333,7 @@ export class ChatService implements OnModuleDestroy {
           chatId,
           turnId,
           signal,
+          temporaryTools,
           listener: {
             delta: (text) => this.emit(chatId, { event: 'delta', chat_id: chatId, text, stream_id: streamId }),
             toolCall: (notice) =>
@@ -322,12 +360,15 @@ export class ChatService implements OnModuleDestroy {
         });
       } catch (err) {
         if (err instanceof AgentCancelledError) {
-          await this.finishCancelled(job, running.cause ?? 'client', err.partial, user, streamId, started);
+          const partial = { ...err.partial, durable: [...skillReceipts, ...err.partial.durable] };
+          await this.finishCancelled(job, running.cause ?? 'client', partial, user, streamId, started);
           return;
         }
         throw err;
       }
 
+      // explicit Skill receipts come first among the turn's durable messages (spec §5.2 step 7b)
+      outcome = { ...outcome, durable: [...skillReceipts, ...outcome.durable] };
       // 9. persist, then stream_end and done (done only after the turn is on disk)
       await this.memory.appendTurn(chatId, user, outcome.durable, { content: outcome.content });
       const durationSec = this.elapsedSec(started);
@@ -368,6 +409,7 @@ export class ChatService implements OnModuleDestroy {
     } catch (err) {
       await this.failTurn(chatId, err, metadataBefore);
     } finally {
+      this.skills.endTurn(chatId, turnId);
       lease.release();
     }
   }
@@ -416,6 +458,10 @@ export class ChatService implements OnModuleDestroy {
     if (err instanceof ModelCallError) {
       detail = err.classified.message;
       code = err.classified.kind;
+      this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }));
+    } else if (err instanceof TurnPreparationError) {
+      detail = err.message;
+      code = err.code;
       this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }));
     } else {
       detail = 'The turn failed because of an internal error; the message was not saved.';

@@ -24,7 +24,7 @@ export interface BuiltinToolDeps {
   logger?: LoggerService;
   /** DNS for web_fetch (tests inject one); defaults to the system resolver */
   resolver?: HostResolver;
-  /** roots write_file / edit_file refuse (spec §11.12); default `<dataDir>/skills` */
+  /** roots write_file / edit_file refuse (spec §11.12); default: every Skill root and the snapshots */
   skillRoots?: string[];
   /** DuckDuckGo Instant Answer endpoint; tests point it at a local server */
   duckDuckGoUrl?: string;
@@ -39,7 +39,15 @@ export const WEB_FETCH_MAX_REDIRECTS = 5;
 export function createBuiltinTools(deps: BuiltinToolDeps): AgentTool[] {
   const { config } = deps;
   const logger = deps.logger ?? new Logger('BuiltinTools');
-  const workspace = new WorkspacePaths(config.workspaceDir, deps.skillRoots ?? [path.join(config.dataDir, 'skills')]);
+  // every Skill root (built-in too, in case the workspace contains it) and the snapshots are write-protected (§11.12)
+  const skillRoots = deps.skillRoots ?? [
+    path.join(config.dataDir, 'skills'),
+    config.skillsUserDir,
+    config.skillsAgentDir,
+    config.skillsBuiltinDir,
+    config.skillSnapshotsDir,
+  ];
+  const workspace = new WorkspacePaths(config.workspaceDir, skillRoots);
   const guard = new SsrfGuard({
     allowPrivate: config.fetchAllowPrivate,
     resolver: deps.resolver,

@@ -1,0 +1,101 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type {
+  DeleteInvalidSkillResponse,
+  SkillAvailability,
+  SkillContentResponse,
+  SkillDetail,
+  SkillListResponse,
+  SkillRecord,
+  SkillRecordWithPath,
+  SkillReplaceResponse,
+  SkillRequirementsRecord,
+  SkillSource,
+  SkillVersionsResponse,
+} from '@cashcode/contracts';
+import { SKILL_AVAILABILITIES, SKILL_SOURCES } from '@cashcode/contracts';
+
+export class SkillRequirementsDto implements SkillRequirementsRecord {
+  @ApiProperty({ type: [String] }) tools!: string[];
+  @ApiProperty({ type: [String] }) mcp_servers!: string[];
+  @ApiProperty({ type: [String] }) bins!: string[];
+  @ApiProperty({ type: [String] }) env!: string[];
+}
+
+export class SkillRecordDto implements SkillRecord {
+  @ApiProperty({ example: 'weather' }) name!: string;
+  @ApiProperty({ example: 'Weather' }) display_name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ example: 1 }) version!: number;
+  @ApiProperty({ type: [String] }) tags!: string[];
+  @ApiProperty({ type: [String] }) triggers!: string[];
+  @ApiProperty() always!: boolean;
+  @ApiProperty({ enum: SKILL_SOURCES }) source!: SkillSource;
+  @ApiProperty() enabled!: boolean;
+  @ApiProperty({ enum: SKILL_AVAILABILITIES }) availability!: SkillAvailability;
+  @ApiProperty({ type: [String], example: ['bin:gh'] }) missing!: string[];
+  @ApiProperty({ description: 'sha256 hex of SKILL.md' }) hash!: string;
+  @ApiProperty({ enum: SKILL_SOURCES, isArray: true }) shadowed_sources!: SkillSource[];
+  @ApiProperty({ type: [String] }) validation_errors!: string[];
+  @ApiProperty({ type: SkillRequirementsDto }) requires!: SkillRequirementsDto;
+  @ApiProperty({ type: SkillRequirementsDto }) optional!: SkillRequirementsDto;
+  @ApiProperty({ description: 'source !== builtin' }) mutable!: boolean;
+  @ApiProperty({ type: String, nullable: true }) license!: string | null;
+  @ApiProperty({ type: String, nullable: true }) compatibility!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
+  @ApiProperty({ type: [String], nullable: true, description: 'tools allowed while loaded; null → no restriction' })
+  allowed_tools!: string[] | null;
+}
+
+export class SkillRecordWithPathDto extends SkillRecordDto implements SkillRecordWithPath {
+  @ApiProperty({ example: 'skills/user/weather', description: 'logical location, never a host path' }) path!: string;
+}
+
+export class SkillDetailDto extends SkillRecordWithPathDto implements SkillDetail {
+  @ApiProperty() body_preview!: string;
+  @ApiProperty() body_truncated!: boolean;
+  @ApiProperty({ type: [String], description: 'snapshot ids, newest first' }) versions!: string[];
+}
+
+export class SkillReplaceResponseDto extends SkillRecordWithPathDto implements SkillReplaceResponse {
+  @ApiProperty({ example: '1767225600000-1a2b3c4d' }) snapshot!: string;
+}
+
+export class SkillListResponseDto implements SkillListResponse {
+  @ApiProperty({ type: [SkillRecordDto] }) items!: SkillRecordDto[];
+  @ApiProperty() total!: number;
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { 'user:broken': ['SKILL.md must start with YAML frontmatter'] },
+  })
+  invalid!: Record<string, string[]>;
+}
+
+export class SkillContentResponseDto implements SkillContentResponse {
+  @ApiProperty() name!: string;
+  @ApiProperty() display_name!: string;
+  @ApiProperty() content!: string;
+  @ApiProperty() hash!: string;
+  @ApiProperty({ enum: SKILL_SOURCES }) source!: SkillSource;
+  @ApiProperty() mutable!: boolean;
+}
+
+export class SkillValidationResponseDto {
+  @ApiProperty() valid!: boolean;
+  @ApiPropertyOptional() name?: string;
+  @ApiPropertyOptional() hash?: string;
+  @ApiProperty({ type: [String] }) errors!: string[];
+}
+
+export class SkillVersionsResponseDto implements SkillVersionsResponse {
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: [String] }) versions!: string[];
+}
+
+export class DeleteInvalidSkillResponseDto implements DeleteInvalidSkillResponse {
+  @ApiProperty({ enum: SKILL_SOURCES }) source!: SkillSource;
+  @ApiProperty() directory!: string;
+  @ApiProperty({ example: 'invalid/user/0123456789abcdef/1767225600000-1a2b3c4d' }) snapshot!: string;
+}

@@ -1,0 +1,32 @@
+import { pythonJson, resolveAllowedTools } from './skill-tools';
+import { explicitSkillSelection } from './skills.service';
+
+describe('skill tool helpers', () => {
+  it("Scenario: pythonJson uses Python's json.dumps spacing and ensure_ascii escaping", () => {
+    const value = { error: 'missing_dependency', name: 'github', missing: ['bin:gh'], ok: true, n: 1.5, none: null };
+    expect(pythonJson(value)).toBe('{"error": "missing_dependency", "name": "github", "missing": ["bin:gh"], "ok": true, "n": 1.5, "none": null}');
+    expect(pythonJson({ display_name: '认知扭曲' })).toBe('{"display_name": "认知扭曲"}');
+    expect(pythonJson({ display_name: '认知😀' }, true)).toBe('{"display_name": "\\u8ba4\\u77e5\\ud83d\\ude00"}');
+    expect(pythonJson([])).toBe('[]');
+  });
+
+  it('Scenario: allowed-tools names of other agents map to this server’s tools', () => {
+    expect([...resolveAllowedTools(['Read', 'Bash(git status:*)', 'WebFetch', 'mcp_x_y', 'read_file'])].sort()).toEqual([
+      'exec',
+      'mcp_x_y',
+      'read_file',
+      'web_fetch',
+    ]);
+  });
+
+  it('Scenario: explicit selections merge mentioned_skills and a legacy leading @name, de-duplicated in order', () => {
+    expect(explicitSkillSelection('@weather  in Paris', [{ name: 'github' }, { name: 'weather' }])).toEqual({
+      names: ['github', 'weather'],
+      taskText: 'in Paris',
+    });
+    expect(explicitSkillSelection('@weather', undefined)).toEqual({ names: ['weather'], taskText: '' });
+    expect(explicitSkillSelection('mail me@example.com', undefined)).toEqual({ names: [], taskText: 'mail me@example.com' });
+    expect(explicitSkillSelection(' @weather x', undefined)).toEqual({ names: [], taskText: ' @weather x' });
+    expect(explicitSkillSelection('@Weather x', undefined).names).toEqual([]);
+  });
+});

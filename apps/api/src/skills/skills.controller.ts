@@ -1,0 +1,221 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Patch,
+  PayloadTooLargeException,
+  Post,
+  Put,
+  Query,
+  UploadedFile,
+  UseInterceptors,
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { type Observable, catchError, throwError } from 'rxjs';
+import type {
+  DeleteInvalidSkillResponse,
+  SkillContentResponse,
+  SkillDetail,
+  SkillListResponse,
+  SkillRecord,
+  SkillRecordWithPath,
+  SkillReplaceResponse,
+  SkillValidationResponse,
+  SkillVersionsResponse,
+} from '@cashcode/contracts';
+import { ApiProblemResponses } from '../common/problem-details';
+import { SKILL_PAGE_SIZE_DEFAULT, ListSkillsQueryDto } from './dto/list-skills-query.dto';
+import { CreateSkillDto, ReplaceSkillDto, SetSkillEnabledDto, ValidateSkillDto } from './dto/skill-requests.dto';
+import {
+  DeleteInvalidSkillResponseDto,
+  SkillContentResponseDto,
+  SkillDetailDto,
+  SkillListResponseDto,
+  SkillRecordDto,
+  SkillRecordWithPathDto,
+  SkillReplaceResponseDto,
+  SkillValidationResponseDto,
+  SkillVersionsResponseDto,
+} from './dto/skill-responses.dto';
+import { ZIP_MAX_BYTES } from './skill-archive';
+import { SKILL_MESSAGES, SkillError, toHttpException } from './skills.errors';
+import { SkillsService, type UploadedZip } from './skills.service';
+
+/** Maps SkillError (and multer's size limit on the upload) to problem+json, once, for every Skills route. */
+@Injectable()
+export class SkillErrorInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(
+      catchError((error: unknown) => {
+        if (error instanceof PayloadTooLargeException) {
+          return throwError(() => toHttpException(new SkillError('validation', SKILL_MESSAGES.zipTooLarge, 'file')));
+        }
+        return throwError(() => (error instanceof SkillError ? toHttpException(error) : error));
+      }),
+    );
+  }
+}
+
+/** `/api/skills` — the Skill market (spec §3.5). */
+@ApiTags('skills')
+@Controller('api/skills')
+@UseInterceptors(SkillErrorInterceptor)
+export class SkillsController {
+  constructor(private readonly skills: SkillsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'List Skills',
+    description:
+      'The effective catalog sorted by name (or ranked by `query`, disabled Skills included), filtered and paged; ' +
+      '`invalid` always holds every invalid package diagnostic.',
+  })
+  @ApiOkResponse({ type: SkillListResponseDto })
+  @ApiProblemResponses(422)
+  list(@Query() query: ListSkillsQueryDto): Promise<SkillListResponse> {
+    return this.skills.list({
+      source: query.source,
+      enabled: query.enabled,
+      availability: query.availability,
+      query: query.query,
+      page: query.page ?? 1,
+      pageSize: query.page_size ?? SKILL_PAGE_SIZE_DEFAULT,
+    });
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a Skill', description: 'Validated, built in a hidden directory and published atomically.' })
+  @ApiCreatedResponse({ type: SkillRecordWithPathDto })
+  @ApiProblemResponses(403, 409, 422)
+  create(@Body() body: CreateSkillDto): Promise<SkillRecordWithPath> {
+    return this.skills.create({
+      name: body.name,
+      content: body.content,
+      source: body.source ?? 'user',
+      supportFiles: body.support_files,
+      enabled: body.enabled,
+    });
+  }
+
+  @Post('import')
+  @UseInterceptors(FileInterceptor('file', { limits: { fileSize: ZIP_MAX_BYTES, files: 1, fields: 8, parts: 16 } }))
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } })
+  @ApiOperation({
+    summary: 'Import a Skill ZIP',
+    description: 'Multipart field `file` (.zip, ≤ 10 MiB); always into the user root, enabled. Nothing is executed.',
+  })
+  @ApiCreatedResponse({ type: SkillRecordDto })
+  @ApiProblemResponses(409, 422)
+  importZip(@UploadedFile() file: UploadedZip | undefined): Promise<SkillRecord> {
+    return this.skills.importZip(file);
+  }
+
+  @Delete('invalid/:source/:directory')
+  @ApiOperation({
+    summary: 'Delete an invalid package',
+    description: 'Moves it to skill-snapshots/invalid/<source>/<package id>/<version>.',
+  })
+  @ApiOkResponse({ type: DeleteInvalidSkillResponseDto })
+  @ApiProblemResponses(403, 404, 409, 422)
+  deleteInvalid(
+    @Param('source') source: string,
+    @Param('directory') directory: string,
+  ): Promise<DeleteInvalidSkillResponse> {
+    return this.skills.deleteInvalid(source, directory);
+  }
+
+  @Get(':name')
+  @ApiOperation({ summary: 'Get a Skill', description: 'Record, body preview (4000 chars) and versions.' })
+  @ApiOkResponse({ type: SkillDetailDto })
+  @ApiProblemResponses(404)
+  get(@Param('name') name: string): Promise<SkillDetail> {
+    return this.skills.get(name);
+  }
+
+  @Get(':name/content')
+  @ApiOperation({ summary: 'Get SKILL.md', description: 'The full SKILL.md with its hash (send it back as expected_hash).' })
+  @ApiOkResponse({ type: SkillContentResponseDto })
+  @ApiProblemResponses(404, 422)
+  content(@Param('name') name: string): Promise<SkillContentResponse> {
+    return this.skills.content(name);
+  }
+
+  @Post(':name/validate')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Validate a Skill',
+    description: 'Validates the package on disk, or the draft SKILL.md in `content`.',
+  })
+  @ApiOkResponse({ type: SkillValidationResponseDto })
+  @ApiProblemResponses(404)
+  validate(@Param('name') name: string, @Body() body: ValidateSkillDto): Promise<SkillValidationResponse> {
+    return this.skills.validate(name, body?.content);
+  }
+
+  @Put(':name')
+  @ApiOperation({
+    summary: 'Replace a Skill',
+    description: 'Checks expected_hash (409), validates (422; no snapshot), snapshots, then replaces atomically.',
+  })
+  @ApiOkResponse({ type: SkillReplaceResponseDto })
+  @ApiProblemResponses(403, 404, 409, 422)
+  replace(@Param('name') name: string, @Body() body: ReplaceSkillDto): Promise<SkillReplaceResponse> {
+    return this.skills.replace(name, {
+      content: body.content,
+      supportFiles: body.support_files,
+      expectedHash: body.expected_hash,
+    });
+  }
+
+  @Patch(':name/enabled')
+  @ApiOperation({ summary: 'Enable or disable a Skill' })
+  @ApiOkResponse({ type: SkillRecordWithPathDto })
+  @ApiProblemResponses(403, 404, 422)
+  setEnabled(@Param('name') name: string, @Body() body: SetSkillEnabledDto): Promise<SkillRecordWithPath> {
+    return this.skills.setEnabled(name, body.enabled);
+  }
+
+  @Delete(':name')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({ summary: 'Delete a Skill', description: 'Snapshot, then remove; a lower-precedence package becomes effective.' })
+  @ApiNoContentResponse()
+  @ApiProblemResponses(403, 404)
+  async delete(@Param('name') name: string): Promise<void> {
+    await this.skills.delete(name);
+  }
+
+  @Get(':name/versions')
+  @ApiOperation({ summary: 'List snapshots', description: 'Newest first; built-in Skills have none.' })
+  @ApiOkResponse({ type: SkillVersionsResponseDto })
+  @ApiProblemResponses(404)
+  versions(@Param('name') name: string): Promise<SkillVersionsResponse> {
+    return this.skills.versions(name);
+  }
+
+  @Post(':name/rollback/:version')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Roll back to a snapshot', description: 'Snapshots the current package first.' })
+  @ApiOkResponse({ type: SkillRecordWithPathDto })
+  @ApiProblemResponses(403, 404, 422)
+  rollback(@Param('name') name: string, @Param('version') version: string): Promise<SkillRecordWithPath> {
+    return this.skills.rollback(name, version);
+  }
+}

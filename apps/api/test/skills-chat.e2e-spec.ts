@@ -1,0 +1,361 @@
+/**
+ * Skills in chat through the real gateway and the fake model (spec §5.2 steps 5/7b, §5.3, §11.10, §11.11, §16.15):
+ * skill_search → skill_load → skill_read_resource with the built-in Skills, explicit selections (mentioned_skills and
+ * a legacy leading @name) and their failures, receipts shown as chips data on the user row, the activated-skills hint,
+ * agent_skill_manage with its conflicts, `allowed-tools`, and required MCP servers prepared on load.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import type { ServerEvent } from '@cashcode/contracts';
+import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
+import { ensureMcpServersBuilt, stdioEntry, writeCatalog } from './support/mcp-test-servers';
+import { buildZip, skillMd } from './support/skill-fixtures';
+import { REPO_ROOT, startTestApp, type TestApp } from './support/test-app';
+import { configureFakeModel, WsTestClient } from './support/ws-client';
+
+interface CompletionBody {
+  tools?: Array<{ function: { name: string } }>;
+  messages: Array<{ role: string; content: string | null; tool_call_id?: string }>;
+}
+
+const LLM = { provider: 'openai_compatible', model: 'fake-model' };
+const bodyOf = (r: RecordedRequest | undefined): CompletionBody => r?.body as CompletionBody;
+const toolNames = (r: RecordedRequest | undefined) => (bodyOf(r).tools ?? []).map((tool) => tool.function.name);
+
+async function readJsonLines(file: string): Promise<Array<Record<string, unknown>>> {
+  return (await fs.readFile(file, 'utf8'))
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('Skills in chat (e2e)', () => {
+  let t: TestApp;
+  let fake: FakeModelServer;
+  let client: WsTestClient;
+  let catalogDir: string;
+  let chatCounter = 0;
+  const newChatId = () => `skills-chat-${++chatCounter}`;
+
+  beforeAll(async () => {
+    ensureMcpServersBuilt();
+    catalogDir = await fs.mkdtemp(join(tmpdir(), 'cashcode-skills-mcp-'));
+    const catalog = writeCatalog(catalogDir, { stdio: stdioEntry() });
+    fake = await FakeModelServer.start();
+    t = await startTestApp({ env: { CASHCODE_MCP_CATALOG: catalog } });
+    await configureFakeModel(t.httpUrl, fake.baseUrl);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+    await fs.rm(catalogDir, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    fake.reset();
+    client = await WsTestClient.connect(t.wsUrl);
+  });
+
+  afterEach(async () => {
+    await client.close();
+  });
+
+  async function turn(chatId: string, content: string, metadata: Record<string, unknown> = {}): Promise<ServerEvent[]> {
+    const before = client.chatEvents(chatId).length;
+    const end = Promise.race([
+      client.next('done', (e) => e.chat_id === chatId),
+      client.next('error', (e) => e.chat_id === chatId),
+    ]);
+    client.send({ type: 'message', chat_id: chatId, content, metadata: { llm: LLM, ...metadata } });
+    await end;
+    return client.chatEvents(chatId).slice(before);
+  }
+
+  const toolResults = (events: ServerEvent[]) =>
+    events.filter((e): e is Extract<ServerEvent, { event: 'tool_result' }> => e.event === 'tool_result');
+  const historyOf = (chatId: string) => readJsonLines(join(t.config.memoryDir, chatId, 'history.jsonl'));
+  const noHostPath = (text: string) => {
+    for (const dir of [t.dataDir, REPO_ROOT]) expect(text).not.toContain(dir);
+  };
+
+  it('Scenario: the system prompt carries the Skill usage rules and the skill tools are visible', async () => {
+    const chatId = newChatId();
+    await turn(chatId, 'hello');
+    const body = bodyOf(fake.completions[0]);
+    expect(body.messages[0]?.content).toContain('## Skill usage');
+    expect(body.messages[0]?.content).toContain('agent_skill_manage');
+    expect(toolNames(fake.completions[0])).toEqual(
+      expect.arrayContaining(['agent_skill_manage', 'skill_load', 'skill_read_resource', 'skill_search', 'tool_search']),
+    );
+  });
+
+  it('Scenario: search → load → read resource; bodies stay in the turn, history keeps receipts, the hint appears next turn', async () => {
+    const chatId = newChatId();
+    fake.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'skill_search', arguments: '{"query":"chart dashboard"}' }] },
+      { toolCalls: [{ id: 'c2', name: 'skill_load', arguments: '{"name":"chart-visualization"}' }] },
+      {
+        toolCalls: [
+          { id: 'c3', name: 'skill_read_resource', arguments: '{"name":"chart-visualization","path":"templates/chart.html"}' },
+        ],
+      },
+      { content: 'Chart ready.' },
+    );
+    const events = await turn(chatId, 'Draw a chart of my sales');
+    expect(events.at(-1)?.event).toBe('done');
+    const results = toolResults(events);
+    expect(results.map((r) => r.tool_name)).toEqual(['skill_search', 'skill_load', 'skill_read_resource']);
+    expect(results[0]?.result).toContain('"name": "chart-visualization"');
+    expect(results[1]?.result).toBe('Loaded Skill: chart-visualization');
+    expect(results[2]?.result).toBe('[Skill resource read: chart-visualization/templates/chart.html]');
+
+    const loadMessage = bodyOf(fake.completions[2]).messages.at(-1)?.content ?? '';
+    expect(loadMessage).toMatch(/^\[Skill loaded: chart-visualization@v1 sha256:[0-9a-f]{64}\]\n/);
+    expect(loadMessage).toContain('Package files: references/echarts.md, templates/chart.html');
+    expect(loadMessage).toContain('# Chart Visualization');
+    noHostPath(loadMessage);
+    const resource = bodyOf(fake.completions[3]).messages.at(-1)?.content ?? '';
+    expect(resource).toContain('{{OPTION_JSON}}');
+
+    const history = await historyOf(chatId);
+    const toolRecords = history.filter((r) => r.role === 'tool');
+    expect(toolRecords[1]?.content).toMatch(/^\[Skill loaded: chart-visualization@v1 sha256:[0-9a-f]{64}\]$/);
+    expect(toolRecords[2]?.content).toBe('[Skill resource read: chart-visualization/templates/chart.html]');
+    const metadata = JSON.parse(await fs.readFile(join(t.config.memoryDir, chatId, 'metadata.json'), 'utf8'));
+    expect(Object.keys(metadata.activated_skills)).toEqual(['chart-visualization']);
+    expect(metadata.activated_skills['chart-visualization']).toMatchObject({ version: '1' });
+
+    // next turn: a hint, not the body; resources need a new load
+    fake.reset();
+    fake.enqueue(
+      { toolCalls: [{ id: 'c4', name: 'skill_read_resource', arguments: '{"name":"chart-visualization","path":"templates/chart.html"}' }] },
+      { content: 'ok' },
+    );
+    await turn(chatId, 'Again');
+    const system = bodyOf(fake.completions[0]).messages[0]?.content ?? '';
+    expect(system).toContain('## Recently activated Skills');
+    expect(system).toContain('- chart-visualization: Turn tabular or numeric data');
+    const sent = JSON.stringify(bodyOf(fake.completions[0]).messages);
+    expect(sent).not.toContain('# Chart Visualization');
+    expect(bodyOf(fake.completions[1]).messages.at(-1)?.content).toBe('Error: load the Skill before reading its resources');
+  });
+
+  it('Scenario: skill_load errors are JSON (not found with suggestions, missing dependency) and loading twice is noted', async () => {
+    const chatId = newChatId();
+    fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'a', name: 'skill_load', arguments: '{"name":"weathr"}' },
+          { id: 'b', name: 'skill_load', arguments: '{"name":"github"}' },
+          { id: 'c', name: 'skill_load', arguments: '{"name":" weather "}' },
+          { id: 'd', name: 'skill_load', arguments: '{"name":"weather"}' },
+        ],
+      },
+      { content: 'done' },
+    );
+    await turn(chatId, 'try loads');
+    const messages = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    expect(JSON.parse(messages[0] as string)).toEqual({ error: 'skill_not_found', name: 'weathr', suggestions: [] });
+    expect(messages[1]).toBe('{"error": "missing_dependency", "name": "github", "missing": ["bin:gh"]}');
+    expect(messages[2]).toMatch(/^\[Skill loaded: weather@v1 sha256:/);
+    expect(messages[3]).toMatch(/^\[Skill loaded: weather@v1 sha256:[0-9a-f]{64}\] already_loaded=true$/);
+  });
+
+  it('Scenario: explicit mentioned_skills load before the model runs; /messages shows receipts as chips on the user row', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ content: 'Sunny.' });
+    const events = await turn(chatId, 'Weather in Paris?', { mentioned_skills: [{ name: 'weather', label: ' Weather ' }] });
+    expect(events.at(-1)?.event).toBe('done');
+    const body = bodyOf(fake.completions[0]);
+    expect(body.messages[1]?.role).toBe('system');
+    expect(body.messages[1]?.content).toMatch(/^The user explicitly selected these Skills:\n\n\[Skill loaded: weather@v1 /);
+    expect(body.messages[1]?.content).toContain('# Weather');
+    expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'Weather in Paris?' });
+
+    const history = await historyOf(chatId);
+    expect(history.map((r) => r.role)).toEqual(['user', 'assistant', 'assistant']);
+    expect(history[1]?.content).toMatch(/^\[Skill loaded: weather@v1 sha256:[0-9a-f]{64}\]$/);
+    const res = await request(t.httpUrl).get(`/api/sessions/${chatId}/messages`).expect(200);
+    const hash = /sha256:([0-9a-f]{64})/.exec(history[1]?.content as string)?.[1];
+    expect(res.body.messages).toEqual([
+      {
+        role: 'user',
+        content: 'Weather in Paris?',
+        mentioned_skills: [{ name: 'weather', label: 'Weather' }],
+        loaded_skills: [{ name: 'weather', version: 1, hash }],
+      },
+      { role: 'assistant', content: 'Sunny.' },
+    ]);
+  });
+
+  it('Scenario: a legacy leading @name selects the Skill and the model gets the rest of the message', async () => {
+    const chatId = newChatId();
+    await turn(chatId, '@weather   forecast for Oslo');
+    const body = bodyOf(fake.completions[0]);
+    expect(body.messages[1]?.content).toContain('The user explicitly selected these Skills:');
+    expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'forecast for Oslo' });
+    const history = await historyOf(chatId);
+    expect(history[0]).toMatchObject({ role: 'user', content: '@weather   forecast for Oslo' });
+  });
+
+  it('Scenario: an explicit Skill that cannot load fails the turn clearly and persists nothing', async () => {
+    const chatId = newChatId();
+    const events = await turn(chatId, 'list my PRs', { mentioned_skills: [{ name: 'github' }] });
+    const error = events.at(-1) as Extract<ServerEvent, { event: 'error' }>;
+    expect(error.event).toBe('error');
+    expect(error.detail).toBe('Unable to load @github: {"error": "missing_dependency", "name": "github", "missing": ["bin:gh"]}');
+    expect(error.code).toBe('skill_load_failed');
+    expect(fake.completions).toHaveLength(0);
+    await expect(fs.stat(join(t.config.memoryDir, chatId, 'history.jsonl'))).rejects.toThrow();
+
+    const unknown = await turn(newChatId(), '@nope hello');
+    expect((unknown.at(-1) as { detail: string }).detail).toBe(
+      'Unable to load @nope: {"error": "skill_not_found", "name": "nope", "suggestions": []}',
+    );
+  });
+
+  it('Scenario: agent_skill_manage creates an agent Skill, then reports conflicts and validation errors', async () => {
+    const chatId = newChatId();
+    const content = skillMd('made-by-agent', { extra: 'display_name: 认知扭曲' });
+    const args = (name: string, text: string) =>
+      JSON.stringify({ action: 'create', name, content: text, support_files: { 'references/notes.md': 'n' }, reason: ' user asked ' });
+    fake.enqueue(
+      { toolCalls: [{ id: 'm1', name: 'agent_skill_manage', arguments: args('made-by-agent', content) }] },
+      { toolCalls: [{ id: 'm2', name: 'agent_skill_manage', arguments: args('made-by-agent', content) }] },
+      { toolCalls: [{ id: 'm3', name: 'agent_skill_manage', arguments: args('weather', skillMd('weather')) }] },
+      { toolCalls: [{ id: 'm4', name: 'agent_skill_manage', arguments: args('bad-one', skillMd('other')) }] },
+      { toolCalls: [{ id: 'm5', name: 'agent_skill_manage', arguments: '{"action":"delete","name":"x","content":"y"}' }] },
+      { content: 'Created.' },
+    );
+    await turn(chatId, 'Create a skill for this');
+    const results = bodyOf(fake.completions[5]).messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    const created = JSON.parse(results[0] as string);
+    expect(created).toEqual({
+      success: true,
+      action: 'create',
+      name: 'made-by-agent',
+      display_name: '认知扭曲',
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      source: 'agent',
+      enabled: true,
+    });
+    expect(results[0]).toContain('"display_name": "认知扭曲"');
+    expect(JSON.parse(results[1] as string)).toMatchObject({ success: false, code: 'conflict', detail: 'Skill already exists in agent: made-by-agent' });
+    expect(JSON.parse(results[2] as string)).toMatchObject({ success: false, code: 'conflict', detail: 'Skill already exists in builtin: weather' });
+    expect(JSON.parse(results[3] as string)).toMatchObject({
+      success: false,
+      code: 'validation_error',
+      detail: 'frontmatter name must match the package directory',
+    });
+    expect(JSON.parse(results[4] as string)).toMatchObject({ success: false, code: 'unsupported_action', detail: 'action must be create' });
+    for (const result of results) noHostPath(result);
+
+    const meta = JSON.parse(await fs.readFile(join(t.config.skillsAgentDir, 'made-by-agent', '_meta.json'), 'utf8'));
+    expect(meta).toMatchObject({ source: 'agent', enabled: true, agentCreated: true, creation_reason: 'user asked' });
+    const listed = await request(t.httpUrl).get('/api/skills?source=agent').expect(200);
+    expect(listed.body.items.map((r: { name: string }) => r.name)).toEqual(['made-by-agent']);
+    expect((await fs.readdir(t.config.skillsAgentDir)).filter((entry) => entry.startsWith('.'))).toEqual([]);
+  });
+
+  it('Scenario: allowed-tools of a loaded Skill limits the tools of that turn only', async () => {
+    await request(t.httpUrl)
+      .post('/api/skills')
+      .send({ name: 'read-only-helper', content: skillMd('read-only-helper', { extra: 'allowed-tools: Read Grep' }) })
+      .expect(201);
+    const chatId = newChatId();
+    fake.enqueue({ toolCalls: [{ id: 'x1', name: 'exec', arguments: '{"command":"echo hi"}' }] }, { content: 'ok' });
+    await turn(chatId, 'inspect files', { mentioned_skills: [{ name: 'read-only-helper' }] });
+    expect(toolNames(fake.completions[0]).sort()).toEqual(['grep', 'read_file', 'skill_load', 'skill_read_resource', 'skill_search']);
+    const refused = bodyOf(fake.completions[1]).messages.at(-1)?.content ?? '';
+    expect(refused).toMatch(/^Error: Tool 'exec' is not allowed while the Skill read-only-helper is loaded/);
+
+    fake.reset();
+    await turn(chatId, 'no skill now');
+    expect(toolNames(fake.completions[0])).toEqual(expect.arrayContaining(['exec', 'write_file', 'web_fetch']));
+  });
+
+  it('Scenario: an imported Agent-Skills package loads and its scripts and LICENSE are readable resources', async () => {
+    const content = [
+      '---',
+      'name: pdf-helper',
+      'description: Extract text from PDF files',
+      'license: Apache-2.0',
+      'allowed-tools: Read Bash(python3:*)',
+      '---',
+      '',
+      'Run scripts/extract.py with python3.',
+      '',
+    ].join('\n');
+    const zip = await buildZip([
+      { name: 'pdf-helper/SKILL.md', data: content },
+      { name: 'pdf-helper/LICENSE.txt', data: 'Apache License' },
+      { name: 'pdf-helper/scripts/extract.py', data: 'print("text")\n' },
+      { name: 'pdf-helper/references/REFERENCE.md', data: '# Reference' },
+    ]);
+    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'pdf-helper.zip').expect(201);
+    const chatId = newChatId();
+    fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'r1', name: 'skill_read_resource', arguments: '{"name":"pdf-helper","path":"scripts/extract.py"}' },
+          { id: 'r2', name: 'skill_read_resource', arguments: '{"name":"pdf-helper","path":"LICENSE.txt"}' },
+          { id: 'r3', name: 'skill_read_resource', arguments: '{"name":"pdf-helper","path":"../SKILL.md"}' },
+          { id: 'r4', name: 'skill_read_resource', arguments: '{"name":"pdf-helper","path":"scripts/missing.py"}' },
+        ],
+      },
+      { content: 'ok' },
+    );
+    await turn(chatId, '@pdf-helper extract report.pdf');
+    const first = bodyOf(fake.completions[0]);
+    expect(first.messages[1]?.content).toContain('Package files: LICENSE.txt, references/REFERENCE.md, scripts/extract.py');
+    expect(first.messages[1]?.content).toContain('Allowed tools while this Skill is loaded: exec, read_file');
+    expect(toolNames(fake.completions[0]).sort()).toEqual(['exec', 'read_file', 'skill_load', 'skill_read_resource', 'skill_search']);
+    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results[0]).toBe('[Skill resource read: pdf-helper/scripts/extract.py]\n\nprint("text")\n');
+    expect(results[1]).toBe('[Skill resource read: pdf-helper/LICENSE.txt]\n\nApache License');
+    expect(results[2]).toBe('Error: support path must be package-relative');
+    expect(results[3]).toBe('Error: resource not found or too large');
+  });
+
+  it('Scenario: a Skill that requires an MCP server connects it on load; its tools are visible in the next iteration', async () => {
+    await request(t.httpUrl)
+      .post('/api/skills')
+      .send({ name: 'needs-mcp', content: skillMd('needs-mcp', { extra: 'requires:\n  mcp_servers: [stdio]' }) })
+      .expect(201);
+    const listed = await request(t.httpUrl).get('/api/skills/needs-mcp').expect(200);
+    expect(listed.body.availability).toBe('available');
+    const chatId = newChatId();
+    fake.enqueue(
+      { toolCalls: [{ id: 'l1', name: 'skill_load', arguments: '{"name":"needs-mcp"}' }] },
+      { toolCalls: [{ id: 'l2', name: 'mcp_stdio_say_hello', arguments: '{}' }] },
+      { content: 'done' },
+    );
+    const events = await turn(chatId, 'use the server');
+    expect(events.at(-1)?.event).toBe('done');
+    expect(toolNames(fake.completions[0])).not.toContain('mcp_stdio_say_hello');
+    expect(toolNames(fake.completions[1])).toContain('mcp_stdio_say_hello');
+    const hello = toolResults(events).find((r) => r.tool_name === 'mcp_stdio_say_hello');
+    expect(hello?.ok).toBe(true);
+
+    await request(t.httpUrl)
+      .post('/api/skills')
+      .send({ name: 'needs-ghost-mcp', content: skillMd('needs-ghost-mcp', { extra: 'requires:\n  mcp_servers: [ghost]' }) })
+      .expect(201);
+    const ghost = await request(t.httpUrl).get('/api/skills/needs-ghost-mcp').expect(200);
+    expect(ghost.body).toMatchObject({ availability: 'missing_dependency', missing: ['mcp:ghost'] });
+    const failed = await turn(newChatId(), '@needs-ghost-mcp go');
+    expect((failed.at(-1) as { detail: string }).detail).toBe(
+      'Unable to load @needs-ghost-mcp: {"error": "mcp_prepare_failed", "name": "needs-ghost-mcp", "server": "ghost"}',
+    );
+    // configuring the server in the MCP catalog makes the Skill available
+    await request(t.httpUrl)
+      .post('/api/mcp/servers')
+      .send({ name: 'ghost', display_name: 'Ghost', url: 'http://127.0.0.1:9/sse' })
+      .expect(201);
+    const now = await request(t.httpUrl).get('/api/skills/needs-ghost-mcp').expect(200);
+    expect(now.body).toMatchObject({ availability: 'available', missing: [] });
+  });
+});

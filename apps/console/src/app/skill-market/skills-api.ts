@@ -1,0 +1,78 @@
+import { HttpClient, HttpParams } from '@angular/common/http';
+import { Injectable, inject } from '@angular/core';
+import type {
+  DeleteInvalidSkillResponse,
+  SkillContentResponse,
+  SkillListQuery,
+  SkillListResponse,
+  SkillRecord,
+  SkillRecordWithPath,
+  SkillReplaceResponse,
+  SkillVersionsResponse,
+} from '@cashcode/contracts';
+import { firstValueFrom } from 'rxjs';
+
+const BASE = '/api/skills';
+const path = (name: string) => `${BASE}/${encodeURIComponent(name)}`;
+
+/** Query string of the list call with keys in the reference client's order, empty values omitted (spec §15.1). */
+export function listParams(query: SkillListQuery): HttpParams {
+  let params = new HttpParams();
+  if (query.source) params = params.set('source', query.source);
+  if (query.enabled !== undefined) params = params.set('enabled', String(query.enabled));
+  if (query.availability) params = params.set('availability', query.availability);
+  if (query.query && query.query.trim() !== '') params = params.set('query', query.query.trim());
+  if (query.page !== undefined) params = params.set('page', String(query.page));
+  if (query.page_size !== undefined) params = params.set('page_size', String(query.page_size));
+  return params;
+}
+
+/** REST calls of the Skill Market (spec §3.5). */
+@Injectable({ providedIn: 'root' })
+export class SkillsApi {
+  private readonly http = inject(HttpClient);
+
+  list(query: SkillListQuery): Promise<SkillListResponse> {
+    return firstValueFrom(this.http.get<SkillListResponse>(BASE, { params: listParams(query) }));
+  }
+
+  content(name: string): Promise<SkillContentResponse> {
+    return firstValueFrom(this.http.get<SkillContentResponse>(`${path(name)}/content`));
+  }
+
+  replace(name: string, content: string, expectedHash: string): Promise<SkillReplaceResponse> {
+    return firstValueFrom(this.http.put<SkillReplaceResponse>(path(name), { content, expected_hash: expectedHash }));
+  }
+
+  setEnabled(name: string, enabled: boolean): Promise<SkillRecordWithPath> {
+    return firstValueFrom(this.http.patch<SkillRecordWithPath>(`${path(name)}/enabled`, { enabled }));
+  }
+
+  delete(name: string): Promise<void> {
+    return firstValueFrom(this.http.delete<void>(path(name)));
+  }
+
+  versions(name: string): Promise<string[]> {
+    return firstValueFrom(this.http.get<SkillVersionsResponse>(`${path(name)}/versions`)).then((body) => body.versions);
+  }
+
+  rollback(name: string, version: string): Promise<SkillRecordWithPath> {
+    return firstValueFrom(
+      this.http.post<SkillRecordWithPath>(`${path(name)}/rollback/${encodeURIComponent(version)}`, {}),
+    );
+  }
+
+  import(file: File): Promise<SkillRecord> {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    return firstValueFrom(this.http.post<SkillRecord>(`${BASE}/import`, form));
+  }
+
+  deleteInvalid(source: string, directory: string): Promise<DeleteInvalidSkillResponse> {
+    return firstValueFrom(
+      this.http.delete<DeleteInvalidSkillResponse>(
+        `${BASE}/invalid/${encodeURIComponent(source)}/${encodeURIComponent(directory)}`,
+      ),
+    );
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Skills REST shapes (spec §3.5) and the skill receipts shown with a user message (§16.15 fix).
+ * No response carries an absolute host path (§16.16): `path` is the package's logical location `skills/<source>/<name>`.
+ */
+
+export type SkillSource = 'builtin' | 'user' | 'agent';
+export const SKILL_SOURCES: readonly SkillSource[] = ['builtin', 'user', 'agent'];
+export type SkillAvailability = 'available' | 'missing_dependency' | 'disabled';
+export const SKILL_AVAILABILITIES: readonly SkillAvailability[] = ['available', 'missing_dependency', 'disabled'];
+
+export interface SkillRequirementsRecord {
+  tools: string[];
+  mcp_servers: string[];
+  bins: string[];
+  env: string[];
+}
+
+export interface SkillRecord {
+  name: string;
+  /** frontmatter display_name, or the name */
+  display_name: string;
+  description: string;
+  version: number;
+  tags: string[];
+  triggers: string[];
+  always: boolean;
+  source: SkillSource;
+  enabled: boolean;
+  availability: SkillAvailability;
+  /** `bin:x`, `env:X`, `tool:x`, `mcp:x` */
+  missing: string[];
+  /** sha256 hex of SKILL.md */
+  hash: string;
+  /** lower-precedence sources holding a package of the same name */
+  shadowed_sources: SkillSource[];
+  validation_errors: string[];
+  requires: SkillRequirementsRecord;
+  optional: SkillRequirementsRecord;
+  /** source !== 'builtin' */
+  mutable: boolean;
+  /** additive (Agent Skills specification fields) */
+  license: string | null;
+  compatibility: string | null;
+  metadata: Record<string, string>;
+  /** tools the model may call while this Skill is loaded; null → no restriction */
+  allowed_tools: string[] | null;
+}
+
+/** A record with its logical location (create, replace, enable, rollback, get). */
+export interface SkillRecordWithPath extends SkillRecord {
+  /** `skills/<source>/<name>` — never an absolute host path */
+  path: string;
+}
+
+export interface SkillDetail extends SkillRecordWithPath {
+  /** first 4000 chars of the body, stripped */
+  body_preview: string;
+  body_truncated: boolean;
+  /** snapshot ids, newest first */
+  versions: string[];
+}
+
+export interface SkillReplaceResponse extends SkillRecordWithPath {
+  /** the snapshot taken before the replace */
+  snapshot: string;
+}
+
+export interface SkillListResponse {
+  items: SkillRecord[];
+  total: number;
+  page: number;
+  page_size: number;
+  /** `<source>:<dir>` → [sanitised error]; the full diagnostics, unaffected by filters and paging */
+  invalid: Record<string, string[]>;
+}
+
+export interface SkillListQuery {
+  source?: SkillSource;
+  enabled?: boolean;
+  availability?: SkillAvailability;
+  query?: string;
+  page?: number;
+  page_size?: number;
+}
+
+export interface CreateSkillRequest {
+  name: string;
+  content: string;
+  /** default `user`; `builtin` → 403 */
+  source?: SkillSource;
+  /** package-relative path → UTF-8 text */
+  support_files?: Record<string, string>;
+  /** default true */
+  enabled?: boolean;
+}
+
+export interface ReplaceSkillRequest {
+  content: string;
+  /** null/absent → keep every other file; an object → rebuild the package with only these files */
+  support_files?: Record<string, string> | null;
+  /** the hash the editor read; a different current hash → 409 */
+  expected_hash?: string | null;
+}
+
+export interface SetSkillEnabledRequest {
+  enabled: boolean;
+}
+
+export interface SkillContentResponse {
+  name: string;
+  display_name: string;
+  content: string;
+  hash: string;
+  source: SkillSource;
+  mutable: boolean;
+}
+
+export type SkillValidationResponse =
+  | { valid: true; name: string; hash: string; errors: [] }
+  | { valid: false; errors: string[] };
+
+export interface SkillVersionsResponse {
+  name: string;
+  versions: string[];
+}
+
+export interface DeleteInvalidSkillResponse {
+  source: SkillSource;
+  directory: string;
+  /** `invalid/<source>/<package_id>/<version>` */
+  snapshot: string;
+}
+
+/**
+ * A Skill loaded for a turn (explicit selection), shown with the user message as a small chip (§16.15: not an
+ * assistant bubble). Parsed from the persisted receipt `[Skill loaded: <name>@v<version> sha256:<hash>]`.
+ */
+export interface LoadedSkillReceipt {
+  name: string;
+  version: number;
+  hash: string;
+}
+
+/** `[Skill loaded: <name>@v<version> sha256:<64 hex>]` (spec §11.10). */
+export const SKILL_RECEIPT_PATTERN = /^\[Skill loaded: ([a-z0-9][a-z0-9._-]{0,63})@v(\d{1,15}) sha256:([0-9a-f]{64})\]$/;
+
+export function formatSkillReceipt(receipt: LoadedSkillReceipt): string {
+  return `[Skill loaded: ${receipt.name}@v${receipt.version} sha256:${receipt.hash}]`;
+}
+
+/** The receipt a persisted assistant record carries, or null when the text is not exactly a skill receipt. */
+export function parseSkillReceipt(text: string): LoadedSkillReceipt | null {
+  const match = SKILL_RECEIPT_PATTERN.exec(text.trim());
+  if (!match) return null;
+  return { name: match[1] as string, version: Number(match[2]), hash: match[3] as string };
+}

@@ -1,0 +1,2 @@
+export * from './skill-md';
+export * from './package-paths';

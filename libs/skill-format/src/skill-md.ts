@@ -1,0 +1,327 @@
+/**
+ * SKILL.md parsing and validation (spec §11.2, in that order, with the reference's messages), plus the Agent Skills
+ * specification fields this project also accepts (DESIGN.md #7): `license`, `compatibility`, `metadata` (a map of
+ * strings) and `allowed-tools`.
+ *
+ * Framework-free and synchronous: the API validates packages with it and the console editor validates drafts live.
+ * YAML uses 1.1 semantics like PyYAML's safe_load (`yes`/`on` are booleans, unquoted dates are dates, unknown tags
+ * are errors, duplicate keys keep the last value).
+ */
+import { parseDocument } from 'yaml';
+
+export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** UTF-8 bytes of a SKILL.md */
+export const SKILL_MD_MAX_BYTES = 80_000;
+export const DISPLAY_NAME_MAX_CHARS = 80;
+/** Agent Skills specification: `compatibility` is 1–500 characters */
+export const COMPATIBILITY_MAX_CHARS = 500;
+export const LICENSE_MAX_CHARS = 500;
+export const METADATA_MAX_ENTRIES = 64;
+export const ALLOWED_TOOLS_MAX_ENTRIES = 64;
+
+export const SKILL_MD_MESSAGES = {
+  empty: 'SKILL.md cannot be empty',
+  tooLarge: 'SKILL.md is too large',
+  noFrontmatter: 'SKILL.md must start with YAML frontmatter',
+  invalidYaml: (detail: string) => `invalid YAML frontmatter: ${detail}`,
+  notMapping: 'frontmatter must be a mapping',
+  nameDescriptionStrings: 'name and description must be strings',
+  invalidName: 'invalid Skill name; use lowercase letters, numbers, dots, underscores, and hyphens',
+  nameMismatch: 'frontmatter name must match the package directory',
+  emptyDescription: 'description cannot be empty',
+  emptyBody: 'SKILL.md body cannot be empty',
+  version: 'version must be a positive integer',
+  always: 'always must be a boolean',
+  displayNameString: 'display_name must be a string',
+  displayNameEmpty: 'display_name cannot be empty',
+  displayNameLength: `display_name must be at most ${DISPLAY_NAME_MAX_CHARS} characters`,
+  displayNameControl: 'display_name cannot contain control characters',
+  stringList: (field: string) => `${field} must be a list of non-empty strings`,
+  mapping: (field: string) => `${field} must be a mapping`,
+  license: `license must be a non-empty string of at most ${LICENSE_MAX_CHARS} characters`,
+  compatibility: `compatibility must be a non-empty string of at most ${COMPATIBILITY_MAX_CHARS} characters`,
+  metadata: `metadata must be a mapping of at most ${METADATA_MAX_ENTRIES} string values`,
+  allowedTools: `allowed-tools must be a string or a list of at most ${ALLOWED_TOOLS_MAX_ENTRIES} non-empty strings`,
+} as const;
+
+export interface SkillRequirements {
+  tools: string[];
+  mcp_servers: string[];
+  bins: string[];
+  env: string[];
+}
+
+export const REQUIREMENT_KEYS: readonly (keyof SkillRequirements)[] = ['tools', 'mcp_servers', 'bins', 'env'];
+
+export interface SkillManifest {
+  name: string;
+  description: string;
+  version: number;
+  always: boolean;
+  /** trimmed; null when absent */
+  display_name: string | null;
+  tags: string[];
+  triggers: string[];
+  requires: SkillRequirements;
+  optional: SkillRequirements;
+  /** Agent Skills specification fields */
+  license: string | null;
+  compatibility: string | null;
+  metadata: Record<string, string>;
+  /** tool names from `allowed-tools`; null when the field is absent or empty */
+  allowed_tools: string[] | null;
+}
+
+export type SkillMarkdownResult =
+  | { ok: true; manifest: SkillManifest; body: string }
+  | { ok: false; error: string };
+
+export interface ParseSkillMarkdownOptions {
+  /** the package directory name the frontmatter name must equal (rule 8); omitted → not checked */
+  expectedName?: string;
+}
+
+/** `---`, optional spaces, newline, YAML, newline, `---`, optional spaces, newline or end (CRLF accepted). */
+const FRONTMATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+const CONTROL_OR_FORMAT = /\p{C}/u;
+
+/** UTF-8 byte length without allocating an encoded copy. */
+export function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+export function codePointCount(text: string): number {
+  let count = 0;
+  for (const _char of text) count++;
+  return count;
+}
+
+/** Whether a (trimmed) name is a valid Skill name. */
+export function isValidSkillName(name: string): boolean {
+  return SKILL_NAME_PATTERN.test(name);
+}
+
+function isPlainMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** The first line of a YAML parser message, without the code frame. */
+function yamlMessage(message: string): string {
+  const first = message.split('\n')[0] ?? message;
+  return first.replace(/:\s*$/, '').trim() || 'parse error';
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
+
+function parseYaml(source: string): Parsed {
+  let doc;
+  try {
+    doc = parseDocument(source, {
+      version: '1.1',
+      uniqueKeys: false,
+      intAsBigInt: true,
+      prettyErrors: false,
+      logLevel: 'silent',
+    });
+  } catch (err) {
+    return { ok: false, error: SKILL_MD_MESSAGES.invalidYaml(yamlMessage(err instanceof Error ? err.message : String(err))) };
+  }
+  const problem = doc.errors[0] ?? doc.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED');
+  if (problem) return { ok: false, error: SKILL_MD_MESSAGES.invalidYaml(yamlMessage(problem.message)) };
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+  } catch (err) {
+    return { ok: false, error: SKILL_MD_MESSAGES.invalidYaml(yamlMessage(err instanceof Error ? err.message : String(err))) };
+  }
+}
+
+/** A list of non-empty (trimmed) strings, or null when the value is not one. Absent → []. */
+function stringList(value: unknown): string[] | null {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return null;
+  const out: string[] = [];
+  for (const item of value) {
+    if (typeof item !== 'string' || item.trim() === '') return null;
+    out.push(item.trim());
+  }
+  return out;
+}
+
+function emptyRequirements(): SkillRequirements {
+  return { tools: [], mcp_servers: [], bins: [], env: [] };
+}
+
+function requirements(field: 'requires' | 'optional', value: unknown): SkillRequirements | string {
+  if (value === undefined || value === null) return emptyRequirements();
+  if (!isPlainMapping(value)) return SKILL_MD_MESSAGES.mapping(field);
+  const out = emptyRequirements();
+  for (const key of REQUIREMENT_KEYS) {
+    const list = stringList(value[key]);
+    if (list === null) return SKILL_MD_MESSAGES.stringList(`${field}.${key}`);
+    out[key] = list;
+  }
+  return out;
+}
+
+/**
+ * Splits an `allowed-tools` string: entries separated by whitespace or commas, except inside parentheses
+ * (`Bash(git add:*) Read, Grep` → `Bash(git add:*)`, `Read`, `Grep`).
+ */
+export function splitAllowedTools(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const char of text) {
+    if (char === '(') depth++;
+    if (char === ')' && depth > 0) depth--;
+    if (depth === 0 && (char === ',' || /\s/.test(char))) {
+      if (current.trim() !== '') out.push(current.trim());
+      current = '';
+      continue;
+    }
+    current += char;
+  }
+  if (current.trim() !== '') out.push(current.trim());
+  return out;
+}
+
+function allowedTools(value: unknown): string[] | null | false {
+  if (value === undefined || value === null) return null;
+  let entries: string[];
+  if (typeof value === 'string') entries = splitAllowedTools(value);
+  else if (Array.isArray(value)) {
+    entries = [];
+    for (const item of value) {
+      if (typeof item !== 'string' || item.trim() === '') return false;
+      entries.push(item.trim());
+    }
+  } else return false;
+  if (entries.length > ALLOWED_TOOLS_MAX_ENTRIES) return false;
+  return entries.length > 0 ? entries : null;
+}
+
+function metadataMap(value: unknown): Record<string, string> | false {
+  if (value === undefined || value === null) return {};
+  if (!isPlainMapping(value)) return false;
+  const entries = Object.entries(value);
+  if (entries.length > METADATA_MAX_ENTRIES) return false;
+  const out: Record<string, string> = {};
+  for (const [key, raw] of entries) {
+    if (typeof raw === 'string') out[key] = raw;
+    else if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint') out[key] = String(raw);
+    else return false;
+  }
+  return out;
+}
+
+function optionalText(value: unknown, max: number): string | null | false {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') return false;
+  const text = value.trim();
+  if (text === '' || codePointCount(text) > max) return false;
+  return text;
+}
+
+/**
+ * Validates a SKILL.md text (rules 1–15 of spec §11.2 in order, then the Agent Skills fields) and returns the
+ * manifest and the body (the text after the closing delimiter, trimmed).
+ */
+export function parseSkillMarkdown(content: string, options: ParseSkillMarkdownOptions = {}): SkillMarkdownResult {
+  const fail = (error: string): SkillMarkdownResult => ({ ok: false, error });
+  if (content.trim() === '') return fail(SKILL_MD_MESSAGES.empty);
+  if (utf8ByteLength(content) > SKILL_MD_MAX_BYTES) return fail(SKILL_MD_MESSAGES.tooLarge);
+  const match = FRONTMATTER.exec(content);
+  if (!match) return fail(SKILL_MD_MESSAGES.noFrontmatter);
+  const parsed = parseYaml(match[1] ?? '');
+  if (!parsed.ok) return fail(parsed.error);
+  const data = parsed.value;
+  if (!isPlainMapping(data)) return fail(SKILL_MD_MESSAGES.notMapping);
+  const rawName = data['name'];
+  const rawDescription = data['description'];
+  if (typeof rawName !== 'string' || typeof rawDescription !== 'string') {
+    return fail(SKILL_MD_MESSAGES.nameDescriptionStrings);
+  }
+  const name = rawName.trim();
+  if (!isValidSkillName(name)) return fail(SKILL_MD_MESSAGES.invalidName);
+  if (options.expectedName !== undefined && name !== options.expectedName) return fail(SKILL_MD_MESSAGES.nameMismatch);
+  const description = rawDescription.trim();
+  if (description === '') return fail(SKILL_MD_MESSAGES.emptyDescription);
+  const body = content.slice(match[0].length).trim();
+  if (body === '') return fail(SKILL_MD_MESSAGES.emptyBody);
+
+  const rawVersion = data['version'];
+  let version = 1;
+  if (rawVersion !== undefined) {
+    // integers parse as bigint (intAsBigInt), so 1.0 (a float) and true (a boolean) are rejected like in Python
+    if (typeof rawVersion !== 'bigint' || rawVersion < 1n || rawVersion > BigInt(Number.MAX_SAFE_INTEGER)) {
+      return fail(SKILL_MD_MESSAGES.version);
+    }
+    version = Number(rawVersion);
+  }
+  const rawAlways = data['always'];
+  if (rawAlways !== undefined && typeof rawAlways !== 'boolean') return fail(SKILL_MD_MESSAGES.always);
+  const always = rawAlways === true;
+
+  let displayName: string | null = null;
+  const rawDisplayName = data['display_name'];
+  if (rawDisplayName !== undefined && rawDisplayName !== null) {
+    const raw = rawDisplayName;
+    if (typeof raw !== 'string') return fail(SKILL_MD_MESSAGES.displayNameString);
+    const text = raw.trim();
+    if (text === '') return fail(SKILL_MD_MESSAGES.displayNameEmpty);
+    if (codePointCount(text) > DISPLAY_NAME_MAX_CHARS) return fail(SKILL_MD_MESSAGES.displayNameLength);
+    if (CONTROL_OR_FORMAT.test(text)) return fail(SKILL_MD_MESSAGES.displayNameControl);
+    displayName = text;
+  }
+
+  const tags = stringList(data['tags']);
+  if (tags === null) return fail(SKILL_MD_MESSAGES.stringList('tags'));
+  const triggers = stringList(data['triggers']);
+  if (triggers === null) return fail(SKILL_MD_MESSAGES.stringList('triggers'));
+  const requires = requirements('requires', data['requires']);
+  if (typeof requires === 'string') return fail(requires);
+  const optional = requirements('optional', data['optional']);
+  if (typeof optional === 'string') return fail(optional);
+
+  const license = optionalText(data['license'], LICENSE_MAX_CHARS);
+  if (license === false) return fail(SKILL_MD_MESSAGES.license);
+  const compatibility = optionalText(data['compatibility'], COMPATIBILITY_MAX_CHARS);
+  if (compatibility === false) return fail(SKILL_MD_MESSAGES.compatibility);
+  const metadata = metadataMap(data['metadata']);
+  if (metadata === false) return fail(SKILL_MD_MESSAGES.metadata);
+  const allowed = allowedTools(data['allowed-tools']);
+  if (allowed === false) return fail(SKILL_MD_MESSAGES.allowedTools);
+
+  return {
+    ok: true,
+    manifest: {
+      name,
+      description,
+      version,
+      always,
+      display_name: displayName,
+      tags,
+      triggers,
+      requires,
+      optional,
+      license,
+      compatibility,
+      metadata,
+      allowed_tools: allowed,
+    },
+    body,
+  };
+}
