@@ -11,6 +11,8 @@ export const routes: Routes = [
       { path: 'settings', loadChildren: () => import('./settings/settings.routes').then((m) => m.SETTINGS_ROUTES) },
       { path: 'mcp', loadChildren: () => import('./mcp-market/mcp-market.routes').then((m) => m.MCP_MARKET_ROUTES) },
       { path: 'skills', loadChildren: () => import('./skill-market/skill-market.routes').then((m) => m.SKILL_MARKET_ROUTES) },
+      { path: 'evolution', loadChildren: () => import('./evolution/evolution.routes').then((m) => m.EVOLUTION_ROUTES) },
+      { path: 'memory', loadChildren: () => import('./memory/memory.routes').then((m) => m.MEMORY_ROUTES) },
       { path: '**', redirectTo: '' },
     ],
   },

@@ -11,6 +11,8 @@ export const EN_MESSAGES = {
   'nav.newChat': 'New chat',
   'nav.mcpMarket': 'MCP Market',
   'nav.skillMarket': 'Skill Market',
+  'nav.evolution': 'Skill Evolution',
+  'nav.memory': 'Memory',
   'nav.settings': 'Settings',
   'nav.llmSettings': 'LLM settings',
   'nav.history': 'History',

@@ -13,6 +13,8 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'nav.newChat': '新建对话',
   'nav.mcpMarket': 'MCP 市场',
   'nav.skillMarket': 'Skill 市场',
+  'nav.evolution': '技能进化',
+  'nav.memory': '记忆',
   'nav.settings': '设置',
   'nav.llmSettings': 'LLM 设置',
   'nav.history': '历史记录',
