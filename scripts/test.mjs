@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(root, 'apps', 'api', 'test', 'artifacts');
 mkdirSync(resultsDir, { recursive: true });
-const env = { ...process.env, NG_CLI_ANALYTICS: 'false', FORCE_COLOR: '0' };
+const env = { ...process.env, NG_CLI_ANALYTICS: 'false', FORCE_COLOR: '0', NO_COLOR: '1' };
 let passed = 0;
 let failed = 0;
 const failures = [];
@@ -23,12 +23,11 @@ function run(label, command, args, options = {}) {
   return result.status === 0;
 }
 
-function step(label, command, args, options) {
-  if (!run(label, command, args, options)) {
+/** A check that is not a test runner (type-check, lint): it adds a failure when it fails. */
+function step(label, command, args) {
+  if (!run(label, command, args)) {
     failures.push(label);
-    if (options?.counts === undefined) failed++;
-  } else if (options?.counts === undefined) {
-    passed++;
+    failed++;
   }
 }
 
@@ -58,11 +57,37 @@ if (existsSync(jestReport)) {
 }
 if (!jestOk) failures.push('api unit + e2e (jest)');
 
-// 4. console unit tests (Vitest through the Angular builder)
-step('console unit (vitest)', 'npm', ['test', '-w', '@cashcode/console']);
+/** Runs a test step whose runner prints its own counts; echoes its output and adds the counts it reports. */
+function countedStep(label, args, parseCounts) {
+  process.stdout.write(`\n=== ${label} ===\n`);
+  const started = Date.now();
+  const result = spawnSync('npm', args, { cwd: root, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  process.stdout.write(result.stdout ?? '');
+  process.stderr.write(result.stderr ?? '');
+  const text = `${result.stdout ?? ''}\n${result.stderr ?? ''}`.replace(/\u001b\[[0-9;]*m/g, '');
+  const counts = parseCounts(text);
+  const ok = result.status === 0;
+  passed += counts.passed;
+  failed += counts.failed + (!ok && counts.failed === 0 ? 1 : 0);
+  if (!ok) failures.push(label);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`=== ${label}: ${ok ? 'ok' : `FAILED (exit ${result.status})`} in ${seconds}s ===\n`);
+}
 
-// 5. browser e2e against the built server + console
-step('browser e2e (playwright-core + chromium)', 'npm', ['run', 'test:e2e', '-w', '@cashcode/console']);
+// 4. console unit tests (Vitest through the Angular builder): "Tests  2 failed | 107 passed (109)"
+countedStep('console unit (vitest)', ['test', '-w', '@cashcode/console'], (text) => {
+  const line = text.split('\n').find((l) => /^\s*Tests\s+.*\(\d+\)/.test(l)) ?? '';
+  return {
+    passed: Number(/(\d+) passed/.exec(line)?.[1] ?? 0),
+    failed: Number(/(\d+) failed/.exec(line)?.[1] ?? 0),
+  };
+});
+
+// 5. browser e2e against the built server + console (node:test: "# pass N", "# fail N")
+countedStep('browser e2e (playwright-core + chromium)', ['run', 'test:e2e', '-w', '@cashcode/console'], (text) => ({
+  passed: Number(/^# pass (\d+)/m.exec(text)?.[1] ?? 0),
+  failed: Number(/^# fail (\d+)/m.exec(text)?.[1] ?? 0),
+}));
 
 process.stdout.write(`\n${failures.length ? `failed: ${failures.join(', ')}\n` : ''}`);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
