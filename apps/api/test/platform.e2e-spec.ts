@@ -200,6 +200,11 @@ describe('HTTP platform (probe app)', () => {
     expect(res.body.components.schemas.ProblemDetailsDto.properties).toHaveProperty('detail');
     const created = res.body.paths['/api/probe/items'].post.responses['422'];
     expect(created.content['application/problem+json'].schema.$ref).toBe('#/components/schemas/ProblemDetailsDto');
+    // every operation documents the guards' 403 and a 500; all but the token-exempt ones a 401
+    const health = res.body.paths['/api/health'].get.responses;
+    expect(Object.keys(health)).toEqual(expect.arrayContaining(['200', '403', '500']));
+    expect(health).not.toHaveProperty('401');
+    expect(res.body.paths['/api/probe/items'].post.responses['401'].content).toHaveProperty('application/problem+json');
     const ui = await request(t.httpUrl).get('/api/docs').expect(200);
     expect(ui.headers['content-type']).toMatch(/text\/html/);
   });

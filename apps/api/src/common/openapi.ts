@@ -17,10 +17,38 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'CASHCODE_API_TOKEN, when the server has one' })
     .build();
-  return SwaggerModule.createDocument(app, builder, {
+  const document = SwaggerModule.createDocument(app, builder, {
     extraModels: [ProblemDetailsDto, ProblemFieldErrorDto],
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
+  return withCommonProblemResponses(document);
+}
+
+/** Paths that need no token even when the server has one (see http-security). */
+const TOKEN_EXEMPT = new Set(['/api/health', '/api/client-config']);
+
+/**
+ * Every route can answer 403 (Host not allowed, or Origin not allowed on a state-changing call), 401 when the
+ * server has an API token, and 500 for a server fault: documented once here instead of on every handler.
+ */
+export function withCommonProblemResponses(document: OpenAPIObject): OpenAPIObject {
+  const problem = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } };
+  const common: Record<string, string> = {
+    '403': 'Forbidden: the Host (DNS rebinding) or, on a state-changing call, the Origin is not allowed',
+    '500': 'Internal server error (never caused by client input)',
+  };
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const operation of Object.values(item) as Array<{ responses?: Record<string, unknown> }>) {
+      if (typeof operation !== 'object' || operation === null || !operation.responses) continue;
+      const responses = operation.responses;
+      const add = (status: string, description: string) => {
+        responses[status] ??= { description, content: problem };
+      };
+      for (const [status, description] of Object.entries(common)) add(status, description);
+      if (!TOKEN_EXEMPT.has(path)) add('401', 'Unauthorized: the server has an API token and the request lacks it');
+    }
+  }
+  return document;
 }
 
 /** Serves the Swagger UI at `/api/docs` and the JSON document at `/api/docs-json`. */
