@@ -5,15 +5,17 @@
  * Fixes over the reference client (spec §16.17/§16.18): tool blocks are keyed by `call_id`, and a thread that was
  * generating when the connection dropped is flagged for re-sync once it is re-attached.
  */
-import {
-  sanitizePersistedReceipts,
-  type McpConnectorReceipt,
-  type MessageMetadata,
-  type PublicMessage,
-  type ServerEvent,
-  type SessionSummary,
-  type SkillReceipt,
+import type {
+  LoadedSkillReceipt,
+  McpConnectorReceipt,
+  MessageMetadata,
+  PublicMessage,
+  ServerEvent,
+  SessionSummary,
+  SkillReceipt,
 } from '@cashcode/contracts';
+
+import { normalizeLoadedSkills, normalizePersistedReceipts } from './capability-picker/capability-rules';
 
 export type ToolStatus = 'running' | 'ok' | 'error' | 'interrupted';
 
@@ -38,6 +40,8 @@ export interface ChatMessage {
   cancelled: boolean;
   mentionedSkills?: SkillReceipt[];
   selectedMcpConnectors?: McpConnectorReceipt[];
+  /** user rows of loaded history: Skills loaded for that turn (shown as small chips, never as assistant bubbles) */
+  loadedSkills?: LoadedSkillReceipt[];
 }
 
 export type HistoryStatus = 'idle' | 'loading' | 'loaded' | 'failed';
@@ -131,7 +135,8 @@ export function historyLoading(state: ChatState, chatId: string): ChatState {
 export function historyLoaded(state: ChatState, chatId: string, messages: PublicMessage[]): ChatState {
   let nextId = state.nextMessageId;
   const mapped: ChatMessage[] = messages.map((message) => {
-    const receipts = message.role === 'user' ? sanitizePersistedReceipts(message) : {};
+    const receipts = message.role === 'user' ? normalizePersistedReceipts(message) : {};
+    const loadedSkills = message.role === 'user' ? normalizeLoadedSkills(message.loaded_skills) : [];
     const row: ChatMessage = {
       id: nextId++,
       role: message.role,
@@ -142,6 +147,7 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
     };
     if (receipts.mentioned_skills) row.mentionedSkills = receipts.mentioned_skills;
     if (receipts.selected_mcp_connectors) row.selectedMcpConnectors = receipts.selected_mcp_connectors;
+    if (loadedSkills.length > 0) row.loadedSkills = loadedSkills;
     return row;
   });
   const next = { ...state, nextMessageId: nextId };

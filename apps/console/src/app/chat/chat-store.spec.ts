@@ -157,6 +157,64 @@ describe('ChatStore', () => {
     expect(store.generating()).toBe(true);
   });
 
+  it('Scenario: chips are sent as mentioned_skills / selected_mcp_connectors and shown on the optimistic message', async () => {
+    await startWithSessions([]);
+    sockets[0].open('c-new');
+    store.selectModel({ provider: 'ollama', model: 'llama3' });
+    const selections = {
+      skills: [{ name: 'weather', label: 'Weather' }],
+      mcp: [{ server: 'test_stdio_mcp', label: 'Test stdio' }],
+    };
+    expect(store.send('forecast', selections)).toEqual({ ok: true });
+    expect(sockets[0].sent.at(-1)).toEqual({
+      type: 'message',
+      chat_id: 'c-new',
+      content: 'forecast',
+      metadata: {
+        llm: { provider: 'ollama', model: 'llama3' },
+        mentioned_skills: [{ name: 'weather', label: 'Weather' }],
+        selected_mcp_connectors: [{ server: 'test_stdio_mcp', label: 'Test stdio' }],
+      },
+    });
+    expect(store.messages()[0].mentionedSkills).toEqual(selections.skills);
+    expect(store.messages()[0].selectedMcpConnectors).toEqual(selections.mcp);
+    // empty lists are omitted
+    sockets[0].emit({ event: 'done', chat_id: 'c-new', duration_sec: 1, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, cancelled: false });
+    http.expectOne('/api/sessions').flush({ sessions: [] });
+    expect(store.send('plain', { skills: [], mcp: [] })).toEqual({ ok: true });
+    expect(sockets[0].sent.at(-1)).toEqual({
+      type: 'message',
+      chat_id: 'c-new',
+      content: 'plain',
+      metadata: { llm: { provider: 'ollama', model: 'llama3' } },
+    });
+  });
+
+  it('Scenario: a reopened chat shows its receipts and skill-loaded chips on the user row', async () => {
+    await startWithSessions(['s1']);
+    const hash = 'b'.repeat(64);
+    http.expectOne('/api/sessions/s1/messages').flush({
+      chat_id: 's1',
+      messages: [
+        {
+          role: 'user',
+          content: 'use it',
+          mentioned_skills: [{ name: 'weather', label: 'Weather' }, { name: 'Bad Name' }],
+          selected_mcp_connectors: [{ server: 'test_stdio_mcp' }],
+          loaded_skills: [{ name: 'weather', version: 2, hash }],
+        },
+        { role: 'assistant', content: 'done' },
+      ],
+    });
+    await flushAsync();
+    const [user, answer] = store.messages();
+    expect(user.mentionedSkills).toEqual([{ name: 'weather', label: 'Weather' }]);
+    expect(user.selectedMcpConnectors).toEqual([{ server: 'test_stdio_mcp' }]);
+    expect(user.loadedSkills).toEqual([{ name: 'weather', version: 2, hash }]);
+    expect(store.messages()).toHaveLength(2);
+    expect(answer.content).toBe('done');
+  });
+
   it('Scenario: nothing changes when the socket is not open', async () => {
     await startWithSessions([]);
     sockets[0].open('c-new');

@@ -6,6 +6,7 @@ import { I18n, type MessageKey } from '../core/i18n/i18n';
 import { ChatSocket } from '../core/socket/chat-socket';
 import { WsEndpoint } from '../core/socket/ws-endpoint';
 import { readStorage, writeStorage } from '../core/storage';
+import { NO_SELECTIONS, type CapabilitySelections } from './capability-picker/capability-rules';
 import { ChatApi } from './chat-api';
 import {
   INITIAL_CHAT_STATE,
@@ -162,12 +163,15 @@ export class ChatStore {
 
   // ---- turns -------------------------------------------------------------------------------------------
 
-  send(text: string): SendResult {
+  /** Sends a message of the open chat with the composer's chips (`mentioned_skills`, `selected_mcp_connectors`). */
+  send(text: string, selections: CapabilitySelections = NO_SELECTIONS): SendResult {
     const thread = this.activeThread();
     const result = buildMessageFrame({
       chatId: thread && thread.history === 'loaded' ? thread.chatId : null,
       text,
       selection: this.selected(),
+      mentionedSkills: selections.skills,
+      selectedMcpConnectors: selections.mcp,
     });
     if (!result.ok) return result;
     if (!this.socket.send(result.frame)) return { ok: false, error: 'composer.error.notConnected' };

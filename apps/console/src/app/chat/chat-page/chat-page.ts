@@ -7,7 +7,7 @@ import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
 import { Logo } from '../../shared/logo/logo';
 import { ChatStore } from '../chat-store';
-import { Composer } from '../composer/composer';
+import { Composer, type ComposerSubmission } from '../composer/composer';
 import { MessageList } from '../message-list/message-list';
 import { OnboardingCard } from '../onboarding-card/onboarding-card';
 
@@ -39,8 +39,8 @@ export class ChatPage {
     void this.store.loadLlmStatus();
   }
 
-  protected onSend(text: string): void {
-    const result = this.store.send(text);
+  protected onSend(submission: ComposerSubmission): void {
+    const result = this.store.send(submission.text, submission.selections);
     if (result.ok) {
       this.sendErrorKey.set(null);
       this.composer().clear();

@@ -1,0 +1,126 @@
+// Browser e2e of the Skill Market (openspec/specs/skills/spec.md and openspec/specs/console/spec.md, console part):
+// the built API serving the built console, a Skill ZIP built in the test, Debian Chromium through playwright-core.
+// Scenarios run in order on one server.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { SKILL_MARKER, SKILL_NAME, skillMarkdown, skillZip } from './support/skill-zip.mjs';
+
+const TIMEOUT = 20_000;
+
+describe('Skill Market', { timeout: 180_000 }, () => {
+  let api;
+  let browser;
+  let page;
+  let zip;
+  const pageErrors = [];
+
+  before(async () => {
+    assertBuilt();
+    zip = await skillZip();
+    api = await startApi();
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(TIMEOUT);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await api?.stop();
+  });
+
+  const row = () => page.getByTestId(`skill-row-${SKILL_NAME}`);
+  const editor = () => page.getByTestId('skill-editor-text');
+
+  async function rest(method, path, body) {
+    const response = await fetch(`${api.url}${path}`, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  async function upload(name) {
+    await page.getByTestId('skill-upload').click();
+    await page.getByTestId('skill-upload-input').setInputFiles({ name, mimeType: 'application/zip', buffer: zip });
+    await page.getByTestId('skill-upload-drop').filter({ hasText: name }).waitFor();
+    await page.getByTestId('skill-upload-submit').click();
+  }
+
+  test('Scenario: uploading a Skill ZIP adds it to the market', async () => {
+    await page.goto(`${api.url}/skills`);
+    await page.getByTestId('skill-row-weather').waitFor(); // built-ins are listed
+    assert.equal(await row().count(), 0);
+    await upload(`${SKILL_NAME}.zip`);
+    await row().waitFor();
+    assert.match(await row().innerText(), /E2E Notes/);
+    assert.match(await row().innerText(), /Uploaded/);
+    assert.match(await row().getByTestId('skill-status').innerText(), /Available/);
+    const stored = await rest('GET', `/api/skills/${SKILL_NAME}/content`);
+    assert.equal(stored.status, 200);
+    assert.equal(stored.body.content, skillMarkdown());
+    await screenshot(page, 'skills-01-uploaded');
+  });
+
+  test('Scenario: an upload the API rejects shows its error (name taken → 409)', async () => {
+    await upload('again.zip');
+    const error = page.getByTestId('skill-upload-error');
+    await error.waitFor();
+    assert.match(await error.innerText(), new RegExp(`Skill already exists in user: ${SKILL_NAME}`));
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+  });
+
+  test('Scenario: a save after a concurrent change gets 409, keeps the draft and offers reload', async () => {
+    await row().getByTestId('skill-edit').click();
+    await page.getByTestId('skill-editor-valid').waitFor();
+    const loaded = await rest('GET', `/api/skills/${SKILL_NAME}/content`);
+    const draft = skillMarkdown(`${SKILL_MARKER}: the draft typed in the console.`);
+    await editor().fill(draft);
+    // someone else changes the Skill between load and save
+    const concurrent = skillMarkdown(`${SKILL_MARKER}: changed through the REST API.`);
+    const put = await rest('PUT', `/api/skills/${SKILL_NAME}`, { content: concurrent, expected_hash: loaded.body.hash });
+    assert.equal(put.status, 200);
+    await page.getByTestId('skill-editor-save').click();
+    const conflict = page.getByTestId('skill-editor-conflict');
+    await conflict.waitFor();
+    assert.match(await conflict.innerText(), /updated by another action/);
+    assert.equal(await editor().inputValue(), draft, 'the draft is kept');
+    assert.equal((await rest('GET', `/api/skills/${SKILL_NAME}/content`)).body.content, concurrent, 'nothing was overwritten');
+    await screenshot(page, 'skills-02-conflict');
+    // reload shows the other change; saving on top of it works
+    await page.getByTestId('skill-editor-reload').click();
+    await conflict.waitFor({ state: 'detached' });
+    assert.equal(await editor().inputValue(), concurrent);
+    await editor().fill(draft);
+    await page.getByTestId('skill-editor-save').click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal((await rest('GET', `/api/skills/${SKILL_NAME}/content`)).body.content, draft);
+  });
+
+  test('Scenario: rollback restores a previous version', async () => {
+    await row().getByTestId('skill-view').click();
+    await editor().waitFor();
+    assert.equal(await editor().inputValue(), skillMarkdown(`${SKILL_MARKER}: the draft typed in the console.`));
+    const versions = page.getByTestId('skill-versions').getByTestId('skill-rollback');
+    await versions.first().waitFor();
+    assert.equal(await versions.count(), 2, 'one snapshot per replace: before the REST change and before the save');
+    // newest first: the last entry is the uploaded original
+    await versions.last().click();
+    const confirm = page.getByRole('dialog').filter({ hasText: 'Restore version' });
+    await confirm.getByRole('button', { name: 'Restore' }).click();
+    await page.getByText(/Version .* restored\./).waitFor();
+    assert.equal(await editor().inputValue(), skillMarkdown());
+    assert.equal((await rest('GET', `/api/skills/${SKILL_NAME}/content`)).body.content, skillMarkdown());
+    // the state before the rollback became a version of its own
+    assert.equal(await versions.count(), 3);
+    await screenshot(page, 'skills-03-rolled-back');
+    await page.getByTestId('skill-editor-close').click();
+    assert.deepEqual(pageErrors, []);
+  });
+});
