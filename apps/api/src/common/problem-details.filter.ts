@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { DomainError } from './domain-error';
 import {
   PROBLEM_CONTENT_TYPE,
   type ProblemDetails,
@@ -63,8 +64,9 @@ function fromHttpException(exception: HttpException): ProblemInit {
 /**
  * Maps anything thrown to a problem init, or undefined for an unexpected error (→ 500 with a generic detail).
  * Besides HttpException it understands:
+ * - coded domain errors (DomainError): their `problem` (status, code, type, errors), their `message` as detail;
  * - body-parser / http-errors errors (`expose: true`, `status` 4xx, `type` like `entity.parse.failed`);
- * - domain errors exposing a numeric `httpStatus` (400–599), their `message` as detail and an optional `code`.
+ * - other errors exposing a numeric `httpStatus` (400–599), their `message` as detail and an optional `code`.
  */
 export function toProblemInit(exception: unknown): ProblemInit | undefined {
   if (exception instanceof HttpException) {
@@ -72,6 +74,16 @@ export function toProblemInit(exception: unknown): ProblemInit | undefined {
     // Nest's router 404 ("Cannot GET /x") keeps the reference's plain "Not Found".
     if (init.status === 404 && /^Cannot [A-Z]+ \//.test(init.detail)) init.detail = 'Not Found';
     return init;
+  }
+  if (exception instanceof DomainError) {
+    const { status, code, type, errors } = exception.problem;
+    return {
+      status,
+      detail: exception.message,
+      code: code ?? exception.code,
+      type,
+      errors: errors ? [...errors] : undefined,
+    };
   }
   if (!isRecord(exception) && !(exception instanceof Error)) return undefined;
   const error = exception as Error & Record<string, unknown>;

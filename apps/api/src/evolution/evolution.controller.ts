@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, HttpStatus, Param, Post, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
 import {
@@ -6,7 +6,6 @@ import {
   SkillEvolutionProposalDto,
   SkillEvolutionProposalListDto,
 } from './dto/proposal-responses.dto';
-import { EvolutionErrorInterceptor } from './evolution-error.interceptor';
 import { EvolutionService } from './evolution.service';
 
 const ID_PARAM = { name: 'id', description: 'proposal id (32 hex)', example: '0f8fad5bd9cb469fa16570867728950e' };
@@ -14,7 +13,6 @@ const ID_PARAM = { name: 'id', description: 'proposal id (32 hex)', example: '0f
 /** Review of Skill proposals generated from recurring work (spec §3.6). Proposals are never applied automatically. */
 @ApiTags('skill-evolution')
 @Controller('api/skill-evolution/proposals')
-@UseInterceptors(EvolutionErrorInterceptor)
 export class EvolutionController {
   constructor(private readonly evolution: EvolutionService) {}
 

@@ -1,5 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
-import { ProblemException, PROBLEM_TYPES } from '../common/problem-details';
+import { DomainError, type DomainProblem, validationProblem } from '../common/domain-error';
 
 export type EvolutionErrorCode =
   /** no proposal with that id */
@@ -43,32 +43,23 @@ export const EVOLUTION_MESSAGES = {
 } as const;
 
 /**
- * Coded domain error of EvolutionModule, mapped to problem+json once (toHttpException, applied by
- * EvolutionErrorInterceptor). Messages are user-facing and never contain a host path or a secret.
+ * Coded domain error of EvolutionModule; its HTTP problem is chosen once (evolutionProblem) and rendered by the global problem-details filter. Messages are user-facing and never
+ * contain a host path or a secret.
  */
-export class EvolutionError extends Error {
+export class EvolutionError extends DomainError<EvolutionErrorCode> {
   constructor(
-    readonly code: EvolutionErrorCode,
+    code: EvolutionErrorCode,
     message: string,
     /** validation messages of a `proposal_invalid` candidate */
     readonly errors: readonly string[] = [],
   ) {
-    super(message);
-    this.name = 'EvolutionError';
-  }
-
-  get httpStatus(): number {
-    return STATUS[this.code];
+    super(code, message, evolutionProblem(code, errors));
   }
 }
 
-export function toHttpException(error: EvolutionError): ProblemException {
-  if (error.code === 'proposal_invalid') {
-    return new ProblemException(error.httpStatus, error.message, {
-      code: error.code,
-      type: PROBLEM_TYPES.validation,
-      errors: error.errors.map((message) => ({ field: 'candidate_content', message })),
-    });
+function evolutionProblem(code: EvolutionErrorCode, errors: readonly string[]): DomainProblem {
+  if (code === 'proposal_invalid') {
+    return validationProblem(errors.map((message) => ({ field: 'candidate_content', message })));
   }
-  return new ProblemException(error.httpStatus, error.message, { code: error.code });
+  return { status: STATUS[code] };
 }

@@ -12,8 +12,8 @@ import type {
   SkillEvolutionProposalList,
 } from '@cashcode/contracts';
 import { formatEvent } from '../common/log-format';
+import { unifiedDiff } from '../common/text-diff';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { unifiedDiff } from '../memory/memory-diff';
 import { validateCandidate } from './candidate-validation';
 import { EvidenceStore } from './evidence-store';
 import { EvolutionError, EVOLUTION_MESSAGES } from './evolution.errors';
@@ -22,10 +22,7 @@ import { ProposalStore } from './proposal-store';
 
 /** A unified diff of two SKILL.md texts, labelled for the reviewer. */
 export function skillDiff(current: string, candidate: string): string {
-  const diff = unifiedDiff(current, candidate);
-  if (diff === '') return '';
-  const lines = diff.split('\n');
-  return ['--- SKILL.md (current)', '+++ SKILL.md (proposed)', ...lines.slice(2)].join('\n');
+  return unifiedDiff(current, candidate, { before: 'SKILL.md (current)', after: 'SKILL.md (proposed)' });
 }
 
 @Injectable()

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { LlmModelsResponse, PublicLlmSettings, TestLlmConnectionResponse } from '@cashcode/contracts';
 import { ApiProblemResponses } from '../common/problem-details';
@@ -10,13 +10,11 @@ import {
 import { TestLlmConnectionDto } from './dto/test-llm-connection.dto';
 import { UpdateLlmSettingsDto } from './dto/update-llm-settings.dto';
 import { LlmOriginGuard } from './llm-origin.guard';
-import { LlmSettingsErrorInterceptor } from './llm-settings-error.interceptor';
 import { LlmSettingsService } from './llm-settings.service';
 
 /** `/api/settings/llm` (spec §3.3). */
 @ApiTags('llm-settings')
 @Controller('api/settings/llm')
-@UseInterceptors(LlmSettingsErrorInterceptor)
 export class LlmSettingsController {
   constructor(private readonly settings: LlmSettingsService) {}
 

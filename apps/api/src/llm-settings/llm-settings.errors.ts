@@ -1,5 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
-import { ProblemException, PROBLEM_TYPES, type ProblemFieldError } from '../common/problem-details';
+import { DomainError, type DomainProblem, validationProblem } from '../common/domain-error';
+import type { ProblemFieldError } from '../common/problem-details';
 
 export type LlmSettingsErrorCode =
   /** the settings file failed to load at startup and no PUT succeeded since */
@@ -15,15 +16,17 @@ export type LlmSettingsErrorCode =
   /** `/test`: listing the models failed (sanitised message) */
   | 'connection_failed';
 
-/** Coded domain error of LlmSettingsModule, mapped to HTTP once (toHttpException). Messages are user-facing. */
-export class LlmSettingsError extends Error {
+/**
+ * Coded domain error of LlmSettingsModule; its HTTP problem is chosen once (llmSettingsProblem) and rendered by the
+ * global problem-details filter. Messages are user-facing.
+ */
+export class LlmSettingsError extends DomainError<LlmSettingsErrorCode> {
   constructor(
-    readonly code: LlmSettingsErrorCode,
+    code: LlmSettingsErrorCode,
     message: string,
     readonly fieldErrors: readonly ProblemFieldError[] = [],
   ) {
-    super(message);
-    this.name = 'LlmSettingsError';
+    super(code, message, llmSettingsProblem(code, fieldErrors));
   }
 }
 
@@ -35,24 +38,17 @@ export const LLM_SETTINGS_MESSAGES = {
   originNotAllowed: 'Origin is not allowed',
 } as const;
 
-export function toHttpException(error: LlmSettingsError): ProblemException {
-  switch (error.code) {
+function llmSettingsProblem(code: LlmSettingsErrorCode, fieldErrors: readonly ProblemFieldError[]): DomainProblem {
+  switch (code) {
     case 'settings_unreadable':
     case 'settings_save_failed':
-      return new ProblemException(HttpStatus.SERVICE_UNAVAILABLE, error.message, { code: error.code });
+      return { status: HttpStatus.SERVICE_UNAVAILABLE };
     case 'invalid_settings':
-      return new ProblemException(HttpStatus.UNPROCESSABLE_ENTITY, error.message, {
-        code: error.code,
-        type: PROBLEM_TYPES.validation,
-        errors: [...error.fieldErrors],
-      });
+      return validationProblem(fieldErrors);
     case 'no_provider_ready':
     case 'provider_not_ready':
-      return new ProblemException(HttpStatus.UNPROCESSABLE_ENTITY, error.message, {
-        code: error.code,
-        ...(error.fieldErrors.length > 0 ? { errors: [...error.fieldErrors] } : {}),
-      });
+      return { status: HttpStatus.UNPROCESSABLE_ENTITY, ...(fieldErrors.length > 0 ? { errors: fieldErrors } : {}) };
     case 'connection_failed':
-      return new ProblemException(HttpStatus.BAD_REQUEST, error.message, { code: error.code });
+      return { status: HttpStatus.BAD_REQUEST };
   }
 }

@@ -1,27 +1,14 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  HttpStatus,
-  Param,
-  Post,
-  Put,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { McpServerListResponse, McpServerRecord, McpServerToolsResponse } from '@cashcode/contracts';
 import { ApiProblemResponses } from '../common/problem-details';
 import { CreateMcpServerDto, UpdateMcpServerDto } from './dto/mcp-server-body.dto';
 import { McpServerListResponseDto, McpServerRecordDto, McpServerToolsResponseDto } from './dto/mcp-server-response.dto';
-import { McpErrorInterceptor } from './mcp-error.interceptor';
 import { McpService } from './mcp.service';
 
 /** `/api/mcp/servers` — the MCP marketplace (spec §3.4). */
 @ApiTags('mcp')
 @Controller('api/mcp/servers')
-@UseInterceptors(McpErrorInterceptor)
 export class McpController {
   constructor(private readonly mcp: McpService) {}
 

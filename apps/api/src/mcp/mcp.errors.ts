@@ -1,5 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
-import { ProblemException, PROBLEM_TYPES } from '../common/problem-details';
+import { DomainError, type DomainProblem, validationProblem } from '../common/domain-error';
 
 export type McpErrorCode =
   /** a built-in (read-only) server cannot be changed */
@@ -15,45 +15,35 @@ export type McpErrorCode =
   /** the user catalog could not be written */
   | 'storage';
 
-/** Coded domain error of McpModule, mapped to HTTP once (toHttpException). Messages are user-facing, secret-free. */
-export class McpError extends Error {
+/**
+ * Coded domain error of McpModule; its HTTP problem is chosen once (mcpProblem) and rendered by the global
+ * problem-details filter. Messages are user-facing, secret-free.
+ */
+export class McpError extends DomainError<McpErrorCode> {
   constructor(
-    readonly code: McpErrorCode,
+    code: McpErrorCode,
     message: string,
     readonly field?: string,
   ) {
-    super(message);
-    this.name = 'McpError';
+    super(code, message, mcpProblem(code, message, field));
   }
 }
 
 /** permission → 403, conflict → 409, not found → 404, validation → 422, any other MCP error → 400 (spec §3.4). */
-export function mcpErrorStatus(code: McpErrorCode): number {
+function mcpProblem(code: McpErrorCode, message: string, field: string | undefined): DomainProblem {
   switch (code) {
     case 'permission':
-      return HttpStatus.FORBIDDEN;
+      return { status: HttpStatus.FORBIDDEN };
     case 'conflict':
-      return HttpStatus.CONFLICT;
+      return { status: HttpStatus.CONFLICT };
     case 'not_found':
-      return HttpStatus.NOT_FOUND;
+      return { status: HttpStatus.NOT_FOUND };
     case 'validation':
-      return HttpStatus.UNPROCESSABLE_ENTITY;
+      return validationProblem([{ field: field ?? 'body', message }]);
     case 'connection':
     case 'storage':
-      return HttpStatus.BAD_REQUEST;
+      return { status: HttpStatus.BAD_REQUEST };
   }
-}
-
-export function toHttpException(error: McpError): ProblemException {
-  const status = mcpErrorStatus(error.code);
-  if (error.code === 'validation') {
-    return new ProblemException(status, error.message, {
-      code: error.code,
-      type: PROBLEM_TYPES.validation,
-      errors: [{ field: error.field ?? 'body', message: error.message }],
-    });
-  }
-  return new ProblemException(status, error.message, { code: error.code });
 }
 
 export const MCP_MESSAGES = {

@@ -16,14 +16,18 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nes
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import type { DreamRun, DreamTrigger, DreamTriggerResponse, LlmSelection } from '@cashcode/contracts';
 import { formatEvent } from '../common/log-format';
+import { unifiedDiff } from '../common/text-diff';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { LLM_CLIENT_PROVIDER, type LlmClientProvider } from '../llm-settings/llm-provider';
 import { BackgroundModel, BackgroundModelError } from './background-model';
 import { DreamStore, type DreamCursor } from './dream-store';
-import { countMemoryEntries, unifiedDiff } from './memory-diff';
+import { countMemoryEntries } from './memory-entries';
 import { MemoryError } from './memory.errors';
 import { MEMORY_CLOCK, MemoryStore, type MemoryClock } from './memory-store';
 import { DREAM_FINISHED_EVENT, SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } from './memory.types';
+
+/** the header of a Dream run's MEMORY.md diff */
+const MEMORY_DIFF_LABELS = { before: 'MEMORY.md (before)', after: 'MEMORY.md (after)' };
 
 /** records given to the model per run (spec §9.8: 50) */
 export const DREAM_BATCH_RECORDS = 50;
@@ -197,7 +201,7 @@ export class DreamService implements OnModuleDestroy {
       cursors: {},
       entries_before: countMemoryEntries(before),
       entries_after: countMemoryEntries(snapshot),
-      diff: unifiedDiff(before, snapshot),
+      diff: unifiedDiff(before, snapshot, MEMORY_DIFF_LABELS),
       revertible: true,
       reverted_run_id: id,
     };
@@ -361,7 +365,7 @@ export class DreamService implements OnModuleDestroy {
       finished_at: this.now().toISOString(),
       cursors: advanced,
       entries_after: countMemoryEntries(after),
-      diff: unifiedDiff(before, after),
+      diff: unifiedDiff(before, after, MEMORY_DIFF_LABELS),
       revertible,
     };
     await this.store.appendRun(run);

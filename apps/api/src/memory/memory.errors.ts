@@ -1,7 +1,5 @@
-/**
- * Coded domain errors of the memory module. `httpStatus` is read by the global problem-details filter
- * (common/problem-details.filter.ts), so REST maps them in one place; other transports switch on `code`.
- */
+import { DomainError } from '../common/domain-error';
+
 export type MemoryErrorCode =
   | 'invalid_chat_id'
   | 'session_not_found'
@@ -28,12 +26,12 @@ const DETAILS: Record<MemoryErrorCode, { status: number; detail: string }> = {
   dream_snapshot_missing: { status: 409, detail: 'the snapshot taken before this run is no longer available' },
 };
 
-export class MemoryError extends Error {
-  readonly httpStatus: number;
-
-  constructor(readonly code: MemoryErrorCode) {
-    super(DETAILS[code].detail);
-    this.name = 'MemoryError';
-    this.httpStatus = DETAILS[code].status;
+/**
+ * Coded domain error of the memory module, with a fixed detail and status per code (DETAILS), rendered by the global
+ * problem-details filter; other transports switch on `code`.
+ */
+export class MemoryError extends DomainError<MemoryErrorCode> {
+  constructor(code: MemoryErrorCode) {
+    super(code, DETAILS[code].detail, { status: DETAILS[code].status });
   }
 }

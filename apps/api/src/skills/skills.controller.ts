@@ -55,28 +55,28 @@ import {
   SkillVersionsResponseDto,
 } from './dto/skill-responses.dto';
 import { ZIP_MAX_BYTES } from './skill-archive';
-import { SKILL_MESSAGES, SkillError, toHttpException } from './skills.errors';
+import { SKILL_MESSAGES, SkillError } from './skills.errors';
 import { SkillsService, type UploadedZip } from './skills.service';
 
-/** Maps SkillError (and multer's size limit on the upload) to problem+json, once, for every Skills route. */
+/** Turns multer's size limit on the ZIP upload into the Skill validation error the reference answers (422, `file`). */
 @Injectable()
-export class SkillErrorInterceptor implements NestInterceptor {
+export class SkillUploadLimitInterceptor implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return next.handle().pipe(
-      catchError((error: unknown) => {
-        if (error instanceof PayloadTooLargeException) {
-          return throwError(() => toHttpException(new SkillError('validation', SKILL_MESSAGES.zipTooLarge, 'file')));
-        }
-        return throwError(() => (error instanceof SkillError ? toHttpException(error) : error));
-      }),
+      catchError((error: unknown) =>
+        throwError(() =>
+          error instanceof PayloadTooLargeException
+            ? new SkillError('validation', SKILL_MESSAGES.zipTooLarge, 'file')
+            : error,
+        ),
+      ),
     );
   }
 }
 
-/** `/api/skills` — the Skill market (spec §3.5). */
+/** `/api/skills` — the Skill market (spec §3.5). SkillError is rendered as problem+json by the global filter. */
 @ApiTags('skills')
 @Controller('api/skills')
-@UseInterceptors(SkillErrorInterceptor)
 export class SkillsController {
   constructor(private readonly skills: SkillsService) {}
 
@@ -115,7 +115,10 @@ export class SkillsController {
   }
 
   @Post('import')
-  @UseInterceptors(FileInterceptor('file', { limits: { fileSize: ZIP_MAX_BYTES, files: 1, fields: 8, parts: 16 } }))
+  @UseInterceptors(
+    SkillUploadLimitInterceptor,
+    FileInterceptor('file', { limits: { fileSize: ZIP_MAX_BYTES, files: 1, fields: 8, parts: 16 } }),
+  )
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } })
   @ApiOperation({

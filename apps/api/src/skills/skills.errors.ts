@@ -1,5 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
-import { ProblemException, PROBLEM_TYPES } from '../common/problem-details';
+import { DomainError, type DomainProblem, validationProblem } from '../common/domain-error';
 
 export type SkillErrorCode =
   /** a built-in (read-only) Skill cannot be changed */
@@ -14,46 +14,37 @@ export type SkillErrorCode =
   | 'publication';
 
 /**
- * Coded domain error of SkillsModule, mapped to HTTP once (toHttpException) and to tool results by the skill tools.
- * Messages are user-facing and never contain a host path.
+ * Coded domain error of SkillsModule; its HTTP problem is chosen once (skillProblem) and rendered by the global
+ * problem-details filter, and the skill tools map it to tool results. Messages are user-facing and never contain a
+ * host path.
  */
-export class SkillError extends Error {
+export class SkillError extends DomainError<SkillErrorCode> {
   constructor(
-    readonly code: SkillErrorCode,
+    code: SkillErrorCode,
     message: string,
     readonly field?: string,
   ) {
-    super(message);
-    this.name = 'SkillError';
+    super(code, message, skillProblem(code, message, field));
   }
 }
 
-/** permission → 403, conflict → 409, not found → 404, validation → 422, publication → 500 (spec §3.5). */
-export function skillErrorStatus(code: SkillErrorCode): number {
+/**
+ * permission → 403, conflict → 409, not found → 404, validation → 422, publication → 500 (spec §3.5); the problem
+ * `code` is `skill_<code>`.
+ */
+function skillProblem(code: SkillErrorCode, message: string, field: string | undefined): DomainProblem {
   switch (code) {
     case 'permission':
-      return HttpStatus.FORBIDDEN;
+      return { status: HttpStatus.FORBIDDEN, code: 'skill_permission' };
     case 'conflict':
-      return HttpStatus.CONFLICT;
+      return { status: HttpStatus.CONFLICT, code: 'skill_conflict' };
     case 'not_found':
-      return HttpStatus.NOT_FOUND;
+      return { status: HttpStatus.NOT_FOUND, code: 'skill_not_found' };
     case 'validation':
-      return HttpStatus.UNPROCESSABLE_ENTITY;
+      return validationProblem([{ field: field ?? 'body', message }], 'skill_validation');
     case 'publication':
-      return HttpStatus.INTERNAL_SERVER_ERROR;
+      return { status: HttpStatus.INTERNAL_SERVER_ERROR, code: 'skill_publication' };
   }
-}
-
-export function toHttpException(error: SkillError): ProblemException {
-  const status = skillErrorStatus(error.code);
-  if (error.code === 'validation') {
-    return new ProblemException(status, error.message, {
-      code: 'skill_validation',
-      type: PROBLEM_TYPES.validation,
-      errors: [{ field: error.field ?? 'body', message: error.message }],
-    });
-  }
-  return new ProblemException(status, error.message, { code: `skill_${error.code}` });
 }
 
 export const SKILL_MESSAGES = {

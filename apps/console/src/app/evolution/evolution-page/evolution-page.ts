@@ -2,11 +2,14 @@ import { ChangeDetectionStrategy, Component, DestroyRef, inject, signal } from '
 import { MatButtonModule } from '@angular/material/button';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 import { MatSnackBar } from '@angular/material/snack-bar';
-import { MatTooltipModule } from '@angular/material/tooltip';
 import type { SkillEvolutionProposal } from '@cashcode/contracts';
 
 import { I18n } from '../../core/i18n/i18n';
+import { Banner } from '../../shared/banner/banner';
+import { EmptyState } from '../../shared/empty-state/empty-state';
 import { Icon } from '../../shared/icon/icon';
+import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
+import { PageHeader } from '../../shared/page-header/page-header';
 import { relativeTime } from '../../shared/relative-time';
 import { EvolutionStore, type ReviewAction } from '../evolution-store';
 import { EvolutionText, type EvolutionTextKey } from '../evolution-text';
@@ -19,7 +22,7 @@ import { diffLines, type DiffLine } from '../evolution-view';
 @Component({
   selector: 'cc-evolution-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, MatProgressSpinnerModule, MatTooltipModule, Icon],
+  imports: [MatButtonModule, MatProgressSpinnerModule, Banner, EmptyState, Icon, ListSkeleton, PageHeader],
   providers: [EvolutionStore],
   templateUrl: './evolution-page.html',
   styleUrl: './evolution-page.scss',
@@ -30,7 +33,6 @@ export class EvolutionPage {
   protected readonly i18n = inject(I18n);
   private readonly snackBar = inject(MatSnackBar);
 
-  protected readonly skeletons = [0, 1, 2];
   private readonly now = signal(Date.now());
 
   constructor() {

@@ -4,12 +4,15 @@ import { MatButtonModule } from '@angular/material/button';
 import { MatDialog } from '@angular/material/dialog';
 import { MatMenuModule } from '@angular/material/menu';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
-import { MatTooltipModule } from '@angular/material/tooltip';
 import { firstValueFrom } from 'rxjs';
 
 import { I18n } from '../../core/i18n/i18n';
+import { Banner } from '../../shared/banner/banner';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
+import { EmptyState } from '../../shared/empty-state/empty-state';
 import { Icon } from '../../shared/icon/icon';
+import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
+import { PageHeader } from '../../shared/page-header/page-header';
 import { McpMarketStore } from '../mcp-market-store';
 import { McpServerDialog, type McpServerDialogData } from '../mcp-server-dialog/mcp-server-dialog';
 import { McpText, type McpTextKey } from '../mcp-text';
@@ -19,7 +22,7 @@ import { McpToolsDialog, type McpToolsDialogData } from '../mcp-tools-dialog/mcp
 @Component({
   selector: 'cc-mcp-market-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, MatMenuModule, MatProgressSpinnerModule, MatTooltipModule, Icon],
+  imports: [MatButtonModule, MatMenuModule, MatProgressSpinnerModule, Banner, EmptyState, Icon, ListSkeleton, PageHeader],
   providers: [McpMarketStore],
   templateUrl: './mcp-market-page.html',
   styleUrl: './mcp-market-page.scss',
@@ -29,8 +32,6 @@ export class McpMarketPage {
   protected readonly text = inject(McpText);
   protected readonly i18n = inject(I18n);
   private readonly dialog = inject(MatDialog);
-
-  protected readonly skeletons = [0, 1, 2];
 
   constructor() {
     void this.store.load();

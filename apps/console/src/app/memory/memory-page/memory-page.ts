@@ -8,6 +8,7 @@ import type { DreamRun } from '@cashcode/contracts';
 import { I18n } from '../../core/i18n/i18n';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../shared/icon/icon';
+import { PageHeader } from '../../shared/page-header/page-header';
 import { BackgroundModelPicker } from '../background-model-picker/background-model-picker';
 import { DocumentEditor } from '../document-editor/document-editor';
 import { DreamHistory } from '../dream-history/dream-history';
@@ -18,7 +19,16 @@ import { MemoryText } from '../memory-text';
 @Component({
   selector: 'cc-memory-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, MatProgressSpinnerModule, MatTabsModule, Icon, DocumentEditor, DreamHistory, BackgroundModelPicker],
+  imports: [
+    MatButtonModule,
+    MatProgressSpinnerModule,
+    MatTabsModule,
+    Icon,
+    PageHeader,
+    DocumentEditor,
+    DreamHistory,
+    BackgroundModelPicker,
+  ],
   providers: [MemoryStore],
   templateUrl: './memory-page.html',
   styleUrl: './memory-page.scss',

@@ -12,6 +12,7 @@ import { I18n } from '../../core/i18n/i18n';
 import { FieldError } from '../../shared/field-error';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../shared/icon/icon';
+import { PageHeader } from '../../shared/page-header/page-header';
 import { BackgroundModelPicker } from '../../memory/background-model-picker/background-model-picker';
 import type { FieldName, SettingsTab } from '../llm-settings-form';
 import { LlmSettingsStore } from '../llm-settings-store';
@@ -32,6 +33,7 @@ const TABS: readonly SettingsTab[] = ['openai_compatible', 'ollama'];
     MatTooltipModule,
     FieldError,
     Icon,
+    PageHeader,
     BackgroundModelPicker,
   ],
   providers: [LlmSettingsStore],

@@ -10,8 +10,12 @@ import { MatTooltipModule } from '@angular/material/tooltip';
 import { firstValueFrom } from 'rxjs';
 
 import { I18n } from '../../core/i18n/i18n';
+import { Banner } from '../../shared/banner/banner';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
+import { EmptyState } from '../../shared/empty-state/empty-state';
 import { Icon } from '../../shared/icon/icon';
+import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
+import { PageHeader } from '../../shared/page-header/page-header';
 import { SkillEditorDialog, type SkillEditorDialogData } from '../skill-editor-dialog/skill-editor-dialog';
 import { SkillMarketStore } from '../skill-market-store';
 import { SkillText, type SkillTextKey } from '../skill-text';
@@ -32,7 +36,11 @@ import { isManageable, statusOf, type InvalidPackageRow } from '../skill-view';
     MatSelectModule,
     MatSlideToggleModule,
     MatTooltipModule,
+    Banner,
+    EmptyState,
     Icon,
+    ListSkeleton,
+    PageHeader,
   ],
   providers: [SkillMarketStore],
   templateUrl: './skill-market-page.html',
@@ -44,7 +52,6 @@ export class SkillMarketPage {
   protected readonly i18n = inject(I18n);
   private readonly dialog = inject(MatDialog);
 
-  protected readonly skeletons = [0, 1, 2];
   protected readonly sources: readonly SkillSource[] = ['builtin', 'user', 'agent'];
   protected readonly availabilities: readonly SkillAvailability[] = ['available', 'missing_dependency', 'disabled'];
   protected readonly manageable = isManageable;

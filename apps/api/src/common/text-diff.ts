@@ -1,7 +1,8 @@
 /**
- * Line diffs of MEMORY.md for the Dream history (pure, no I/O): a unified diff (`--- before` / `+++ after`, `@@`
- * hunks with 3 lines of context) computed with a longest-common-subsequence table after trimming the common prefix
- * and suffix. Very large changes (over DIFF_MAX_CELLS table cells) fall back to "remove all, add all" in one hunk.
+ * Line diffs of two texts (pure, no I/O): a unified diff (`--- <before>` / `+++ <after>`, `@@` hunks with 3 lines of
+ * context) computed with a longest-common-subsequence table after trimming the common prefix and suffix. Very large
+ * changes (over DIFF_MAX_CELLS table cells) fall back to "remove all, add all" in one hunk. Used for MEMORY.md (Dream
+ * history) and SKILL.md (Skill evolution proposals).
  */
 
 const CONTEXT_LINES = 3;
@@ -72,11 +73,17 @@ function editScript(a: string[], b: string[]): Op[] {
   return ops;
 }
 
+/** The names a diff gives the two texts in its `---` / `+++` header lines. */
+export interface DiffLabels {
+  before: string;
+  after: string;
+}
+
 /** A unified diff of two texts; '' when they have the same lines. */
-export function unifiedDiff(before: string, after: string): string {
+export function unifiedDiff(before: string, after: string, labels: DiffLabels): string {
   const ops = editScript(splitLines(before), splitLines(after));
   if (!ops.some((op) => op.kind !== ' ')) return '';
-  const out = ['--- MEMORY.md (before)', '+++ MEMORY.md (after)'];
+  const out = [`--- ${labels.before}`, `+++ ${labels.after}`];
   let index = 0;
   while (index < ops.length) {
     while (index < ops.length && ops[index]!.kind === ' ') index++;
@@ -109,18 +116,4 @@ export function unifiedDiff(before: string, after: string): string {
     index = end;
   }
   return `${out.join('\n')}\n`;
-}
-
-/**
- * Entries of a MEMORY.md for the Dream loss guard: non-blank lines that are not Markdown headings, code fences or
- * horizontal rules (each fact is normally one bullet or one dated line).
- */
-export function countMemoryEntries(text: string): number {
-  let count = 0;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith('```') || /^([-*_])\1{2,}$/.test(line)) continue;
-    count++;
-  }
-  return count;
 }

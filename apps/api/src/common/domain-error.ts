@@ -1,0 +1,37 @@
+import { HttpStatus } from '@nestjs/common';
+import { PROBLEM_TYPES, type ProblemFieldError } from './problem-details';
+
+/** How a coded domain error is answered over HTTP (RFC 9457 problem+json; `detail` is the error's message). */
+export interface DomainProblem {
+  status: number;
+  /** the problem's `code`; the error's own code when absent */
+  code?: string;
+  type?: string;
+  errors?: readonly ProblemFieldError[];
+}
+
+/** A 422 validation problem (`urn:cashcode:problem:validation-error`) with per-field `errors`. */
+export function validationProblem(errors: readonly ProblemFieldError[], code?: string): DomainProblem {
+  return { status: HttpStatus.UNPROCESSABLE_ENTITY, type: PROBLEM_TYPES.validation, errors, ...(code ? { code } : {}) };
+}
+
+/**
+ * Base of every module's coded domain error: a `code` from the module's union, a user-facing message and the HTTP
+ * problem it maps to. Each module computes that problem once, with an exhaustive switch (or a Record) over its codes,
+ * and the global ProblemDetailsFilter renders it for every route — no per-module interceptor or mapper. Other
+ * transports (WS, tool results) switch on `code`.
+ */
+export abstract class DomainError<Code extends string = string> extends Error {
+  /** read by the problem-details filter */
+  readonly httpStatus: number;
+
+  protected constructor(
+    readonly code: Code,
+    message: string,
+    readonly problem: DomainProblem,
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.httpStatus = problem.status;
+  }
+}
