@@ -199,6 +199,41 @@ describe('memory consolidation (e2e)', () => {
       expect(last.messages.slice(1).map((m) => m.content)).toEqual(['q1', LONG_A, 'q2', LONG_B, 'q3']);
       expect((await readHistory(t, chatId)).some((r) => r['role'] === 'summary')).toBe(false);
     });
+
+    it('Scenario: repeated failures back off (1, 2, 4 … turns skipped) and a success starts over', async () => {
+      const chatId = 'consolidate-backoff';
+      const outcomes: ConsolidationOutcome[] = [];
+      const record = async (content: string) => {
+        const finished = nextConsolidation(t, chatId);
+        await turn(client, chatId, content, LONG_A);
+        outcomes.push((await finished).outcome);
+      };
+      for (let i = 0; i < 4; i++) summarySteps.push({ status: 500 });
+      const summariesBefore = fake.completions.filter(isSummaryRequest).length;
+      await record('q1'); // 600 chars: below the threshold
+      for (let i = 2; i <= 13; i++) await record(`q${i}`);
+      summarySteps.push({ status: 500 });
+      await record('q14');
+      await record('q15');
+      expect(outcomes).toEqual([
+        'below_threshold',
+        'failed', // first failure: the next trigger tries again
+        'failed', // second in a row: skip 1
+        'backoff',
+        'failed', // third: skip 2
+        'backoff',
+        'backoff',
+        'failed', // fourth: skip 4
+        'backoff',
+        'backoff',
+        'backoff',
+        'backoff',
+        'consolidated', // the summariser answers again
+        'failed', // a new first failure …
+        'consolidated', // … is retried on the next turn: the success started over
+      ]);
+      expect(fake.completions.filter(isSummaryRequest).length - summariesBefore).toBe(7);
+    });
   });
 
   it('Scenario: a consolidation that times out changes nothing', async () => {

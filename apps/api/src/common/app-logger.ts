@@ -21,6 +21,61 @@ const LEVEL_NAMES: Record<string, string> = {
 
 export const LOG_FILE_NAME = 'cashcode.log';
 
+const MESSAGE = Symbol.for('message');
+
+/**
+ * The daily-rotated file, written once per event-loop turn: the lines logged while the loop runs one round of
+ * callbacks (a frame accepted and its turn started, a turn's completion and the next one's start, or everything a
+ * burst of concurrent turns logs) go to the file in one write instead of one write each. Nothing waits longer than
+ * that round; ending the logger writes what is pending.
+ */
+class BatchedDailyRotateFile extends DailyRotateFile {
+  private pending = '';
+  private flushScheduled = false;
+
+  override log(info: Record<string | symbol, unknown>, next: () => void): void {
+    this.pending += `${String(info[MESSAGE])}${this.options.eol ?? '\n'}`;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flushPending());
+    }
+    this.emit('logged', info);
+    next();
+  }
+
+  /** Writable hook, before 'finish' (winston ends every transport when the logger ends). */
+  override _final(callback: (error?: Error | null) => void): void {
+    this.flushPending();
+    callback();
+  }
+
+  /** Writes what is pending and ends the file stream; resolves once the lines are in the file (at most `waitMs`). */
+  endFile(waitMs: number): Promise<void> {
+    this.flushPending();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      try {
+        (this.logStream as NodeJS.WritableStream & { end(callback: () => void): void }).end(done);
+      } catch {
+        done();
+      }
+    });
+  }
+
+  private flushPending(): void {
+    this.flushScheduled = false;
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    this.logStream.write(text);
+  }
+}
+
 export interface AppLoggerOptions {
   logDir: string;
   fileLevel: LogLevel;
@@ -63,34 +118,38 @@ function describeError(value: unknown): string {
  */
 export class AppLogger implements LoggerService {
   private readonly winston: winston.Logger;
+  private readonly file: BatchedDailyRotateFile;
+  /** the chattiest level any transport writes; calls above it return before doing any work */
+  private readonly maxLevel: number;
   private closed = false;
 
   constructor(options: AppLoggerOptions) {
     mkdirSync(options.logDir, { recursive: true });
-    const transports: winston.transport[] = [
-      new DailyRotateFile({
-        dirname: options.logDir,
-        filename: `${LOG_FILE_NAME}.%DATE%`,
-        extension: '',
-        datePattern: 'YYYY-MM-DD',
-        maxFiles: `${options.retentionDays}d`,
-        createSymlink: true,
-        symlinkName: LOG_FILE_NAME,
-        auditFile: join(options.logDir, '.cashcode-log-audit.json'),
-        level: options.fileLevel,
-        format: lineFormat,
-      }),
-    ];
+    this.file = new BatchedDailyRotateFile({
+      dirname: options.logDir,
+      filename: `${LOG_FILE_NAME}.%DATE%`,
+      extension: '',
+      datePattern: 'YYYY-MM-DD',
+      maxFiles: `${options.retentionDays}d`,
+      createSymlink: true,
+      symlinkName: LOG_FILE_NAME,
+      auditFile: join(options.logDir, '.cashcode-log-audit.json'),
+      level: options.fileLevel,
+    });
+    const transports: winston.transport[] = [this.file];
+    this.maxLevel = LEVELS[options.fileLevel];
     if (options.console !== false) {
       transports.push(
         new winston.transports.Console({
           level: options.consoleLevel,
-          format: lineFormat,
           stderrLevels: ['error', 'warn'],
         }),
       );
+      this.maxLevel = Math.max(this.maxLevel, LEVELS[options.consoleLevel]);
     }
-    this.winston = winston.createLogger({ levels: LEVELS, transports, exitOnError: false });
+    // The line is rendered (and redacted) once, by the logger, for every transport; this also replaces winston's
+    // default logger format (a JSON serialisation of every record that no transport uses).
+    this.winston = winston.createLogger({ levels: LEVELS, format: lineFormat, transports, exitOnError: false });
   }
 
   static fromConfig(config: AppConfig, overrides: Partial<AppLoggerOptions> = {}): AppLogger {
@@ -131,7 +190,7 @@ export class AppLogger implements LoggerService {
     // Levels come from the configuration (file and console independently).
   }
 
-  /** Flushes and closes the transports. */
+  /** Flushes and closes the transports; resolves once the file holds every line logged. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -140,10 +199,11 @@ export class AppLogger implements LoggerService {
       this.winston.end();
       setTimeout(resolve, 1000).unref();
     });
+    await this.file.endFile(1000);
   }
 
   private write(level: LogLevel, message: unknown, params: unknown[], isError = false, critical = false): void {
-    if (this.closed) return;
+    if (this.closed || LEVELS[level] > this.maxLevel) return;
     // Nest calls: (message, context) / (message, stack, context) / (message, ...extra, context).
     const rest = [...params];
     let loggerName = '-';

@@ -51,13 +51,14 @@ export function withCommonProblemResponses(document: OpenAPIObject): OpenAPIObje
   return document;
 }
 
-/** Serves the Swagger UI at `/api/docs` and the JSON document at `/api/docs-json`. */
-export function setupOpenApi(app: INestApplication): OpenAPIObject {
-  const document = buildOpenApiDocument(app);
-  SwaggerModule.setup(OPENAPI_UI_PATH, app, document, {
+/**
+ * Serves the Swagger UI at `/api/docs` and the JSON document at `/api/docs-json`. The document is built on the first
+ * request of either (then kept): scanning every route costs start-up time and memory that most runs never need.
+ */
+export function setupOpenApi(app: INestApplication): void {
+  SwaggerModule.setup(OPENAPI_UI_PATH, app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     yamlDocumentUrl: 'api/docs-yaml',
     customSiteTitle: 'CashCode API',
   });
-  return document;
 }

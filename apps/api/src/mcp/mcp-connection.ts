@@ -6,16 +6,13 @@
  */
 import type { McpServerStatus } from '@cashcode/contracts';
 import { Logger } from '@nestjs/common';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  type CallToolResult,
-  ToolListChangedNotificationSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { formatEvent } from '../common/log-format';
 import type { McpServerConfig, McpToolDescriptor } from './mcp.types';
 import { errorClassName, type RedactionContext, redactMcpError } from './mcp-redaction';
+import { mcpSdk } from './mcp-sdk';
 import type { McpTransportFactory } from './mcp-transports';
 
 export const CLIENT_INFO = { name: 'cashcode', version: '0.1.0' } as const;
@@ -150,7 +147,7 @@ export class McpConnection {
     this.status = 'connecting';
     this.statusError = null;
     const started = performance.now();
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new (mcpSdk.client().Client)(CLIENT_INFO, { capabilities: {} });
     let transport: Transport;
     try {
       transport = this.options.factory(this.config, {
@@ -175,7 +172,7 @@ export class McpConnection {
       } catch (error) {
         throw error instanceof ConnectTimeoutError ? error : new ToolDiscoveryError(error);
       }
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler(mcpSdk.types().ToolListChangedNotificationSchema, () => {
         void this.refreshTools(client);
       });
       this.client = client;

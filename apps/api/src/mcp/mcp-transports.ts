@@ -4,9 +4,8 @@
  * request of the network transports, and redirects are followed only within the configured origin
  * (`redirectPolicy: 'same-origin'`), so secret headers never reach another origin.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { mcpSdk } from './mcp-sdk';
 import type { McpServerConfig } from './mcp.types';
 import { StdioProcessTransport } from './stdio-process-transport';
 
@@ -31,12 +30,12 @@ export const defaultTransportFactory: McpTransportFactory = (config, hooks) => {
         onStderr: hooks.onStderr,
       });
     case 'sse':
-      return new SSEClientTransport(new URL(config.url), {
+      return new (mcpSdk.sse().SSEClientTransport)(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
         redirectPolicy: 'same-origin',
       });
     case 'streamable_http':
-      return new StreamableHTTPClientTransport(new URL(config.url), {
+      return new (mcpSdk.streamableHttp().StreamableHTTPClientTransport)(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
         redirectPolicy: 'same-origin',
       });

@@ -17,7 +17,6 @@ import {
   type McpServerToolsResponse,
   type McpToolRecord,
 } from '@cashcode/contracts';
-import { ErrorCode, McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext, ToolResult } from '../agent/agent-tool';
 import { ToolRegistry } from '../agent/tool-registry';
 import { formatEvent } from '../common/log-format';
@@ -32,6 +31,7 @@ import { McpSchemaCache } from './mcp-schema-cache';
 import { McpSearchIndex, type ServerSearchSource } from './mcp-search-index';
 import { hashedWrapperName, wrapperName } from './mcp-tool-schema';
 import { formatCallResult, McpPrepareTool, McpToolWrapper, ToolSearchTool, type McpToolHost } from './mcp-tools';
+import { mcpSdk } from './mcp-sdk';
 import { MCP_TRANSPORT_FACTORY, type McpTransportFactory } from './mcp-transports';
 import { validateServerName, validateUserEntry } from './mcp-validation';
 
@@ -285,6 +285,8 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     } catch (error) {
       if (ctx.signal.aborted) throw error;
       let model: string;
+      // a tool call ran, so the SDK is loaded already (mcp-sdk.ts)
+      const { ErrorCode, McpError: SdkMcpError } = mcpSdk.types();
       if (error instanceof SdkMcpError && error.code === ErrorCode.RequestTimeout) {
         model = `(MCP tool '${wrapper}' timed out after ${Math.round(this.config.mcpToolTimeoutMs / 1000)}s)`;
       } else if (

@@ -6,10 +6,10 @@
  * `shell: false`; stderr is read and reported as metadata only (never its content).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { mcpSdk } from './mcp-sdk';
 
 export interface StdioProcessOptions {
   command: string;
@@ -51,7 +51,7 @@ export class StdioProcessTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
   private child: ChildProcess | undefined;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly readBuffer: ReadBuffer = new (mcpSdk.stdioShared().ReadBuffer)();
   private closed = false;
   private exited: Promise<void> = Promise.resolve();
   private stderrChars = 0;
@@ -71,7 +71,7 @@ export class StdioProcessTransport implements Transport {
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, this.options.args, {
         cwd: this.options.cwd,
-        env: { ...getDefaultEnvironment(), ...this.options.env },
+        env: { ...mcpSdk.stdioClient().getDefaultEnvironment(), ...this.options.env },
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
         detached: USE_PROCESS_GROUP,
@@ -134,7 +134,7 @@ export class StdioProcessTransport implements Transport {
         reject(new Error('Not connected'));
         return;
       }
-      if (stdin.write(serializeMessage(message))) resolve();
+      if (stdin.write(mcpSdk.stdioShared().serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
     });
   }

@@ -8,6 +8,9 @@
  * - The cut is at a user message, so a tool-call message is never separated from its tool results.
  * - At most one consolidation per chat at a time; a trigger while one runs is skipped (`busy`).
  * - A failure, timeout or empty answer changes nothing (the reference stored a placeholder summary instead).
+ * - Repeated failures back off: from the second failure in a row, the chat's next 1, 2, 4 … (at most
+ *   MAX_BACKOFF_TURNS) triggers are skipped (`backoff`), so a model that cannot summarise is not sent the whole
+ *   history again after every turn. A consolidation that succeeds, or a restart, starts over.
  */
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
@@ -45,6 +48,9 @@ export const CONSOLIDATION_SYSTEM_PROMPT = [
   '- Keep it concise: at most 800 words.',
   '- Output only the summary, without a preamble.',
 ].join('\n');
+
+/** most triggers skipped after repeated consolidation failures of one chat */
+export const MAX_BACKOFF_TURNS = 32;
 
 /** A model message with the cursor of the record it came from (null for the summary message). */
 export interface HistoryEntry {
@@ -135,6 +141,8 @@ export function formatForSummary(entries: readonly HistoryEntry[]): string {
 export class Consolidator implements OnModuleDestroy {
   private readonly logger = new Logger(Consolidator.name);
   private readonly running = new Map<string, Promise<ConsolidationOutcome>>();
+  /** chats whose last attempts failed: failures in a row and triggers still to skip */
+  private readonly failures = new Map<string, { count: number; skip: number }>();
   private readonly shutdown = new AbortController();
 
   constructor(
@@ -153,6 +161,11 @@ export class Consolidator implements OnModuleDestroy {
   /** Consolidates the chat if needed; resolves with the outcome. A call while one runs for the chat is `busy`. */
   consolidate(chatId: string, selection: LlmSelection): Promise<ConsolidationOutcome> {
     if (this.running.has(chatId)) return this.finish(chatId, 'busy');
+    const failing = this.failures.get(chatId);
+    if (failing && failing.skip > 0) {
+      failing.skip--;
+      return this.finish(chatId, 'backoff');
+    }
     const run = this.run(chatId, selection)
       .catch((error: unknown): ConsolidationOutcome => {
         this.logger.error(
@@ -248,6 +261,14 @@ export class Consolidator implements OnModuleDestroy {
   }
 
   private finish(chatId: string, outcome: ConsolidationOutcome, keepFromCursor?: number): Promise<ConsolidationOutcome> {
+    if (outcome === 'failed') {
+      const failing = this.failures.get(chatId) ?? { count: 0, skip: 0 };
+      failing.count++;
+      failing.skip = failing.count < 2 ? 0 : Math.min(MAX_BACKOFF_TURNS, 2 ** (failing.count - 2));
+      this.failures.set(chatId, failing);
+    } else if (outcome !== 'busy' && outcome !== 'backoff') {
+      this.failures.delete(chatId);
+    }
     const event: ConsolidationFinishedEvent = { chatId, outcome };
     if (keepFromCursor !== undefined) event.keepFromCursor = keepFromCursor;
     try {

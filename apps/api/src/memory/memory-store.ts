@@ -1,16 +1,18 @@
 /**
  * The only code that touches the memory directory (DESIGN.md "Data layout"):
  *   <MEMORY_DIR>/<chat_id>/history.jsonl   append-only ledger, one JSON record per line (spec §9.1, §9.2)
- *   <MEMORY_DIR>/<chat_id>/.cursor         last cursor written (a hint; the last record wins when larger)
+ *   <MEMORY_DIR>/<chat_id>/.cursor         last cursor written (a hint; the last record wins when larger), written
+ *                                          shortly after the appends (coalesced per chat), on flush() and at shutdown
  *   <MEMORY_DIR>/<chat_id>/metadata.json   pretty JSON, replaced atomically (§9.3)
  *   <MEMORY_DIR>/SOUL.md, MEMORY.md        persona and global long-term memory (§5.3, §9.9)
  *
  * Every operation on one chat runs on that chat's lane (a promise chain): one writer per chat, and a load never
- * interleaves with an append. Chats are cached per process once loaded (smart load, O(kept tail)).
+ * interleaves with an append. Chats are cached per process once loaded (smart load, O(kept tail)). The append handle
+ * of a recently written chat stays open (bounded), so a turn costs one write + one fdatasync.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CHAT_ID_PATTERN } from '@cashcode/contracts';
-import { promises as fs, type Dirent } from 'node:fs';
+import { constants as fsConstants, promises as fs, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -49,6 +51,13 @@ const CURSOR_FILE = '.cursor';
 const METADATA_FILE = 'metadata.json';
 const SOUL_FILE = 'SOUL.md';
 const LONG_TERM_FILE = 'MEMORY.md';
+/**
+ * history.jsonl is appended through O_DSYNC where the platform has it: each write returns once the data is on disk
+ * (what write + fdatasync gives, in one system call instead of two); elsewhere the append is followed by datasync().
+ */
+const APPEND_IS_DSYNC = typeof fsConstants.O_DSYNC === 'number' && fsConstants.O_DSYNC !== 0;
+const APPEND_FLAGS =
+  fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | (APPEND_IS_DSYNC ? fsConstants.O_DSYNC : 0);
 /** malformed-line offsets logged per load, at most */
 const MAX_LOGGED_OFFSETS = 10;
 /** parallel stat/read calls while listing sessions */
@@ -109,8 +118,19 @@ export class MemoryStore implements OnApplicationShutdown {
   private longTermLane: Promise<void> = Promise.resolve();
   private soulLane: Promise<void> = Promise.resolve();
   private readonly appendListeners = new Set<AppendListener>();
+  /** SOUL.md / MEMORY.md text with the identity of the file it was read from (readCurrentText) */
+  private readonly textCache = new Map<string, { key: string; text: string }>();
+  /** open append handles of history.jsonl files, least recently used first */
+  private readonly appendHandles = new Map<string, fs.FileHandle>();
+  /** .cursor hints not written yet: chat → last cursor appended */
+  private readonly cursorHintsDue = new Map<string, number>();
+  private cursorHintTimer: NodeJS.Timeout | null = null;
   /** loaded chats kept in memory; the least recently used idle ones are evicted beyond this */
   maxCachedChats = 1000;
+  /** history.jsonl append handles kept open; the least recently used idle ones are closed beyond this */
+  maxOpenAppendHandles = 64;
+  /** how long after an append its .cursor hint is written (appends meanwhile are coalesced into one write) */
+  cursorHintDelayMs = 500;
   /** bytes read per step when loading a history from its end */
   chunkBytes = 64 * 1024;
 
@@ -154,14 +174,20 @@ export class MemoryStore implements OnApplicationShutdown {
 
   /** Resolves when every operation queued so far (on all chats, or on one) has finished. */
   async flush(chatId?: string): Promise<void> {
+    this.writeDueCursorHints(chatId);
     const lanes = chatId === undefined ? [...this.lanes.values()] : [this.lanes.get(chatId) ?? Promise.resolve()];
     await Promise.all([...lanes, this.longTermLane, this.soulLane]);
     if ([...this.lanes.keys()].some((id) => chatId === undefined || id === chatId)) await this.flush(chatId);
   }
 
-  /** Lets queued writes (e.g. the .cursor hint) finish before the process exits. */
+  /** Lets queued writes (e.g. the .cursor hint) finish before the process exits, then closes the append handles. */
   async onApplicationShutdown(): Promise<void> {
     await this.flush();
+    if (this.cursorHintTimer) clearTimeout(this.cursorHintTimer);
+    this.cursorHintTimer = null;
+    const handles = [...this.appendHandles.values()];
+    this.appendHandles.clear();
+    await Promise.all(handles.map((handle) => handle.close().catch(() => undefined)));
   }
 
   /** Drops the cached state of a chat; the next getChat reads it from disk again. */
@@ -322,6 +348,8 @@ export class MemoryStore implements OnApplicationShutdown {
     this.assertChatId(chatId);
     await this.enqueue(chatId, async () => {
       if (!(await this.isChatDirectory(chatId))) throw new MemoryError('session_not_found');
+      await this.closeAppendHandle(chatId);
+      this.cursorHintsDue.delete(chatId);
       await fs.rm(this.chatDir(chatId), { recursive: true, force: true });
       this.states.delete(chatId);
       this.writers.delete(chatId);
@@ -357,15 +385,18 @@ export class MemoryStore implements OnApplicationShutdown {
 
   // ---------------------------------------------------------------------------------------------- SOUL / MEMORY
 
-  /** SOUL.md trimmed, or the built-in English persona when it is missing or blank (spec §5.3). Re-read each call. */
+  /**
+   * SOUL.md trimmed, or the built-in English persona when it is missing or blank (spec §5.3). Checked on each call
+   * (an edit takes effect on the next turn); the text is re-read when the file changed.
+   */
   async readSoul(): Promise<string> {
-    const soul = (await this.readOptionalText(SOUL_FILE)).trim();
+    const soul = (await this.readCurrentText(SOUL_FILE)).trim();
     return soul !== '' ? soul : DEFAULT_SOUL;
   }
 
-  /** MEMORY.md trimmed ('' when missing); global to all chats (spec §9.9). */
+  /** MEMORY.md trimmed ('' when missing); global to all chats (spec §9.9). Checked on each call like readSoul. */
   async readLongTermMemory(): Promise<string> {
-    return (await this.readOptionalText(LONG_TERM_FILE)).trim();
+    return (await this.readCurrentText(LONG_TERM_FILE)).trim();
   }
 
   /**
@@ -589,11 +620,65 @@ export class MemoryStore implements OnApplicationShutdown {
     return state;
   }
 
+  /** Remembers that the chat's .cursor hint is due; one timer writes every due hint (coalescing later appends). */
+  private scheduleCursorHint(chatId: string, cursor: number): void {
+    this.cursorHintsDue.set(chatId, cursor);
+    if (this.cursorHintTimer) return;
+    this.cursorHintTimer = setTimeout(() => {
+      this.cursorHintTimer = null;
+      this.writeDueCursorHints();
+    }, this.cursorHintDelayMs);
+    this.cursorHintTimer.unref();
+  }
+
+  /** Queues the due .cursor hints (of one chat, or all) on their chats' lanes. */
+  private writeDueCursorHints(chatId?: string): void {
+    const due = chatId === undefined ? [...this.cursorHintsDue] : [];
+    if (chatId !== undefined) {
+      const cursor = this.cursorHintsDue.get(chatId);
+      if (cursor !== undefined) due.push([chatId, cursor]);
+    }
+    for (const [id, cursor] of due) {
+      this.cursorHintsDue.delete(id);
+      void this.enqueue(id, () => this.writeCursorHint(id, cursor));
+    }
+  }
+
+  /** The chat's open append handle (opened on first use; the least recently used idle handles are closed). */
+  private async appendHandle(chatId: string): Promise<fs.FileHandle> {
+    const known = this.appendHandles.get(chatId);
+    if (known) {
+      this.appendHandles.delete(chatId);
+      this.appendHandles.set(chatId, known);
+      return known;
+    }
+    const handle = await fs.open(this.historyPath(chatId), APPEND_FLAGS, 0o666);
+    this.appendHandles.set(chatId, handle);
+    if (this.appendHandles.size > this.maxOpenAppendHandles) {
+      for (const [id, open] of this.appendHandles) {
+        if (this.appendHandles.size <= this.maxOpenAppendHandles) break;
+        // a chat with queued operations may be using its handle right now
+        if (id === chatId || this.lanes.has(id)) continue;
+        this.appendHandles.delete(id);
+        void open.close().catch(() => undefined);
+      }
+    }
+    return handle;
+  }
+
+  private async closeAppendHandle(chatId: string): Promise<void> {
+    const handle = this.appendHandles.get(chatId);
+    if (!handle) return;
+    this.appendHandles.delete(chatId);
+    await handle.close().catch(() => undefined);
+  }
+
   private async writeCursorHint(chatId: string, cursor: number): Promise<void> {
     if (this.writers.get(chatId)?.nextCursor !== cursor + 1) return; // superseded or the chat was deleted
     try {
       await fs.writeFile(join(this.chatDir(chatId), CURSOR_FILE), String(cursor));
     } catch (error) {
+      if (isErrorCode(error, 'ENOENT')) return; // the chat directory is gone: nothing to hint
       this.logger.warn(`event=memory.cursor.write_failed chat_id=${chatId} error=${String((error as { code?: unknown }).code)}`);
     }
   }
@@ -622,22 +707,20 @@ export class MemoryStore implements OnApplicationShutdown {
         ...record,
       }));
       const text = records.map((record) => `${serializeHistoryRecord(record)}\n`).join('');
-      let handle: fs.FileHandle | undefined;
       try {
-        handle = await fs.open(this.historyPath(chatId), 'a');
+        const handle = await this.appendHandle(chatId);
         await handle.writeFile(text, 'utf8');
-        await handle.datasync();
+        if (!APPEND_IS_DSYNC) await handle.datasync();
       } catch (error) {
         // the file may now end with a partial line: inspect (and repair) it again before the next append
         this.writers.delete(chatId);
+        await this.closeAppendHandle(chatId);
         throw error;
-      } finally {
-        await handle?.close().catch(() => undefined);
       }
       const lastCursor = records[records.length - 1]!.cursor;
       writer.nextCursor = lastCursor + 1;
-      // the .cursor hint is written on the lane after this append resolves (the last record stays authoritative)
-      void this.enqueue(chatId, () => this.writeCursorHint(chatId, lastCursor));
+      // the .cursor hint follows shortly, on the lane (the last record stays authoritative)
+      this.scheduleCursorHint(chatId, lastCursor);
       const cached = this.states.get(chatId);
       if (cached && extendCache) {
         for (const record of records) {
@@ -656,6 +739,33 @@ export class MemoryStore implements OnApplicationShutdown {
       }
       return records;
     });
+  }
+
+  /**
+   * The current text of a memory-directory file ('' when missing), like readOptionalText, but only one `stat` per
+   * call while the file is unchanged: the text is cached with the file's identity (inode, size, mtime, ctime in ns).
+   * The stat is synchronous on purpose: a stat of a small local file costs microseconds, less than the thread-pool
+   * round trip of an asynchronous one, and this runs on every turn.
+   */
+  private async readCurrentText(file: string): Promise<string> {
+    const path = join(this.memoryDir, file);
+    let stat: BigIntStats | undefined;
+    try {
+      stat = statSync(path, { bigint: true, throwIfNoEntry: false });
+    } catch (error) {
+      if (!isErrorCode(error, 'ENOTDIR')) throw error;
+    }
+    if (!stat) {
+      this.textCache.delete(file);
+      return '';
+    }
+    if (!stat.isFile()) return this.readOptionalText(file);
+    const key = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    const cached = this.textCache.get(file);
+    if (cached && cached.key === key) return cached.text;
+    const text = await this.readOptionalText(file);
+    this.textCache.set(file, { key, text });
+    return text;
   }
 
   private async readOptionalText(file: string): Promise<string> {

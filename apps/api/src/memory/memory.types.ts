@@ -98,7 +98,9 @@ export type ConsolidationOutcome =
   | 'nothing_to_compress'
   | 'consolidated'
   /** the model failed, timed out or answered nothing, or the chat was deleted: nothing changed */
-  | 'failed';
+  | 'failed'
+  /** skipped: the chat's last attempts failed and it is waiting a few turns before trying again */
+  | 'backoff';
 export interface ConsolidationFinishedEvent {
   chatId: string;
   outcome: ConsolidationOutcome;

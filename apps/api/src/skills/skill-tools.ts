@@ -167,7 +167,7 @@ export class AgentSkillManageTool implements AgentTool {
         type: 'object',
         additionalProperties: { type: 'string' },
         maxProperties: 64,
-        description: 'package-relative path → text, e.g. {"references/notes.md": "…"}',
+        description: 'package-relative path -> text, e.g. {"references/notes.md": "..."}',
       },
       reason: { type: 'string', maxLength: MANAGE_REASON_MAX_CHARS, description: 'why this Skill is created' },
     },

@@ -3,7 +3,17 @@
  * regexes. Scripts, styles, navigation and form noise are dropped; links and images keep only http(s) targets,
  * resolved against the page URL.
  */
-import TurndownService from 'turndown';
+import type TurndownService from 'turndown';
+
+type TurndownConstructor = typeof import('turndown');
+
+/** turndown (and its DOM, domino) load on the first page converted: most runs never fetch a page. */
+let turndown: TurndownConstructor | null = null;
+function loadTurndown(): TurndownConstructor {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy loading, see above
+  turndown ??= require('turndown') as TurndownConstructor;
+  return turndown;
+}
 
 interface ElementLike {
   getAttribute(name: string): string | null;
@@ -42,7 +52,7 @@ function absoluteHttpUrl(raw: string | null, base: string): string | null {
 }
 
 function createService(baseUrl: string): TurndownService {
-  const service = new TurndownService({
+  const service = new (loadTurndown())({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',

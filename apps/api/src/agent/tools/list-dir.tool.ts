@@ -1,5 +1,5 @@
 /** `list_dir` (spec §7): one directory of the workspace, directories first, 200 entries; links are not followed. */
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { optionalString, toolError } from './tool-args';
 import { describeFsError, WorkspacePathError, type WorkspacePaths } from './workspace-paths';
@@ -32,7 +32,7 @@ export class ListDirTool implements AgentTool {
       const target = await this.workspace.resolve(userPath);
       let stat;
       try {
-        stat = await fs.stat(target.absolute);
+        stat = statSync(target.absolute); // metadata: cheaper synchronous than a thread-pool round trip
       } catch {
         return toolError(`directory not found: ${target.display}`);
       }

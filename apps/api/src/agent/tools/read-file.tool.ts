@@ -1,5 +1,5 @@
 /** `read_file` (spec §7): a text file of the workspace, 500 lines by default, with `offset`/`limit` paging. */
-import { constants, promises as fs } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, promises as fs, readSync, statSync } from 'node:fs';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { optionalInteger, requireString, toolError } from './tool-args';
 import { describeFsError, WorkspacePathError, type WorkspacePaths } from './workspace-paths';
@@ -8,6 +8,13 @@ export const READ_FILE_DEFAULT_LINES = 500;
 export const READ_FILE_MAX_LINES = 2000;
 /** at most this many bytes of one file are read */
 export const READ_FILE_MAX_BYTES = 10 * 1024 * 1024;
+/**
+ * Files up to this size are read with synchronous calls: from the page cache that takes microseconds, less than one
+ * thread-pool round trip (an asynchronous read costs four: open, fstat, read, close). Larger files are read
+ * asynchronously so that they never hold up the other chats.
+ */
+export const READ_FILE_SYNC_MAX_BYTES = 64 * 1024;
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
 
 /** Splits text into lines the way Python's splitlines does for \n, \r\n and \r (no trailing empty line). */
 export function splitLines(text: string): string[] {
@@ -48,13 +55,16 @@ export class ReadFileTool implements AgentTool {
       const target = await this.workspace.resolve(userPath);
       let stat;
       try {
-        stat = await fs.stat(target.absolute);
+        stat = statSync(target.absolute);
       } catch {
         return toolError(`file not found: ${target.display}`);
       }
       if (!stat.isFile()) return toolError(`${target.display} is not a file`);
       ctx.signal.throwIfAborted();
-      const { text, partial } = await readPrefix(target.absolute, target.display);
+      const { text, partial } =
+        stat.size <= READ_FILE_SYNC_MAX_BYTES
+          ? readSmallFile(target.absolute, target.display)
+          : await readPrefix(target.absolute, target.display);
       const lines = splitLines(text);
       const total = lines.length;
       const totalText = partial ? `at least ${total}` : `${total}`;
@@ -76,10 +86,45 @@ export class ReadFileTool implements AgentTool {
   }
 }
 
+/** Decodes the bytes read; a file longer than READ_FILE_MAX_BYTES loses its last, probably cut, line. */
+function decodePrefix(bytes: Buffer, size: number): { text: string; partial: boolean } {
+  let text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  const partial = size > READ_FILE_MAX_BYTES;
+  if (partial) {
+    const cut = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+    text = cut >= 0 ? text.slice(0, cut + 1) : '';
+  }
+  return { text, partial };
+}
+
+/** A small file, read synchronously (see READ_FILE_SYNC_MAX_BYTES); it may have grown since the stat. */
+function readSmallFile(absolute: string, display: string): { text: string; partial: boolean } {
+  let fd: number;
+  try {
+    fd = openSync(absolute, OPEN_FLAGS);
+  } catch (error) {
+    throw new WorkspacePathError(describeFsError(error, display));
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, READ_FILE_MAX_BYTES);
+    const buffer = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const bytesRead = readSync(fd, buffer, read, length - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    return decodePrefix(buffer.subarray(0, read), size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function readPrefix(absolute: string, display: string): Promise<{ text: string; partial: boolean }> {
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    handle = await fs.open(absolute, OPEN_FLAGS);
   } catch (error) {
     throw new WorkspacePathError(describeFsError(error, display));
   }
@@ -93,14 +138,7 @@ async function readPrefix(absolute: string, display: string): Promise<{ text: st
       if (bytesRead === 0) break;
       read += bytesRead;
     }
-    let text = new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(0, read));
-    const partial = size > READ_FILE_MAX_BYTES;
-    if (partial) {
-      // drop the last, probably cut, line
-      const cut = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-      text = cut >= 0 ? text.slice(0, cut + 1) : '';
-    }
-    return { text, partial };
+    return decodePrefix(buffer.subarray(0, read), size);
   } finally {
     await handle.close();
   }

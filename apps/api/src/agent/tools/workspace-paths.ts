@@ -7,7 +7,7 @@
  * absolute paths outside the workspace, symbolic links pointing out and links that cannot be resolved are refused.
  * Messages show the path the user gave, never an absolute host path.
  */
-import { mkdirSync, promises as fs, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 
 /** A refused or failed path operation; the message is safe to show to the model and the user. */
@@ -75,22 +75,27 @@ export function describeFsError(error: unknown, display: string): string {
 /**
  * realpath of `target`, or of its nearest existing ancestor joined with the missing tail. A path component that
  * exists but cannot be resolved (a dangling or looping symbolic link) throws WorkspacePathError.
+ *
+ * The system calls are synchronous on purpose: resolving a path reads cached directory entries (microseconds), while
+ * an asynchronous call costs a thread-pool round trip, and every file tool call starts here.
  */
 export async function realpathAllowMissing(target: string, display: string): Promise<string> {
   let current = target;
   const tail: string[] = [];
   for (;;) {
     try {
-      const real = await fs.realpath(current);
+      const real = realpathSync.native(current);
       return tail.length === 0 ? real : path.join(real, ...tail.reverse());
     } catch (error) {
       const code = errorCode(error);
       if (code === 'ELOOP') throw new WorkspacePathError(`path '${display}' is a symbolic link that cannot be resolved; access denied`);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new WorkspacePathError(describeFsError(error, display));
-      const exists = await fs.lstat(current).then(
-        () => true,
-        () => false,
-      );
+      let exists = false;
+      try {
+        exists = lstatSync(current, { throwIfNoEntry: false }) !== undefined;
+      } catch {
+        // not there (or not reachable): treated like missing
+      }
       if (exists && code === 'ENOENT') {
         throw new WorkspacePathError(`path '${display}' is a symbolic link that cannot be resolved; access denied`);
       }

@@ -1,0 +1,81 @@
+/**
+ * The server process (started by main.ts, from the compiled modules or from the bundle): optional .env, configuration,
+ * the Nest app, and a clean stop on SIGINT / SIGTERM.
+ */
+import 'reflect-metadata';
+import { config as loadDotenv } from 'dotenv';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { CashcodeApp } from './bootstrap';
+import { DataDirLockedError } from './common/data-dir-lock';
+import { ConfigError, loadConfig } from './config/app-config';
+
+/** Emitted on `process` once the server listens. */
+export const SERVER_STARTED_EVENT = 'cashcode:started';
+
+/** Repository root: apps/api/dist/server.js (or dist/server.bundle.js) → ../../.. */
+const rootDir = resolve(__dirname, '..', '..', '..');
+
+function fail(message: string): never {
+  process.stderr.write(`cashcode: ${message}\n`);
+  process.exit(1);
+}
+
+function describeStartupError(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) return error.message;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const syscall = (error as NodeJS.ErrnoException | undefined)?.syscall;
+  const info = error as { address?: unknown; port?: unknown } | undefined;
+  const where = typeof info?.address === 'string' && typeof info.port === 'number' ? ` ${info.address}:${info.port}` : '';
+  if (code === 'EADDRINUSE') {
+    return `the address${where} is already in use (is another server running on CASHCODE_PORT or WS_PORT?)`;
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return `the bind address${where} is not available on this machine (check CASHCODE_HOST / WS_HOST)`;
+  }
+  if (code === 'EACCES' || code === 'EPERM') {
+    return `permission denied${syscall ? ` (${syscall})` : ''}: check the ports and the data, config and log directories`;
+  }
+  return error instanceof Error ? `startup failed: ${error.name}: ${error.message}` : 'startup failed';
+}
+
+async function main(): Promise<void> {
+  const envFile = join(rootDir, '.env');
+  // Optional .env at the repo root; variables already in the environment win.
+  if (existsSync(envFile)) loadDotenv({ path: envFile, override: false, quiet: true });
+
+  let config;
+  try {
+    config = loadConfig(process.env, rootDir);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
+    throw error;
+  }
+
+  let server: CashcodeApp;
+  try {
+    // Loaded after the configuration is valid, so that a bad value is reported without loading Nest.
+    const { createCashcodeApp } = await import('./bootstrap.js');
+    server = await createCashcodeApp(config);
+  } catch (error) {
+    fail(describeStartupError(error));
+  }
+  // main.ts writes the bundle's code cache once the server runs (see SERVER_STARTED_EVENT there)
+  (process as NodeJS.EventEmitter).emit(SERVER_STARTED_EVENT);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const forced = setTimeout(() => process.exit(1), 10_000);
+    forced.unref();
+    server
+      .close()
+      .then(() => process.exit(signal === 'SIGINT' ? 130 : 0))
+      .catch(() => process.exit(1));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+void main();
