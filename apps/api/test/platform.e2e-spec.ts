@@ -343,7 +343,7 @@ describe('Console', () => {
   beforeAll(async () => {
     consoleDir = await fs.mkdtemp(join(tmpdir(), 'cashcode-console-'));
     await fs.writeFile(join(consoleDir, 'index.html'), '<!doctype html><title>console</title><app-root></app-root>');
-    await fs.writeFile(join(consoleDir, 'main.js'), 'console.log(1)');
+    await fs.writeFile(join(consoleDir, 'main.js'), 'window.cashcodeFixture = 1;');
     t = await startTestApp({ module: probe, env: { CASHCODE_CONSOLE_DIR: consoleDir } });
   });
   afterAll(async () => {
