@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync, promises as fs, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppLogger, LOG_FILE_NAME } from './app-logger';
@@ -50,5 +50,61 @@ describe(AppLogger.name, () => {
     await logger.close();
     const text = await fs.readFile(join(dir, LOG_FILE_NAME), 'utf8');
     expect(text).toMatch(/INFO {5}SomeService request_id=- chat_id=- turn_id=- event=x\.y a=1/);
+  });
+
+  it('Scenario: the day file changes at the first record after local midnight', async () => {
+    let now = new Date(2026, 5, 14, 23, 59, 59, 900).getTime();
+    const logger = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false, now: () => now });
+    logger.log('event=before.midnight', 'Clock');
+    now = new Date(2026, 5, 15, 0, 0, 0, 5).getTime();
+    // nothing is logged yet on the new day: no new file
+    expect(existsSync(join(dir, `${LOG_FILE_NAME}.2026-06-15`))).toBe(false);
+    logger.log('event=after.midnight', 'Clock');
+    logger.log('event=after.midnight.again', 'Clock');
+    await logger.close();
+
+    const before = await fs.readFile(join(dir, `${LOG_FILE_NAME}.2026-06-14`), 'utf8');
+    const after = await fs.readFile(join(dir, `${LOG_FILE_NAME}.2026-06-15`), 'utf8');
+    expect(before).toMatch(/^2026-06-14 23:59:59\.900 [+-]\d{4} INFO {5}Clock .* event=before\.midnight\n$/);
+    expect(after.split('\n')).toEqual([
+      expect.stringMatching(/^2026-06-15 00:00:00\.005 .* event=after\.midnight$/),
+      expect.stringMatching(/^2026-06-15 00:00:00\.005 .* event=after\.midnight\.again$/),
+      '',
+    ]);
+    expect(await fs.readlink(join(dir, LOG_FILE_NAME))).toBe(`${LOG_FILE_NAME}.2026-06-15`);
+  });
+
+  it('Scenario: the log file is appended across restarts', async () => {
+    const now = () => new Date(2026, 5, 14, 12, 0, 0).getTime();
+    const first = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false, now });
+    first.log('event=first.run', 'Boot');
+    await first.close();
+    const second = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false, now });
+    second.log('event=second.run', 'Boot');
+    await second.close();
+
+    const lines = (await fs.readFile(join(dir, LOG_FILE_NAME), 'utf8')).trim().split('\n');
+    expect(lines).toEqual([expect.stringMatching(/event=first\.run$/), expect.stringMatching(/event=second\.run$/)]);
+  });
+
+  it('Scenario: close writes every line logged, including the current event-loop turn', async () => {
+    const logger = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false });
+    for (let i = 0; i < 500; i += 1) logger.log(`event=burst.line n=${i}`, 'Burst');
+    await new Promise((resolve) => setImmediate(resolve)); // the first batch is being written
+    for (let i = 500; i < 1000; i += 1) logger.log(`event=burst.line n=${i}`, 'Burst');
+    await logger.close();
+    await logger.close(); // a second close is harmless
+
+    const lines = (await fs.readFile(join(dir, LOG_FILE_NAME), 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(1000);
+    expect(lines.map((line) => Number(/ n=(\d+)$/.exec(line)?.[1]))).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+
+  it('Scenario: a log directory that cannot be created aborts startup', () => {
+    const blocker = join(dir, 'not-a-directory');
+    writeFileSync(blocker, 'x');
+    expect(
+      () => new AppLogger({ logDir: join(blocker, 'logs'), fileLevel: 'info', consoleLevel: 'error', retentionDays: 1, console: false }),
+    ).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
   });
 });

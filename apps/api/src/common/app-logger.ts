@@ -1,9 +1,7 @@
 import type { LoggerService, LogLevel as NestLogLevel } from '@nestjs/common';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import * as winston from 'winston';
-import DailyRotateFile from 'winston-daily-rotate-file';
 import type { AppConfig, LogLevel } from '../config/app-config';
+import { DailyFileTransport } from './daily-file-transport';
 import { currentLogContext } from './log-context';
 import { formatLogLine } from './log-format';
 
@@ -21,61 +19,6 @@ const LEVEL_NAMES: Record<string, string> = {
 
 export const LOG_FILE_NAME = 'cashcode.log';
 
-const MESSAGE = Symbol.for('message');
-
-/**
- * The daily-rotated file, written once per event-loop turn: the lines logged while the loop runs one round of
- * callbacks (a frame accepted and its turn started, a turn's completion and the next one's start, or everything a
- * burst of concurrent turns logs) go to the file in one write instead of one write each. Nothing waits longer than
- * that round; ending the logger writes what is pending.
- */
-class BatchedDailyRotateFile extends DailyRotateFile {
-  private pending = '';
-  private flushScheduled = false;
-
-  override log(info: Record<string | symbol, unknown>, next: () => void): void {
-    this.pending += `${String(info[MESSAGE])}${this.options.eol ?? '\n'}`;
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flushPending());
-    }
-    this.emit('logged', info);
-    next();
-  }
-
-  /** Writable hook, before 'finish' (winston ends every transport when the logger ends). */
-  override _final(callback: (error?: Error | null) => void): void {
-    this.flushPending();
-    callback();
-  }
-
-  /** Writes what is pending and ends the file stream; resolves once the lines are in the file (at most `waitMs`). */
-  endFile(waitMs: number): Promise<void> {
-    this.flushPending();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, waitMs);
-      timer.unref();
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      try {
-        (this.logStream as NodeJS.WritableStream & { end(callback: () => void): void }).end(done);
-      } catch {
-        done();
-      }
-    });
-  }
-
-  private flushPending(): void {
-    this.flushScheduled = false;
-    if (this.pending === '') return;
-    const text = this.pending;
-    this.pending = '';
-    this.logStream.write(text);
-  }
-}
-
 export interface AppLoggerOptions {
   logDir: string;
   fileLevel: LogLevel;
@@ -83,6 +26,8 @@ export interface AppLoggerOptions {
   retentionDays: number;
   /** write to stdout/stderr (default true); tests turn it off */
   console?: boolean;
+  /** epoch milliseconds for the line timestamps and the file's day (default Date.now); tests inject a clock */
+  now?: () => number;
 }
 
 const lineFormat = winston.format.printf((info) => {
@@ -112,29 +57,31 @@ function describeError(value: unknown): string {
 }
 
 /**
- * The application's Nest LoggerService: winston with a daily-rotated file `<logDir>/cashcode.log` (symlink to the
- * current `cashcode.log.YYYY-MM-DD`; archives kept for `retentionDays`) and the console, both in the §14 line format
- * with final redaction. Request / chat / turn ids come from the async log context (see log-context.ts).
+ * The application's Nest LoggerService: winston with a daily file `<logDir>/cashcode.log` (symlink to the current
+ * `cashcode.log.YYYY-MM-DD`; archives kept for `retentionDays`, see DailyFileTransport) and the console, both in the
+ * §14 line format with final redaction. Request / chat / turn ids come from the async log context (see log-context.ts).
+ * Throws when the log directory or file cannot be created or opened (startup aborts).
  */
 export class AppLogger implements LoggerService {
   private readonly winston: winston.Logger;
-  private readonly file: BatchedDailyRotateFile;
+  private readonly file: DailyFileTransport;
+  private readonly now: () => number;
   /** the chattiest level any transport writes; calls above it return before doing any work */
   private readonly maxLevel: number;
   private closed = false;
 
   constructor(options: AppLoggerOptions) {
-    mkdirSync(options.logDir, { recursive: true });
-    this.file = new BatchedDailyRotateFile({
+    this.now = options.now ?? Date.now;
+    // The file is written once per event-loop turn: the lines logged while the loop runs one round of callbacks (a
+    // frame accepted and its turn started, a turn's completion and the next one's start, or everything a burst of
+    // concurrent turns logs) go to the file in one write. Nothing waits longer than that round; closing writes what is
+    // pending.
+    this.file = new DailyFileTransport({
       dirname: options.logDir,
-      filename: `${LOG_FILE_NAME}.%DATE%`,
-      extension: '',
-      datePattern: 'YYYY-MM-DD',
-      maxFiles: `${options.retentionDays}d`,
-      createSymlink: true,
-      symlinkName: LOG_FILE_NAME,
-      auditFile: join(options.logDir, '.cashcode-log-audit.json'),
+      baseName: LOG_FILE_NAME,
+      retentionDays: options.retentionDays,
       level: options.fileLevel,
+      now: this.now,
     });
     const transports: winston.transport[] = [this.file];
     this.maxLevel = LEVELS[options.fileLevel];
@@ -199,7 +146,7 @@ export class AppLogger implements LoggerService {
       this.winston.end();
       setTimeout(resolve, 1000).unref();
     });
-    await this.file.endFile(1000);
+    await this.file.closeFile();
   }
 
   private write(level: LogLevel, message: unknown, params: unknown[], isError = false, critical = false): void {
@@ -227,7 +174,7 @@ export class AppLogger implements LoggerService {
       level,
       message: text,
       logger: loggerName,
-      time: new Date(),
+      time: new Date(this.now()),
       critical,
       requestId: context.requestId,
       chatId: context.chatId,

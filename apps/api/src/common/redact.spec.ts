@@ -43,6 +43,52 @@ describe('redactSecrets', () => {
     expect(redactSecrets('my-very-own-token')).toBe('my-very-own-token');
   });
 
+  it('Scenario: a registered secret containing another is replaced whole, whatever the registration order', () => {
+    const short = 'abcdef';
+    const long = 'abcdefghij-long';
+    for (const order of [[short, long], [long, short]]) {
+      order.forEach((value) => registerSecretValue(value));
+      registerSecretValue(long); // registering twice changes nothing
+      try {
+        expect(redactSecrets('x abcdefghij-long y abcdef z')).toBe('x [redacted] y [redacted] z');
+        unregisterSecretValue(long);
+        expect(redactSecrets('x abcdefghij-long y')).toBe('x [redacted]ghij-long y');
+      } finally {
+        order.forEach((value) => unregisterSecretValue(value));
+      }
+      expect(redactSecrets('x abcdefghij-long y abcdef z')).toBe('x abcdefghij-long y abcdef z');
+    }
+  });
+
+  it('Scenario: redaction matches the plain definition on lines built from secret-looking parts (property)', () => {
+    // The definition of §14 without shortcuts: every rule applied to every line.
+    const reference = (text: string): string =>
+      text
+        .replace(/\b(Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]')
+        .replace(
+          /((["']?)[\w-]*(?:api[_-]?key|authorization|cookie|access[_-]?token|refresh[_-]?token|secret|password)[\w-]*\2\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Bearer|Basic|Token)\s+)?(?:\[redacted\]|[^\s"',;&}\]]+))/gi,
+          (_match, prefix: string, _quote: string, value: string) => {
+            if (value === '[redacted]' || value === '"[redacted]"' || value === "'[redacted]'") return `${prefix}${value}`;
+            if (value.startsWith('"')) return `${prefix}"[redacted]"`;
+            if (value.startsWith("'")) return `${prefix}'[redacted]'`;
+            return `${prefix}[redacted]`;
+          },
+        )
+        .replace(/(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{8,}/g, 'sk-[redacted]');
+    const part = fc.constantFrom(
+      'API_KEY', 'Api-Key', 'apikey', 'x-api-key', 'AUTHORIZATION', 'Cookie', 'access_token', 'Refresh-Token', 'client_secret',
+      'PassWord', 'tokens', 'key', 'Bearer', 'Basic', 'sk-', 'abcdefgh12', '=', ':', ' ', '"', "'", ',', ';', '&', '}', ']',
+      '[redacted]', 'event=x.y', 'value', '\n',
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        expect(redactSecrets(text)).toBe(reference(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('Scenario: redaction is idempotent and never leaks an sk- key (property)', () => {
     fc.assert(
       fc.property(fc.string(), fc.stringMatching(/^[A-Za-z0-9_-]{8,30}$/), fc.string(), (before, key, after) => {

@@ -17,39 +17,57 @@ const SECRET_PAIR = new RegExp(
   'gi',
 );
 
+/**
+ * A secret key name anywhere in the text: every SECRET_PAIR match contains one (same names, same flags), so a line
+ * without one skips SECRET_PAIR, whose backtracking over `[\w-]*` is most of the cost of redacting a line.
+ */
+const SECRET_KEY_NAME = new RegExp(SECRET_KEY_NAMES, 'i');
+
 const SK_KEY = /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{8,}/g;
 
 const secretValues = new Set<string>();
 
+/**
+ * The registered values as one pattern, longest first so that a secret containing another is replaced whole; built
+ * when the set changes (never per call), null when nothing is registered.
+ */
+let secretValuesPattern: RegExp | null = null;
+
+function rebuildSecretValuesPattern(): void {
+  const values = [...secretValues].sort((a, b) => b.length - a.length);
+  secretValuesPattern = values.length === 0 ? null : new RegExp(values.map(escapeRegExp).join('|'), 'g');
+}
+
 /** Registers a secret value (≥ 6 chars) so that it is replaced wherever it appears in redacted text. */
 export function registerSecretValue(value: string | null | undefined): void {
-  if (typeof value === 'string' && value.length >= 6) secretValues.add(value);
+  if (typeof value === 'string' && value.length >= 6 && !secretValues.has(value)) {
+    secretValues.add(value);
+    rebuildSecretValuesPattern();
+  }
 }
 
 /** Forgets a secret value (e.g. a replaced model API key). */
 export function unregisterSecretValue(value: string | null | undefined): void {
-  if (typeof value === 'string') secretValues.delete(value);
+  if (typeof value === 'string' && secretValues.delete(value)) rebuildSecretValuesPattern();
 }
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+function redactPairValue(_match: string, prefix: string, _quote: string, value: string): string {
+  if (value === REDACTED || value === `"${REDACTED}"` || value === `'${REDACTED}'`) return `${prefix}${value}`;
+  if (value.startsWith('"')) return `${prefix}"${REDACTED}"`;
+  if (value.startsWith("'")) return `${prefix}'${REDACTED}'`;
+  return `${prefix}${REDACTED}`;
+}
+
 /** Returns `text` with secrets replaced by `[redacted]`. Idempotent. */
 export function redactSecrets(text: string): string {
   let out = text;
-  if (secretValues.size > 0) {
-    // Longest first so that a secret containing another is replaced whole.
-    const values = [...secretValues].sort((a, b) => b.length - a.length);
-    out = out.replace(new RegExp(values.map(escapeRegExp).join('|'), 'g'), REDACTED);
-  }
+  if (secretValuesPattern !== null) out = out.replace(secretValuesPattern, REDACTED);
   out = out.replace(BEARER, `$1 ${REDACTED}`);
-  out = out.replace(SECRET_PAIR, (_match, prefix: string, _quote: string, value: string) => {
-    if (value === REDACTED || value === `"${REDACTED}"` || value === `'${REDACTED}'`) return `${prefix}${value}`;
-    if (value.startsWith('"')) return `${prefix}"${REDACTED}"`;
-    if (value.startsWith("'")) return `${prefix}'${REDACTED}'`;
-    return `${prefix}${REDACTED}`;
-  });
+  if (SECRET_KEY_NAME.test(out)) out = out.replace(SECRET_PAIR, redactPairValue);
   out = out.replace(SK_KEY, `sk-${REDACTED}`);
   return out;
 }
