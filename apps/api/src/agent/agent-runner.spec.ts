@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '../config/app-config';
 import { createProviderClient } from '../llm-settings/provider-client';
 import { AgentCancelledError, AgentRunner, ModelCallError, type RunRequest } from './agent-runner';
+import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import { ToolRegistry } from './tool-registry';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, index: number) => void;
@@ -140,6 +141,69 @@ describe(AgentRunner.name, () => {
       expect(outcome.content).toBe('a cat');
     } finally {
       await server.close();
+    }
+  });
+
+  it("Scenario: the request body is the SDK's JSON of the conversation, each message encoded once", async () => {
+    const registry = new ToolRegistry();
+    registry.register({
+      name: 'echo_word',
+      description: 'Echo a word',
+      parameters: { type: 'object', properties: { w: { type: 'string' } } },
+      readOnly: true,
+      execute: async () => 'écho « ok » 🙂',
+    });
+    const bodies: string[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (data: Buffer) => chunks.push(data));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
+        if (bodies.length % 2 === 1) {
+          sse(res, [
+            chunk({ tool_calls: [{ index: 0, id: `call_${bodies.length}`, type: 'function', function: { name: 'echo_word', arguments: '{"w":"x"}' } }] }),
+            chunk({}, 'tool_calls'),
+          ]);
+        } else sse(res, [chunk({ content: 'done' }), chunk({}, 'stop')]);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const oldCalls: ToolCallRecord[] = [{ id: 'call_old', type: 'function', function: { name: 'echo_word', arguments: '{}' } }];
+    const history: ChatMessage[] = [
+      { role: 'system', content: 'You are helpful. Ünïcödé "quotes" \\ and \n newlines' },
+      { role: 'user', content: 'earlier question 天气' },
+      { role: 'assistant', content: '[TOOL_CALLS: echo_word]', tool_calls: oldCalls },
+      { role: 'tool', content: 'old result', tool_call_id: 'call_old', name: 'echo_word' },
+      { role: 'assistant', content: 'earlier answer' },
+      { role: 'user', content: 'now' },
+    ];
+    const wireHistory = [
+      { role: 'system', content: history[0]!.content },
+      { role: 'user', content: 'earlier question 天气' },
+      { role: 'assistant', content: '[TOOL_CALLS: echo_word]', tool_calls: oldCalls },
+      { role: 'tool', content: 'old result', tool_call_id: 'call_old' },
+      { role: 'assistant', content: 'earlier answer' },
+      { role: 'user', content: 'now' },
+    ];
+    const tools = [{ type: 'function', function: { name: 'echo_word', description: 'Echo a word', parameters: { type: 'object', properties: { w: { type: 'string' } } } } }];
+    const sdkBody = (messages: unknown[]) =>
+      JSON.stringify({ model: 'm', messages, stream: true, stream_options: { include_usage: true }, tools, tool_choice: 'auto' });
+    try {
+      const runner = new AgentRunner(config, registry);
+      await runner.run(runRequest(url, { messages: history }));
+      await runner.run(runRequest(url, { messages: history }));
+      expect(bodies).toHaveLength(4);
+      expect(bodies[0]).toBe(sdkBody(wireHistory));
+      const round = [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo_word', arguments: '{"w":"x"}' } }] },
+        { role: 'tool', content: 'écho « ok » 🙂', tool_call_id: 'call_1' },
+      ];
+      expect(bodies[1]).toBe(sdkBody([...wireHistory, ...round]));
+      expect(bodies[2]).toBe(bodies[0]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 

@@ -14,6 +14,7 @@ import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
+  ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { LlmProvider, TokenUsage } from '@cashcode/contracts';
@@ -140,6 +141,47 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
   }
 }
 
+/**
+ * Each message's wire JSON, encoded once per message object: history messages are the memory store's cached objects
+ * (never modified), the same on every turn of the chat, so a turn encodes only its new messages.
+ */
+const wireJsonCache = new WeakMap<ChatMessage, string>();
+
+function wireJson(message: ChatMessage): string {
+  let json = wireJsonCache.get(message);
+  if (json === undefined) {
+    json = JSON.stringify(toWireMessage(message));
+    wireJsonCache.set(message, json);
+  }
+  return json;
+}
+
+/**
+ * The conversation as sent to the model. The request body is assembled from the messages' JSON, each encoded once
+ * (see wireJson) instead of the whole conversation being serialised again for every model call of every turn; the
+ * result is the same JSON the SDK would produce from the message objects.
+ */
+export class WireConversation {
+  private readonly parts: string[];
+
+  constructor(messages: readonly ChatMessage[]) {
+    this.parts = messages.map(wireJson);
+  }
+
+  push(message: ChatCompletionMessageParam): void {
+    this.parts.push(JSON.stringify(message));
+  }
+
+  /** The streaming chat-completions request body (keys in the order the SDK would write them). */
+  requestBody(model: string, schemas: readonly ChatCompletionFunctionTool[]): string {
+    const tools = schemas.length > 0 ? `,"tools":${JSON.stringify(schemas)},"tool_choice":"auto"` : '';
+    return (
+      `{"model":${JSON.stringify(model)},"messages":[${this.parts.join(',')}],` +
+      `"stream":true,"stream_options":{"include_usage":true}${tools}}`
+    );
+  }
+}
+
 /** The first `max` code points of a text, without splitting the whole (possibly large) text into an array. */
 function firstCodePoints(text: string, max: number): string {
   let count = 0;
@@ -225,7 +267,7 @@ export class AgentRunner {
 
   private async loop(request: RunRequest, state: TurnState): Promise<RunOutcome> {
     const scope: ToolScope = { chatId: request.chatId, temporary: request.temporaryTools ?? new Set() };
-    const wire: ChatCompletionMessageParam[] = request.messages.map(toWireMessage);
+    const wire = new WireConversation(request.messages);
     const maxIterations = Math.max(1, this.config.maxIterations);
     let modelCalls = 0;
     let toolCalls = 0;
@@ -283,7 +325,7 @@ export class AgentRunner {
   private async callModel(
     request: RunRequest,
     state: TurnState,
-    wire: ChatCompletionMessageParam[],
+    wire: WireConversation,
     schemas: ReturnType<ToolRegistry['toSchemas']>,
     iteration: number,
   ): Promise<StreamedCall> {
@@ -339,21 +381,19 @@ export class AgentRunner {
   private async streamOnce(
     request: RunRequest,
     state: TurnState,
-    wire: ChatCompletionMessageParam[],
+    wire: WireConversation,
     schemas: ReturnType<ToolRegistry['toSchemas']>,
     progress: { emitted: boolean },
   ): Promise<StreamedCall> {
-    const params: ChatCompletionCreateParamsStreaming = {
-      model: request.model,
-      messages: wire,
-      stream: true,
-      stream_options: { include_usage: true },
-    };
-    if (schemas.length > 0) {
-      params.tools = schemas;
-      params.tool_choice = 'auto';
-    }
-    const stream = await request.client.chat.completions.create(params, { signal: request.signal, maxRetries: 0 });
+    // the SDK sends `body` as given (RequestOptions.body): the conversation's JSON assembled by WireConversation;
+    // the params object only tells it to return a stream
+    const params: ChatCompletionCreateParamsStreaming = { model: request.model, messages: [], stream: true };
+    const stream = await request.client.chat.completions.create(params, {
+      body: wire.requestBody(request.model, schemas),
+      headers: { 'content-type': 'application/json' },
+      signal: request.signal,
+      maxRetries: 0,
+    });
     const pending = new Map<number, { id: string; name: string; arguments: string }>();
     let content = '';
     let callUsage: ChatCompletionChunk['usage'] = null;
