@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import WebSocket from 'ws';
-import { FakeModelServer } from '../apps/api/test/support/fake-model-server';
+import { FakeModelServer, type FakeStep, type RecordedRequest } from '../apps/api/test/support/fake-model-server';
 
 export interface Figure {
   name: string;
@@ -52,7 +52,7 @@ async function rssMb(pid: number): Promise<number> {
 }
 
 /** A WebSocket client that runs turns and timestamps events. */
-class BenchClient {
+export class BenchClient {
   private constructor(
     private readonly ws: WebSocket,
     readonly chatId: string,
@@ -108,7 +108,7 @@ class BenchClient {
   }
 }
 
-interface RunningServer {
+export interface RunningServer {
   child: ChildProcess;
   httpUrl: string;
   wsUrl: string;
@@ -117,7 +117,7 @@ interface RunningServer {
   stop(): Promise<void>;
 }
 
-async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<RunningServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cashcode-bench-data-'));
   const configDir = await mkdtemp(join(tmpdir(), 'cashcode-bench-config-'));
   await mkdir(join(dataDir, 'workspace'), { recursive: true });
@@ -125,7 +125,7 @@ async function startServer(extraEnv: Record<string, string> = {}): Promise<Runni
   const port = await freePort();
   const wsPort = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'apps', 'api', 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'apps', 'api', 'dist', 'main.js')], {
     env: {
       ...process.env,
       CASHCODE_DATA_DIR: dataDir,
@@ -167,7 +167,7 @@ async function startServer(extraEnv: Record<string, string> = {}): Promise<Runni
   };
 }
 
-async function configure(server: RunningServer, fake: FakeModelServer): Promise<void> {
+export async function configure(server: RunningServer, fake: FakeModelServer): Promise<void> {
   const response = await fetch(`${server.httpUrl}/api/settings/llm`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
@@ -176,14 +176,32 @@ async function configure(server: RunningServer, fake: FakeModelServer): Promise<
   if (!response.ok) throw new Error(`configure failed: ${response.status} ${await response.text()}`);
 }
 
-async function rawCall(client: OpenAI): Promise<void> {
-  const stream = await client.chat.completions.create({
-    model: 'fake-model',
-    messages: [{ role: 'user', content: 'hello' }],
-    stream: true,
-    stream_options: { include_usage: true },
-  });
+type Streaming = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
+
+const HELLO: Streaming = {
+  model: 'fake-model',
+  messages: [{ role: 'user', content: 'hello' }],
+  stream: true,
+  stream_options: { include_usage: true },
+};
+
+/** One streamed raw `openai` SDK call, read to the end; `body` is replayed as is (default: a one-line "hello"). */
+async function rawCall(client: OpenAI, body: Streaming = HELLO): Promise<void> {
+  const stream = await client.chat.completions.create(body);
   for await (const chunk of stream) void chunk;
+}
+
+/** The streamed chat-completion requests the fake model received since it was last cleared (a turn's model calls). */
+function turnRequests(fake: FakeModelServer): RecordedRequest[] {
+  return fake.completions.filter((record) => (record.body as { stream?: boolean } | null)?.stream === true);
+}
+
+/**
+ * Answers like a model: the background, non-streamed requests (the consolidator's summary, Dream) get a short summary,
+ * so a long benchmark chat is compressed as it would be with a real model; streamed turn requests go to `turn`.
+ */
+function modelHandler(turn: (request: RecordedRequest) => FakeStep): (request: RecordedRequest) => FakeStep {
+  return (request) => ((request.body as { stream?: boolean } | null)?.stream ? turn(request) : { content: 'The user ran benchmark turns.' });
 }
 
 async function slowPageServer(delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
@@ -204,7 +222,7 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
   const figures: Figure[] = [];
   const fake = await FakeModelServer.start();
   const content = 'The quick brown fox jumps over the lazy dog. '.repeat(4);
-  fake.setHandler(() => ({ content }));
+  fake.setHandler(modelHandler(() => ({ content })));
   const rawClient = new OpenAI({ baseURL: fake.baseUrl, apiKey: 'bench-key', maxRetries: 0 });
 
   // start to healthy: median of 3 cold starts
@@ -225,7 +243,8 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     figures.push({ name: 'server RSS idle', value: idle, unit: 'MB', target: '≤ 100 MB', pass: idle <= 100 });
     log(`RSS idle: ${idle.toFixed(1)} MB`);
 
-    // per-turn overhead, plain turn
+    // per-turn overhead, plain turn: against raw SDK calls that replay the very request the server sent for that turn
+    // (same history, tools and options), so the difference is the server's own work, not the model reading a longer body
     const client = await BenchClient.connect(server.wsUrl);
     const warm = 30;
     const n = 200;
@@ -235,21 +254,28 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     }
     const turnTimes: number[] = [];
     const rawTimes: number[] = [];
+    const helloTimes: number[] = [];
     const firstDeltaGaps: number[] = [];
     for (let i = 0; i < n; i++) {
-      const before = fake.completions.length;
+      fake.requests.length = 0;
       const turn = await client.turn(`plain turn ${i}`);
       if (turn.error) throw new Error(`turn failed: ${turn.error}`);
+      const [request, ...extra] = turnRequests(fake);
+      if (!request || extra.length) throw new Error(`plain turn made ${extra.length + (request ? 1 : 0)} model calls, expected 1`);
       turnTimes.push(turn.ms);
-      const firstChunk = fake.completions[before]?.firstContentChunkAt;
+      const firstChunk = request.firstContentChunkAt;
       if (turn.firstDeltaAt !== null && firstChunk !== undefined) firstDeltaGaps.push(turn.firstDeltaAt - firstChunk);
-      const rawStarted = performance.now();
+      let started = performance.now();
+      await rawCall(rawClient, request.body as Streaming);
+      rawTimes.push(performance.now() - started);
+      started = performance.now();
       await rawCall(rawClient);
-      rawTimes.push(performance.now() - rawStarted);
+      helloTimes.push(performance.now() - started);
     }
     const plainOverhead = median(turnTimes) - median(rawTimes);
     figures.push({ name: 'plain turn: median time', value: median(turnTimes), unit: 'ms' });
-    figures.push({ name: 'raw openai SDK call: median time', value: median(rawTimes), unit: 'ms' });
+    figures.push({ name: 'raw openai SDK call, same request: median time', value: median(rawTimes), unit: 'ms' });
+    figures.push({ name: 'raw openai SDK call, one-line request: median time', value: median(helloTimes), unit: 'ms' });
     figures.push({ name: 'plain turn: median overhead per turn', value: plainOverhead, unit: 'ms', target: '≤ 5 ms', pass: plainOverhead <= 5 });
     figures.push({ name: 'plain turn: ratio to raw SDK call', value: median(turnTimes) / median(rawTimes), unit: '×' });
     figures.push({
@@ -261,27 +287,31 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     });
     log(`plain overhead ${plainOverhead.toFixed(2)} ms, first delta gap ${median(firstDeltaGaps).toFixed(2)} ms`);
 
-    // per-turn overhead, turn with 2 tool calls (2 model calls) vs 2 raw calls
+    // per-turn overhead, turn with 2 tool calls (2 model calls) vs the same 2 requests replayed by raw SDK calls
     const toolClient = await BenchClient.connect(server.wsUrl);
-    fake.setHandler((request) => {
-      const body = request.body as { messages?: Array<{ role: string }> };
-      const last = body.messages?.[body.messages.length - 1];
-      if (last?.role === 'tool') return { content };
-      return {
-        toolCalls: [
-          { name: 'list_dir', arguments: '{"path":""}' },
-          { name: 'read_file', arguments: '{"path":"notes.txt"}' },
-        ],
-      };
-    });
+    fake.setHandler(
+      modelHandler((request) => {
+        const body = request.body as { messages?: Array<{ role: string }> };
+        const last = body.messages?.[body.messages.length - 1];
+        if (last?.role === 'tool') return { content };
+        return {
+          toolCalls: [
+            { name: 'list_dir', arguments: '{"path":""}' },
+            { name: 'read_file', arguments: '{"path":"notes.txt"}' },
+          ],
+        };
+      }),
+    );
     const toolTurns: number[] = [];
     const rawPairs: number[] = [];
     for (let i = 0; i < warm + 100; i++) {
+      fake.requests.length = 0;
       const turn = await toolClient.turn(`tool turn ${i}`);
       if (turn.error) throw new Error(`tool turn failed: ${turn.error}`);
+      const requests = turnRequests(fake);
+      if (requests.length !== 2) throw new Error(`tool turn made ${requests.length} model calls, expected 2`);
       const rawStarted = performance.now();
-      await rawCall(rawClient);
-      await rawCall(rawClient);
+      for (const request of requests) await rawCall(rawClient, request.body as Streaming);
       if (i >= warm) {
         toolTurns.push(turn.ms);
         rawPairs.push(performance.now() - rawStarted);
@@ -289,14 +319,16 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     }
     const toolOverhead = median(toolTurns) - median(rawPairs);
     figures.push({ name: 'turn with 2 tool calls: median time', value: median(toolTurns), unit: 'ms' });
+    figures.push({ name: 'turn with 2 tool calls: 2 raw SDK calls, same requests: median time', value: median(rawPairs), unit: 'ms' });
     figures.push({ name: 'turn with 2 tool calls: median overhead per turn', value: toolOverhead, unit: 'ms', target: '≤ 5 ms', pass: toolOverhead <= 5 });
     figures.push({ name: 'turn with 2 tool calls: ratio to 2 raw SDK calls', value: median(toolTurns) / median(rawPairs), unit: '×' });
     log(`tool-turn overhead ${toolOverhead.toFixed(2)} ms`);
     client.close();
     toolClient.close();
+    fake.requests.length = 0;
 
     // throughput: 100 concurrent chats, 5 turns each
-    fake.setHandler(() => ({ content }));
+    fake.setHandler(modelHandler(() => ({ content })));
     const clients = await Promise.all(Array.from({ length: 100 }, () => BenchClient.connect(server.wsUrl)));
     const latencies: number[] = [];
     let errors = 0;
@@ -332,14 +364,16 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     await configure(fetchServer, fake);
     const client = await BenchClient.connect(fetchServer.wsUrl);
     const fetchTurn = async (count: number) => {
-      fake.setHandler((request) => {
-        const body = request.body as { messages?: Array<{ role: string }> };
-        const last = body.messages?.[body.messages.length - 1];
-        if (last?.role === 'tool') return { content: 'done' };
-        return {
-          toolCalls: Array.from({ length: count }, (_, i) => ({ name: 'web_fetch', arguments: JSON.stringify({ url: `${page.url}?n=${i}` }) })),
-        };
-      });
+      fake.setHandler(
+        modelHandler((request) => {
+          const body = request.body as { messages?: Array<{ role: string }> };
+          const last = body.messages?.[body.messages.length - 1];
+          if (last?.role === 'tool') return { content: 'done' };
+          return {
+            toolCalls: Array.from({ length: count }, (_, i) => ({ name: 'web_fetch', arguments: JSON.stringify({ url: `${page.url}?n=${i}` }) })),
+          };
+        }),
+      );
       const turn = await client.turn(`fetch ${count}`);
       if (turn.error) throw new Error(`fetch turn failed: ${turn.error}`);
       return turn.ms;
