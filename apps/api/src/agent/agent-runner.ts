@@ -161,7 +161,7 @@ function wireJson(message: ChatMessage): string {
  * (see wireJson) instead of the whole conversation being serialised again for every model call of every turn; the
  * result is the same JSON the SDK would produce from the message objects.
  */
-export class WireConversation {
+class WireConversation {
   private readonly parts: string[];
 
   constructor(messages: readonly ChatMessage[]) {

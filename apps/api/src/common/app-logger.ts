@@ -72,10 +72,6 @@ export class AppLogger implements LoggerService {
 
   constructor(options: AppLoggerOptions) {
     this.now = options.now ?? Date.now;
-    // The file is written once per event-loop turn: the lines logged while the loop runs one round of callbacks (a
-    // frame accepted and its turn started, a turn's completion and the next one's start, or everything a burst of
-    // concurrent turns logs) go to the file in one write. Nothing waits longer than that round; closing writes what is
-    // pending.
     this.file = new DailyFileTransport({
       dirname: options.logDir,
       baseName: LOG_FILE_NAME,

@@ -79,17 +79,15 @@ class DayFile {
     }
   }
 
-  close(): Promise<void> {
-    if (!this.closed) {
-      this.flush();
-      this.closed = true;
-      try {
-        closeSync(this.fd);
-      } catch {
-        // already gone: nothing left to write
-      }
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already gone: nothing left to write
     }
-    return Promise.resolve();
   }
 
   private flush(): void {
@@ -129,9 +127,8 @@ export class DailyFileTransport extends Transport {
   private file: DayFile;
   /** epoch ms of the local midnight that ends the current file's day */
   private nextRotationAt: number;
-  /** files being closed after a rotation; `closeFile` waits for them too */
-  private readonly closingFiles = new Set<Promise<void>>();
-  private closing: Promise<void> | null = null;
+  /** set by closeFile: later records are dropped (winston's Transport has its own `closed`) */
+  private fileClosed = false;
   /** a write error was reported and no write has succeeded since */
   private writeErrorReported = false;
 
@@ -155,7 +152,7 @@ export class DailyFileTransport extends Transport {
   }
 
   override log(info: Record<string | symbol, unknown>, next: () => void): void {
-    if (this.closing === null) {
+    if (!this.fileClosed) {
       if (this.now() >= this.nextRotationAt) this.rotate();
       this.file.append(`${String(info[MESSAGE])}\n`);
     }
@@ -170,8 +167,9 @@ export class DailyFileTransport extends Transport {
 
   /** Writes what is pending and closes the file; resolves once every line handed to the transport is in it. */
   closeFile(): Promise<void> {
-    this.closing ??= Promise.all([this.file.close(), ...this.closingFiles]).then(() => undefined);
-    return this.closing;
+    this.fileClosed = true;
+    this.file.close();
+    return Promise.resolve();
   }
 
   private rotate(): void {
@@ -185,9 +183,7 @@ export class DailyFileTransport extends Transport {
       this.nextRotationAt = this.now() + 60_000;
       return;
     }
-    const closing = this.file.close();
-    this.closingFiles.add(closing);
-    void closing.then(() => this.closingFiles.delete(closing));
+    this.file.close();
     this.file = file;
     this.nextRotationAt = nextLocalMidnight(now);
     this.linkCurrent();
