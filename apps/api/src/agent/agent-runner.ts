@@ -14,7 +14,6 @@ import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
-  ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { LlmProvider, TokenUsage } from '@cashcode/contracts';
@@ -23,8 +22,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { ClassifiedProviderError } from '../llm-settings/llm-provider';
 import { classifyProviderError } from '../llm-settings/provider-errors';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
+import type { AgentTool } from './agent-tool';
 import { argumentPreview } from './argument-preview';
-import { ToolExecutionCancelledError, ToolRegistry, type ToolExecution, type ToolScope } from './tool-registry';
+import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolExecution, type ToolScope } from './tool-registry';
 
 export const MAX_ITERATIONS_NUDGE =
   '[System] The maximum tool-call iterations were reached. Return the best answer available from the current evidence.';
@@ -142,43 +142,70 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
 }
 
 /**
- * Each message's wire JSON, encoded once per message object: history messages are the memory store's cached objects
- * (never modified), the same on every turn of the chat, so a turn encodes only its new messages.
+ * Wire JSON as UTF-8 bytes, encoded once per object: history messages are the memory store's cached objects (never
+ * modified) and tools are registered objects with read-only schemas, the same on every model call of every turn of
+ * the chat, so a call encodes only the messages that are new in it.
  */
-const wireJsonCache = new WeakMap<ChatMessage, string>();
+const wireBytesCache = new WeakMap<object, Buffer>();
 
-function wireJson(message: ChatMessage): string {
-  let json = wireJsonCache.get(message);
-  if (json === undefined) {
-    json = JSON.stringify(toWireMessage(message));
-    wireJsonCache.set(message, json);
+function cachedWireBytes(key: object, wire: () => unknown): Buffer {
+  let bytes = wireBytesCache.get(key);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(wire()), 'utf8');
+    wireBytesCache.set(key, bytes);
   }
-  return json;
+  return bytes;
+}
+
+function messageBytes(message: ChatMessage): Buffer {
+  return cachedWireBytes(message, () => toWireMessage(message));
+}
+
+function toolBytes(tool: AgentTool): Buffer {
+  return cachedWireBytes(tool, () => toolSchema(tool));
+}
+
+const COMMA = Buffer.from(',');
+const MESSAGES_END = Buffer.from('],"stream":true,"stream_options":{"include_usage":true}');
+const TOOLS_START = Buffer.from(',"tools":[');
+const TOOLS_END = Buffer.from('],"tool_choice":"auto"}');
+const BODY_END = Buffer.from('}');
+
+/** `parts` joined with commas, appended to `out` */
+function pushJoined(out: Buffer[], parts: readonly Buffer[]): void {
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) out.push(COMMA);
+    out.push(parts[i]!);
+  }
 }
 
 /**
- * The conversation as sent to the model. The request body is assembled from the messages' JSON, each encoded once
- * (see wireJson) instead of the whole conversation being serialised again for every model call of every turn; the
- * result is the same JSON the SDK would produce from the message objects.
+ * The conversation as sent to the model. The request body is assembled from the bytes of each message and tool
+ * schema, each encoded once (see cachedWireBytes), instead of the whole conversation being serialised, flattened and
+ * encoded again for every model call of every turn; the result is the JSON the SDK would write for the same request.
  */
 class WireConversation {
-  private readonly parts: string[];
+  private readonly parts: Buffer[];
 
   constructor(messages: readonly ChatMessage[]) {
-    this.parts = messages.map(wireJson);
+    this.parts = messages.map(messageBytes);
   }
 
   push(message: ChatCompletionMessageParam): void {
-    this.parts.push(JSON.stringify(message));
+    this.parts.push(Buffer.from(JSON.stringify(message), 'utf8'));
   }
 
   /** The streaming chat-completions request body (keys in the order the SDK would write them). */
-  requestBody(model: string, schemas: readonly ChatCompletionFunctionTool[]): string {
-    const tools = schemas.length > 0 ? `,"tools":${JSON.stringify(schemas)},"tool_choice":"auto"` : '';
-    return (
-      `{"model":${JSON.stringify(model)},"messages":[${this.parts.join(',')}],` +
-      `"stream":true,"stream_options":{"include_usage":true}${tools}}`
-    );
+  requestBody(model: string, tools: readonly AgentTool[]): Buffer {
+    const out: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":[`, 'utf8')];
+    pushJoined(out, this.parts);
+    out.push(MESSAGES_END);
+    if (tools.length > 0) {
+      out.push(TOOLS_START);
+      pushJoined(out, tools.map(toolBytes));
+      out.push(TOOLS_END);
+    } else out.push(BODY_END);
+    return Buffer.concat(out);
   }
 }
 
@@ -276,7 +303,7 @@ export class AgentRunner {
     for (let iteration = 1; iteration <= maxIterations; iteration++) {
       if (request.signal.aborted) throw new ToolExecutionCancelledError();
       const visible = this.tools.visibleTools(scope);
-      const call = await this.callModel(request, state, wire, this.tools.toSchemas(visible), iteration);
+      const call = await this.callModel(request, state, wire, visible, iteration);
       modelCalls++;
       if (call.toolCalls.length === 0) {
         return {
@@ -326,18 +353,18 @@ export class AgentRunner {
     request: RunRequest,
     state: TurnState,
     wire: WireConversation,
-    schemas: ReturnType<ToolRegistry['toSchemas']>,
+    tools: readonly AgentTool[],
     iteration: number,
   ): Promise<StreamedCall> {
     const maxRetries = Math.max(0, this.config.llmMaxRetries);
     for (let attempt = 0; ; attempt++) {
       // chat_id and turn_id come from the log context of the turn (common/log-context)
       const logFields = { provider: request.provider, model: request.model, iteration, attempt };
-      this.logger.debug(formatEvent('llm.call.started', { ...logFields, tool_count: schemas.length }));
+      this.logger.debug(formatEvent('llm.call.started', { ...logFields, tool_count: tools.length }));
       const started = performance.now();
       const progress = { emitted: false };
       try {
-        const result = await this.streamOnce(request, state, wire, schemas, progress);
+        const result = await this.streamOnce(request, state, wire, tools, progress);
         this.logger.debug(
           formatEvent('llm.call.completed', {
             ...logFields,
@@ -382,14 +409,14 @@ export class AgentRunner {
     request: RunRequest,
     state: TurnState,
     wire: WireConversation,
-    schemas: ReturnType<ToolRegistry['toSchemas']>,
+    tools: readonly AgentTool[],
     progress: { emitted: boolean },
   ): Promise<StreamedCall> {
     // the SDK sends `body` as given (RequestOptions.body): the conversation's JSON assembled by WireConversation;
     // the params object only tells it to return a stream
     const params: ChatCompletionCreateParamsStreaming = { model: request.model, messages: [], stream: true };
     const stream = await request.client.chat.completions.create(params, {
-      body: wire.requestBody(request.model, schemas),
+      body: wire.requestBody(request.model, tools),
       headers: { 'content-type': 'application/json' },
       signal: request.signal,
       maxRetries: 0,

@@ -136,6 +136,14 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** A tool as the model sees it: the chat-completions function schema. */
+export function toolSchema(tool: AgentTool): ChatCompletionFunctionTool {
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
+}
+
 @Injectable()
 export class ToolRegistry {
   private readonly tools = new Map<string, AgentTool>();
@@ -206,10 +214,7 @@ export class ToolRegistry {
 
   /** OpenAI function-tool schemas for a list of tools. */
   toSchemas(tools: readonly AgentTool[]): ChatCompletionFunctionTool[] {
-    return tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
+    return tools.map(toolSchema);
   }
 
   /**
