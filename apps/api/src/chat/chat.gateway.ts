@@ -27,10 +27,11 @@ interface CorkableSocket {
 /**
  * Adapts a `ws` WebSocket to what the fan-out needs.
  *
- * Frames sent in the same tick (e.g. the deltas of one network read of the model stream) are coalesced: the first
- * frame of a tick is written at once (the first delta of an answer is never delayed), then the TCP socket is corked
- * until a `process.nextTick` after the current callback and its promise jobs, so the frames that follow in that tick
- * go out in one write. A turn costs a handful of write system calls instead of one per event.
+ * Frames sent in the same tick (the tool events of a tool round, the deltas of one network read of the model stream,
+ * `stream_end` with `done`) are coalesced: the TCP socket is corked until a `process.nextTick` after the current
+ * callback and its promise jobs, so they go out in one write. Only an urgent frame (a delta) that starts a tick is
+ * written at once, so the first text of an answer is never delayed. A turn costs a handful of write system calls
+ * instead of one per event.
  */
 class WsChatConnection implements ChatConnection {
   alive = true;
@@ -49,17 +50,22 @@ class WsChatConnection implements ChatConnection {
     return this.socket.readyState === WebSocket.OPEN;
   }
 
-  send(text: string): void {
-    this.socket.send(text);
-    if (this.corked) return;
+  send(text: string, urgent: boolean): void {
+    if (this.corked) {
+      this.socket.send(text);
+      return;
+    }
+    if (urgent) this.socket.send(text);
     const raw = (this.socket as unknown as { _socket?: CorkableSocket })._socket;
-    if (!raw || raw.destroyed) return;
-    raw.cork();
-    this.corked = true;
-    process.nextTick(() => {
-      this.corked = false;
-      raw.uncork();
-    });
+    if (raw && !raw.destroyed) {
+      raw.cork();
+      this.corked = true;
+      process.nextTick(() => {
+        this.corked = false;
+        raw.uncork();
+      });
+    }
+    if (!urgent) this.socket.send(text);
   }
 
   close(code: number, reason: string): void {

@@ -2,14 +2,16 @@ import { ChatSubscriptions, SLOW_CLIENT_CLOSE_CODE, type ChatConnection } from '
 
 class FakeConnection implements ChatConnection {
   readonly sent: string[] = [];
+  readonly urgent: boolean[] = [];
   bufferedAmount = 0;
   open = true;
   closed: { code: number; reason: string } | null = null;
 
   constructor(readonly clientId: string) {}
 
-  send(text: string): void {
+  send(text: string, urgent: boolean): void {
     this.sent.push(text);
+    this.urgent.push(urgent);
   }
 
   close(code: number, reason: string): void {
@@ -31,6 +33,16 @@ describe(ChatSubscriptions.name, () => {
     expect(a.sent).toEqual(['{"event":"stop_ack","chat_id":"chat-1"}']);
     expect(b.sent).toHaveLength(1);
     expect(c.sent).toHaveLength(0);
+  });
+
+  it('Scenario: only deltas are urgent; other events go out with the rest of their tick', () => {
+    const subs = new ChatSubscriptions();
+    const a = new FakeConnection('a');
+    subs.subscribe(a, 'chat-1');
+    subs.publish('chat-1', { event: 'delta', chat_id: 'chat-1', text: 'Hi', stream_id: 1 });
+    subs.publish('chat-1', { event: 'stream_end', chat_id: 'chat-1', stream_id: 1 });
+    subs.send(a, { event: 'pong' });
+    expect(a.urgent).toEqual([true, false, false]);
   });
 
   it('Scenario: events of a chat without subscribers are dropped; close removes subscriptions', () => {

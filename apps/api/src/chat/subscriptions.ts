@@ -14,7 +14,11 @@ export interface ChatConnection {
   /** bytes queued but not yet sent */
   readonly bufferedAmount: number;
   readonly open: boolean;
-  send(text: string): void;
+  /**
+   * Queues a frame. The frames of one tick go out together at the end of the tick; an `urgent` frame that starts a
+   * tick is written at once (the first text of an answer reaches the client without waiting for the rest of the tick).
+   */
+  send(text: string, urgent: boolean): void;
   close(code: number, reason: string): void;
 }
 
@@ -71,19 +75,20 @@ export class ChatSubscriptions {
     const connections = this.byChat.get(chatId);
     if (!connections || connections.size === 0) return 0;
     const text = JSON.stringify(event);
+    const urgent = event.event === 'delta';
     let delivered = 0;
     for (const connection of [...connections]) {
-      if (this.sendText(connection, text)) delivered++;
+      if (this.sendText(connection, text, urgent)) delivered++;
     }
     return delivered;
   }
 
   /** Sends an event to one connection (replies to a frame), with the same backpressure rule. */
   send(connection: ChatConnection, event: ServerEvent): boolean {
-    return this.sendText(connection, JSON.stringify(event));
+    return this.sendText(connection, JSON.stringify(event), false);
   }
 
-  private sendText(connection: ChatConnection, text: string): boolean {
+  private sendText(connection: ChatConnection, text: string, urgent: boolean): boolean {
     if (!connection.open) return false;
     if (connection.bufferedAmount > this.maxBufferedBytes) {
       this.unsubscribeAll(connection);
@@ -91,7 +96,7 @@ export class ChatSubscriptions {
       connection.close(SLOW_CLIENT_CLOSE_CODE, 'client is not reading its messages');
       return false;
     }
-    connection.send(text);
+    connection.send(text, urgent);
     return true;
   }
 }
