@@ -139,6 +139,43 @@ describe('httpFetch', () => {
     }
   });
 
+  it('Scenario: a body read slowly arrives whole, a connection reset errors it, and a cancelled body closes the connection', async () => {
+    const big = Buffer.alloc(4 * 1024 * 1024, 'x');
+    const closed: string[] = [];
+    const s = await serve((req, res) => {
+      res.on('close', () => closed.push(req.url ?? ''));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      if (req.url === '/big') res.end(big);
+      else if (req.url === '/reset') res.write('partial', () => setTimeout(() => req.socket.destroy(), 20));
+      else res.write('never ends');
+    });
+    try {
+      // the socket is paused while the reader is behind; everything still arrives, in order
+      const reader = (await httpFetch(`${s.url}/big`)).body!.getReader();
+      let received = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        expect(value!.every((byte) => byte === 0x78)).toBe(true);
+        received += value!.length;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(received).toBe(big.length);
+
+      const reset = await httpFetch(`${s.url}/reset`);
+      await expect(reset.text()).rejects.toThrow();
+
+      const endless = await httpFetch(`${s.url}/endless`);
+      const endlessReader = endless.body!.getReader();
+      expect(Buffer.from((await endlessReader.read()).value!).toString()).toBe('never ends');
+      await endlessReader.cancel();
+      for (let i = 0; i < 100 && !closed.includes('/endless'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(closed).toContain('/endless');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('Scenario: nothing listening rejects like undici: TypeError "fetch failed" with the socket error as cause', async () => {
     const s = await serve((_req, res) => res.end());
     const url = s.url;

@@ -19,7 +19,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 
 const MAX_REDIRECTS = 20;
@@ -28,11 +28,6 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 const httpAgent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
 const httpsAgent = new https.Agent({ keepAlive: true, scheduling: 'lifo' });
-
-/** The keep-alive agent for provider connections (shared with chat-stream.ts). */
-export function providerAgent(secure: boolean): http.Agent {
-  return secure ? httpsAgent : httpAgent;
-}
 
 interface PreparedRequest {
   method: string;
@@ -63,15 +58,67 @@ function defaultContentType(body: RequestInit['body']): string | null {
   return null;
 }
 
-function responseHeaders(res: http.IncomingMessage): Headers {
-  const headers = new Headers();
+/** The response's header lines as name/value pairs (the Response builds its Headers from them once). */
+function responseHeaders(res: http.IncomingMessage): [string, string][] {
   const raw = res.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  return headers;
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i]!, raw[i + 1]!]);
+  return pairs;
+}
+
+/**
+ * The request head in `rawHeaders` form (name, value, name, value, ...): node:http writes it as given, without a
+ * setHeader call per header (it still validates names and values). `host` is added as node:http would add it; Connection: keep-alive is
+ * added by node:http itself.
+ */
+function requestHead(url: URL, request: PreparedRequest): string[] {
+  const head: string[] = [];
+  if (!('host' in request.headers)) head.push('host', url.host);
+  for (const name in request.headers) {
+    if (name !== 'content-length') head.push(name, request.headers[name]!);
+  }
+  if (request.body) head.push('content-length', String(request.body.length));
+  else if (request.method !== 'GET' && request.method !== 'HEAD') head.push('content-length', '0');
+  return head;
+}
+
+/**
+ * The body as a web stream for the Response: chunks are handed over as they arrive, the socket is paused while the
+ * reader is a full queue behind (and resumed when it reads), the stream ends or errors with the body (an abort's
+ * reason, a reset connection), and cancelling it destroys the body. Readable.toWeb does the same through more
+ * general machinery that costs about twice as much per response.
+ */
+function webBody(body: Readable): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        body.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 1) <= 0) body.pause();
+        });
+        finished(body, (error) => {
+          if (settled) return;
+          settled = true;
+          if (error) controller.error(error);
+          else controller.close();
+        });
+      },
+      pull() {
+        body.resume();
+      },
+      cancel() {
+        settled = true;
+        body.destroy();
+      },
+    },
+    { highWaterMark: 16 },
+  );
 }
 
 /** The response body, decompressed when it is gzip / deflate / br encoded. */
-export function decodeResponseBody(res: http.IncomingMessage): Readable {
+function decodeResponseBody(res: http.IncomingMessage): Readable {
   const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
   const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
   let decoder: Readable & NodeJS.WritableStream;
@@ -94,12 +141,9 @@ function send(url: URL, request: PreparedRequest, signal: AbortSignal | null, re
       return;
     }
     const secure = url.protocol === 'https:';
-    const headers = { ...request.headers };
-    if (request.body) headers['content-length'] = String(request.body.length);
-    else if (request.method !== 'GET' && request.method !== 'HEAD') headers['content-length'] = '0';
     const req = (secure ? https : http).request(url, {
       method: request.method,
-      headers,
+      headers: requestHead(url, request),
       agent: secure ? httpsAgent : httpAgent,
     });
     let settled = false;
@@ -166,7 +210,7 @@ function send(url: URL, request: PreparedRequest, signal: AbortSignal | null, re
       body = nullBody ? null : decodeResponseBody(res);
       let response: Response;
       try {
-        response = new Response(body ? (Readable.toWeb(body) as ReadableStream<Uint8Array>) : null, {
+        response = new Response(body ? webBody(body) : null, {
           status,
           statusText: res.statusMessage ?? '',
           headers: responseHeaders(res),
@@ -201,7 +245,8 @@ export const httpFetch: typeof fetch = (input, init = {}) => {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return globalThis.fetch(input, init);
   const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => {
+  // the SDK passes a Headers: read it as it is instead of copying it into a new one first
+  (init.headers instanceof Headers ? init.headers : new Headers(init.headers)).forEach((value, name) => {
     headers[name] = value;
   });
   if (!('content-type' in headers)) {
