@@ -12,6 +12,7 @@ import type { AgentTool } from '../src/agent/agent-tool';
 import { MAX_ITERATIONS_NUDGE } from '../src/agent/agent-runner';
 import { TOOL_ERROR_HINT, ToolRegistry } from '../src/agent/tool-registry';
 import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../src/chat/turn-events';
+import { MemoryStore } from '../src/memory/memory-store';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, WsTestClient } from './support/ws-client';
@@ -417,6 +418,36 @@ describe('chat turn', () => {
       userContent: 'hello',
     });
     expect(seen[0]?.turnId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('Scenario: the only running turn is appended on the event loop; with other turns running, through the thread pool', async () => {
+    const memory = t.app.get(MemoryStore);
+    const appends: Array<{ chatId: string; inline: boolean | undefined }> = [];
+    const append = memory.appendTurn.bind(memory);
+    const spy = jest.spyOn(memory, 'appendTurn').mockImplementation((chatId, user, durable, final, options) => {
+      appends.push({ chatId, inline: options?.inline });
+      return append(chatId, user, durable, final, options);
+    });
+    const alone = newChatId();
+    const first = newChatId();
+    const second = newChatId();
+    try {
+      await turn(alone, 'just me');
+      // two chats at once: whichever finishes first does so while the other is still streaming
+      fake.setHandler(() => ({ chunks: ['a', 'b', 'c'], chunkDelayMs: 40 }));
+      const done = Promise.all([first, second].map((id) => client.next('done', (e) => e.chat_id === id)));
+      client.sendMessage(first, 'one');
+      client.sendMessage(second, 'two');
+      await done;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(appends[0]).toEqual({ chatId: alone, inline: true });
+    expect(appends).toHaveLength(3);
+    expect(appends.slice(1).map((a) => a.inline)).toContain(false);
+    for (const chatId of [alone, first, second]) {
+      expect((await readHistory(t, chatId)).map((r) => r['role'])).toEqual(['user', 'assistant']);
+    }
   });
 });
 

@@ -31,7 +31,7 @@ import {
   type LlmClientProvider,
   type ProviderLease,
 } from '../llm-settings/llm-provider';
-import { MemoryStore } from '../memory/memory-store';
+import { MemoryStore, type AppendOptions } from '../memory/memory-store';
 import { McpError } from '../mcp/mcp.errors';
 import { McpService } from '../mcp/mcp.service';
 import { SkillsService, explicitSkillSelection } from '../skills/skills.service';
@@ -123,6 +123,8 @@ export class ChatService implements OnModuleDestroy {
   private readonly outbound = new Subject<ChatOutboundEvent>();
   /** integer stream ids, unique per turn (time-seeded so they don't repeat across restarts) */
   private nextStreamId = Date.now();
+  /** turns running now, over all chats */
+  private runningTurns = 0;
   private shuttingDown = false;
 
   /** Every event of every chat, in order; the gateway fans them out. */
@@ -220,11 +222,13 @@ export class ChatService implements OnModuleDestroy {
     }
     const running: RunningTurn = { controller: new AbortController(), cause: null, done: Promise.resolve() };
     lane.running = running;
+    this.runningTurns++;
     running.done = this.executeTurn(job, running)
       .catch((err: unknown) => {
         this.logger.error(formatEvent('agent.turn.crashed', { error_type: errorType(err) }));
       })
       .finally(() => {
+        this.runningTurns--;
         lane.running = null;
         this.drain(chatId, lane);
       });
@@ -239,6 +243,11 @@ export class ChatService implements OnModuleDestroy {
       if (err instanceof McpError) throw new TurnPreparationError('mcp_prepare_failed', err.message);
       throw err;
     }
+  }
+
+  /** The only running turn writes its append on the event loop; concurrent turns go through the thread pool. */
+  private appendOptions(): AppendOptions {
+    return { inline: this.runningTurns === 1 };
   }
 
   private emit(chatId: string, event: ServerEvent): void {
@@ -370,7 +379,7 @@ export class ChatService implements OnModuleDestroy {
       // explicit Skill receipts come first among the turn's durable messages (spec §5.2 step 7b)
       outcome = { ...outcome, durable: [...skillReceipts, ...outcome.durable] };
       // 9. persist, then stream_end and done (done only after the turn is on disk)
-      await this.memory.appendTurn(chatId, user, outcome.durable, { content: outcome.content });
+      await this.memory.appendTurn(chatId, user, outcome.durable, { content: outcome.content }, this.appendOptions());
       const durationSec = this.elapsedSec(started);
       this.emit(chatId, { event: 'stream_end', chat_id: chatId, stream_id: streamId });
       this.emit(chatId, {
@@ -427,7 +436,13 @@ export class ChatService implements OnModuleDestroy {
     // a deleted session stays deleted; otherwise keep what the user already saw
     if (cause !== 'deleted' && (partial.streamed || partial.durable.length > 0)) {
       try {
-        await this.memory.appendTurn(chatId, user, partial.durable, { content: partial.content, cancelled: true });
+        await this.memory.appendTurn(
+          chatId,
+          user,
+          partial.durable,
+          { content: partial.content, cancelled: true },
+          this.appendOptions(),
+        );
         persisted = true;
       } catch (err) {
         this.logger.error(formatEvent('agent.turn.persist_failed', { cancelled: true, error_type: errorType(err) }));

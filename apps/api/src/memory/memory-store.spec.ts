@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import nodeFs from 'node:fs';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +69,22 @@ describe(MemoryStore.name, () => {
     ]);
     await store.flush('c1');
     expect((await fs.readFile(join(dir, 'c1', '.cursor'), 'utf8')).trim()).toBe('2');
+  });
+
+  it('Scenario: an inline append is written on the calling thread, a default one through the thread pool; both are on disk', async () => {
+    const writeSync = jest.spyOn(nodeFs, 'writeSync');
+    await store.appendTurn('c9', { content: 'one' }, [], { content: 'first' }, { inline: true });
+    expect(writeSync).toHaveBeenCalledTimes(1);
+    expect(String(writeSync.mock.calls[0]?.[1])).toContain('"content":"first"');
+    await store.appendTurn('c9', { content: 'two' }, [], { content: 'second' });
+    expect(writeSync).toHaveBeenCalledTimes(1);
+    expect((await readLines(historyOf('c9'))).map((r) => [r.cursor, r.content])).toEqual([
+      [1, 'one'],
+      [2, 'first'],
+      [3, 'two'],
+      [4, 'second'],
+    ]);
+    expect((await makeStore(dir).getChat('c9')).history).toHaveLength(4);
   });
 
   it('Scenario: a traced turn keeps tool activity and receipts, and the cache equals a reload', async () => {
