@@ -420,6 +420,30 @@ describe('chat turn', () => {
     expect(seen[0]?.turnId).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it("Scenario: the turn's log lines carry its chat id and turn id", async () => {
+    const chatId = newChatId();
+    registry.register(testTool('log_probe', async () => 'probed', true));
+    fake.setHandler((req) =>
+      bodyOf(req).messages.at(-1)?.role === 'tool' ? { content: 'done' } : { toolCalls: [{ name: 'log_probe', arguments: '{}' }] },
+    );
+    await turn(chatId, 'log me');
+    const file = join(t.config.logDir, 'cashcode.log');
+    let text = '';
+    for (let i = 0; i < 100 && !text.includes('event=agent.turn.completed'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      text = existsSync(file) ? await fs.readFile(file, 'utf8') : '';
+    }
+    const started = new RegExp(`ChatService request_id=- chat_id=${chatId} turn_id=([0-9a-f]{32}) event=agent\\.turn\\.started`).exec(text);
+    expect(started).not.toBeNull();
+    const turnId = started![1]!;
+    for (const line of [
+      `AgentRunner request_id=- chat_id=${chatId} turn_id=${turnId} event=tool.execution.completed`,
+      `ChatService request_id=- chat_id=${chatId} turn_id=${turnId} event=agent.turn.completed`,
+    ]) {
+      expect(text).toContain(line);
+    }
+  });
+
   it('Scenario: the only running turn is appended on the event loop; with other turns running, through the thread pool', async () => {
     const memory = t.app.get(MemoryStore);
     const appends: Array<{ chatId: string; inline: boolean | undefined }> = [];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import WebSocket from 'ws';
 import { DataDirLockedError, LOCK_FILE_NAME } from '../src/common/data-dir-lock';
+import { currentLogContext, requestsWithLogContext } from '../src/common/log-context';
 import { PlatformProbeModule } from './support/platform-probe';
 import { REPO_ROOT, startTestApp, type TestApp } from './support/test-app';
 
@@ -192,6 +193,16 @@ describe('HTTP platform (probe app)', () => {
     );
     expect(log).not.toContain('secret-item-42');
     expect(log).not.toContain('private');
+  });
+
+  it('Scenario: a line logged deep inside a request carries its request id; the context is off between requests', async () => {
+    const res = await request(t.httpUrl).get('/api/probe/deep-log').expect(200);
+    const id = String(res.headers['x-request-id']);
+    const log = await readLog(t, /event=probe\.deep_log/);
+    expect(log).toContain(`INFO     ProbeService request_id=${id} chat_id=- turn_id=- event=probe.deep_log`);
+    for (let i = 0; i < 100 && requestsWithLogContext() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(requestsWithLogContext()).toBe(0);
+    expect(currentLogContext()).toEqual({});
   });
 
   it('Scenario: the OpenAPI document lists the routes and the problem schema', async () => {

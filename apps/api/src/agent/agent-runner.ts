@@ -17,6 +17,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { LlmProvider, TokenUsage } from '@cashcode/contracts';
+import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { ClassifiedProviderError } from '../llm-settings/llm-provider';
@@ -254,6 +255,8 @@ interface TurnState {
   currentContent: string;
   streamed: boolean;
   usedCallIds: Set<string>;
+  /** the turn's chat and turn ids for its log lines */
+  ids: LogIds;
 }
 
 @Injectable()
@@ -276,6 +279,7 @@ export class AgentRunner {
       currentContent: '',
       streamed: false,
       usedCallIds: new Set(),
+      ids: logIds({ chatId: request.chatId, turnId: request.turnId }),
     };
     try {
       return await this.loop(request, state);
@@ -317,7 +321,7 @@ export class AgentRunner {
         };
       }
       const assistant: ChatMessage = { role: 'assistant', content: call.content, tool_calls: call.toolCalls };
-      const results = await this.executeCalls(request, scope, call.toolCalls);
+      const results = await this.executeCalls(request, scope, call.toolCalls, state.ids);
       // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only)
       wire.push(toWireMessage(assistant));
       state.durable.push(assistant);
@@ -332,7 +336,7 @@ export class AgentRunner {
       state.currentContent = '';
     }
 
-    this.logger.log(formatEvent('agent.iteration.limit_reached', { max_iterations: maxIterations }));
+    this.logger.log(formatEvent('agent.iteration.limit_reached', { max_iterations: maxIterations }), state.ids);
     // the nudge goes to the model only; it is never persisted
     wire.push({ role: 'user', content: MAX_ITERATIONS_NUDGE });
     const final = await this.callModel(request, state, wire, [], maxIterations + 1);
@@ -358,9 +362,8 @@ export class AgentRunner {
   ): Promise<StreamedCall> {
     const maxRetries = Math.max(0, this.config.llmMaxRetries);
     for (let attempt = 0; ; attempt++) {
-      // chat_id and turn_id come from the log context of the turn (common/log-context)
       const logFields = { provider: request.provider, model: request.model, iteration, attempt };
-      this.logger.debug(formatEvent('llm.call.started', { ...logFields, tool_count: tools.length }));
+      this.logger.debug(formatEvent('llm.call.started', { ...logFields, tool_count: tools.length }), state.ids);
       const started = performance.now();
       const progress = { emitted: false };
       try {
@@ -371,11 +374,12 @@ export class AgentRunner {
             duration_ms: Math.round(performance.now() - started),
             tool_calls: result.toolCalls.length,
           }),
+          state.ids,
         );
         return result;
       } catch (err) {
         if (request.signal.aborted) {
-          this.logger.log(formatEvent('llm.call.cancelled', logFields));
+          this.logger.log(formatEvent('llm.call.cancelled', logFields), state.ids);
           throw err;
         }
         const classified = classifyProviderError(err);
@@ -388,6 +392,7 @@ export class AgentRunner {
             retry: willRetry,
             streamed: progress.emitted,
           }),
+          state.ids,
         );
         if (!willRetry) {
           throw new ModelCallError(
@@ -464,13 +469,14 @@ export class AgentRunner {
     request: RunRequest,
     scope: ToolScope,
     calls: readonly ToolCallRecord[],
+    ids: LogIds,
   ): Promise<ToolExecution[]> {
     const results: ToolExecution[] = new Array<ToolExecution>(calls.length);
     let index = 0;
     while (index < calls.length) {
       const first = calls[index] as ToolCallRecord;
       if (!this.tools.isReadOnly(first.function.name)) {
-        results[index] = await this.executeOne(request, scope, first);
+        results[index] = await this.executeOne(request, scope, first, ids);
         index++;
         continue;
       }
@@ -481,7 +487,7 @@ export class AgentRunner {
       const worker = async (): Promise<void> => {
         while (next < stop) {
           const current = next++;
-          results[current] = await this.executeOne(request, scope, calls[current] as ToolCallRecord);
+          results[current] = await this.executeOne(request, scope, calls[current] as ToolCallRecord, ids);
         }
       };
       const workers = Array.from({ length: Math.min(READ_ONLY_CONCURRENCY, stop - index) }, () => worker());
@@ -491,11 +497,11 @@ export class AgentRunner {
     return results;
   }
 
-  private async executeOne(request: RunRequest, scope: ToolScope, call: ToolCallRecord): Promise<ToolExecution> {
+  private async executeOne(request: RunRequest, scope: ToolScope, call: ToolCallRecord, ids: LogIds): Promise<ToolExecution> {
     const name = call.function.name;
     const logFields = { tool: name, call_id: call.id };
     request.listener.toolCall({ callId: call.id, name, arguments: argumentPreview(call.function.arguments) });
-    this.logger.debug(formatEvent('tool.execution.started', logFields));
+    this.logger.debug(formatEvent('tool.execution.started', logFields), ids);
     let result: ToolExecution;
     try {
       result = await this.tools.execute(
@@ -506,7 +512,7 @@ export class AgentRunner {
       );
     } catch (err) {
       if (err instanceof ToolExecutionCancelledError) {
-        this.logger.log(formatEvent('tool.execution.cancelled', logFields));
+        this.logger.log(formatEvent('tool.execution.cancelled', logFields), ids);
       }
       throw err;
     }
@@ -516,6 +522,7 @@ export class AgentRunner {
         duration_ms: result.durationMs,
         result_length: result.model.length,
       }),
+      ids,
     );
     request.listener.toolResult({
       callId: call.id,

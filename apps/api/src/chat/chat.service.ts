@@ -23,7 +23,7 @@ import {
 } from '@cashcode/contracts';
 import { AgentCancelledError, AgentRunner, ModelCallError, type PartialTurn } from '../agent/agent-runner';
 import { SystemPromptBuilder } from '../agent/system-prompt';
-import { runWithLogContext } from '../common/log-context';
+import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import {
   LLM_CLIENT_PROVIDER,
@@ -225,7 +225,7 @@ export class ChatService implements OnModuleDestroy {
     this.runningTurns++;
     running.done = this.executeTurn(job, running)
       .catch((err: unknown) => {
-        this.logger.error(formatEvent('agent.turn.crashed', { error_type: errorType(err) }));
+        this.logger.error(formatEvent('agent.turn.crashed', { error_type: errorType(err) }), logIds({ chatId }));
       })
       .finally(() => {
         this.runningTurns--;
@@ -257,10 +257,10 @@ export class ChatService implements OnModuleDestroy {
   private executeTurn(job: TurnJob, running: RunningTurn): Promise<void> {
     const turnId = randomBytes(16).toString('hex');
     const streamId = this.nextStreamId++;
-    return runWithLogContext({ chatId: job.chatId, turnId }, () => this.turn(job, running, turnId, streamId));
+    return this.turn(job, running, turnId, streamId, logIds({ chatId: job.chatId, turnId }));
   }
 
-  private async turn(job: TurnJob, running: RunningTurn, turnId: string, streamId: number): Promise<void> {
+  private async turn(job: TurnJob, running: RunningTurn, turnId: string, streamId: number, ids: LogIds): Promise<void> {
     const started = performance.now();
     const { chatId, content, metadata } = job;
     const selection = metadata.llm;
@@ -271,6 +271,7 @@ export class ChatService implements OnModuleDestroy {
         provider: selection.provider,
         model: selection.model,
       }),
+      ids,
     );
 
     // 1. LLM check: nothing is created or persisted when the provider is not configured
@@ -284,6 +285,7 @@ export class ChatService implements OnModuleDestroy {
           reason: notConfigured ? 'llm_not_configured' : 'llm_unavailable',
           provider: selection.provider,
         }),
+        ids,
       );
       this.emit(chatId, {
         event: 'error',
@@ -370,7 +372,7 @@ export class ChatService implements OnModuleDestroy {
       } catch (err) {
         if (err instanceof AgentCancelledError) {
           const partial = { ...err.partial, durable: [...skillReceipts, ...err.partial.durable] };
-          await this.finishCancelled(job, running.cause ?? 'client', partial, user, streamId, started);
+          await this.finishCancelled(job, running.cause ?? 'client', partial, user, streamId, started, ids);
           return;
         }
         throw err;
@@ -400,23 +402,27 @@ export class ChatService implements OnModuleDestroy {
           completion_tokens: outcome.usage.completion_tokens,
           total_tokens: outcome.usage.total_tokens,
         }),
+        ids,
       );
-      this.publishCompleted({
-        chatId,
-        turnId,
-        provider: selection.provider,
-        model: selection.model,
-        usage: outcome.usage,
-        durationSec,
-        userContent: content,
-        durable: outcome.durable,
-        answer: outcome.content,
-        toolCalls: outcome.toolCalls,
-        failedToolCalls: outcome.failedToolCalls,
-        iterationLimitReached: outcome.iterationLimitReached,
-      });
+      this.publishCompleted(
+        {
+          chatId,
+          turnId,
+          provider: selection.provider,
+          model: selection.model,
+          usage: outcome.usage,
+          durationSec,
+          userContent: content,
+          durable: outcome.durable,
+          answer: outcome.content,
+          toolCalls: outcome.toolCalls,
+          failedToolCalls: outcome.failedToolCalls,
+          iterationLimitReached: outcome.iterationLimitReached,
+        },
+        ids,
+      );
     } catch (err) {
-      await this.failTurn(chatId, err, metadataBefore);
+      await this.failTurn(chatId, err, metadataBefore, ids);
     } finally {
       this.skills.endTurn(chatId, turnId);
       lease.release();
@@ -430,6 +436,7 @@ export class ChatService implements OnModuleDestroy {
     user: UserTurnInput,
     streamId: number,
     started: number,
+    ids: LogIds,
   ): Promise<void> {
     const { chatId } = job;
     let persisted = false;
@@ -445,7 +452,7 @@ export class ChatService implements OnModuleDestroy {
         );
         persisted = true;
       } catch (err) {
-        this.logger.error(formatEvent('agent.turn.persist_failed', { cancelled: true, error_type: errorType(err) }));
+        this.logger.error(formatEvent('agent.turn.persist_failed', { cancelled: true, error_type: errorType(err) }), ids);
       }
     }
     const durationSec = this.elapsedSec(started);
@@ -455,6 +462,7 @@ export class ChatService implements OnModuleDestroy {
         duration_ms: Math.round(durationSec * 1000),
         partial_persisted: persisted,
       }),
+      ids,
     );
     this.emit(chatId, { event: 'stream_end', chat_id: chatId, stream_id: streamId });
     this.emit(chatId, {
@@ -467,27 +475,27 @@ export class ChatService implements OnModuleDestroy {
   }
 
   /** One clear error for the turn; nothing was persisted; metadata goes back to its pre-turn state except the title. */
-  private async failTurn(chatId: string, err: unknown, metadataBefore: ChatMetadata | null): Promise<void> {
+  private async failTurn(chatId: string, err: unknown, metadataBefore: ChatMetadata | null, ids: LogIds): Promise<void> {
     let detail: string;
     let code: string;
     if (err instanceof ModelCallError) {
       detail = err.classified.message;
       code = err.classified.kind;
-      this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }));
+      this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }), ids);
     } else if (err instanceof TurnPreparationError) {
       detail = err.message;
       code = err.code;
-      this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }));
+      this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }), ids);
     } else {
       detail = 'The turn failed because of an internal error; the message was not saved.';
       code = 'internal_error';
-      this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }));
+      this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }), ids);
     }
-    if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore);
+    if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore, ids);
     this.emit(chatId, { event: 'error', chat_id: chatId, detail, code });
   }
 
-  private async restoreMetadata(chatId: string, before: ChatMetadata): Promise<void> {
+  private async restoreMetadata(chatId: string, before: ChatMetadata, ids: LogIds): Promise<void> {
     try {
       const current = (await this.memory.getChat(chatId)).metadata;
       if (withoutTitle(current) === withoutTitle(before)) return;
@@ -496,15 +504,15 @@ export class ChatService implements OnModuleDestroy {
       else delete restored.title;
       await this.memory.saveMetadata(chatId, restored);
     } catch (err) {
-      this.logger.error(formatEvent('agent.turn.metadata_restore_failed', { error_type: errorType(err) }));
+      this.logger.error(formatEvent('agent.turn.metadata_restore_failed', { error_type: errorType(err) }), ids);
     }
   }
 
-  private publishCompleted(event: TurnCompletedEvent): void {
+  private publishCompleted(event: TurnCompletedEvent, ids: LogIds): void {
     try {
       this.eventBus.emit(TURN_COMPLETED_EVENT, event);
     } catch (err) {
-      this.logger.error(formatEvent('agent.turn.listener_failed', { error_type: errorType(err) }));
+      this.logger.error(formatEvent('agent.turn.listener_failed', { error_type: errorType(err) }), ids);
     }
   }
 

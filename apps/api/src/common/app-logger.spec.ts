@@ -3,7 +3,7 @@ import { existsSync, promises as fs, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppLogger, LOG_FILE_NAME } from './app-logger';
-import { runWithLogContext } from './log-context';
+import { logIds } from './log-context';
 
 describe(AppLogger.name, () => {
   let dir: string;
@@ -14,12 +14,11 @@ describe(AppLogger.name, () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  it('Scenario: lines go to cashcode.log in the §14 format, with ids from the context and redaction', async () => {
+  it('Scenario: lines go to cashcode.log in the §14 format, with the ids given to the call and redaction', async () => {
     const logger = new AppLogger({ logDir: dir, fileLevel: 'debug', consoleLevel: 'error', retentionDays: 3, console: false });
-    runWithLogContext({ chatId: 'chat-1', turnId: 'a'.repeat(32) }, () => {
-      logger.log('event=agent.turn.started content_chars=5', 'AgentRunner');
-      logger.verbose('too chatty', 'AgentRunner');
-    });
+    const ids = logIds({ chatId: 'chat-1', turnId: 'a'.repeat(32) });
+    logger.log('event=agent.turn.started content_chars=5', ids, 'AgentRunner');
+    logger.verbose('too chatty', ids, 'AgentRunner');
     logger.error(new Error('boom with api_key=abc'), undefined, 'Svc');
     logger.warn('Bearer secret-token-value', 'Svc');
     await logger.close();
@@ -44,12 +43,16 @@ describe(AppLogger.name, () => {
     Logger.overrideLogger(logger);
     try {
       new Logger('SomeService').log('event=x.y a=1');
+      new Logger('TurnService').warn('event=x.z', logIds({ chatId: 'c-7', turnId: 'b'.repeat(32) }));
+      new Logger('TurnService').error('event=x.failed', logIds({ chatId: 'c-7' }));
     } finally {
       Logger.overrideLogger(false);
     }
     await logger.close();
     const text = await fs.readFile(join(dir, LOG_FILE_NAME), 'utf8');
     expect(text).toMatch(/INFO {5}SomeService request_id=- chat_id=- turn_id=- event=x\.y a=1/);
+    expect(text).toContain(`WARNING  TurnService request_id=- chat_id=c-7 turn_id=${'b'.repeat(32)} event=x.z\n`);
+    expect(text).toContain('ERROR    TurnService request_id=- chat_id=c-7 turn_id=- event=x.failed\n');
   });
 
   it('Scenario: the day file changes at the first record after local midnight', async () => {

@@ -2,7 +2,7 @@ import type { LoggerService, LogLevel as NestLogLevel } from '@nestjs/common';
 import * as winston from 'winston';
 import type { AppConfig, LogLevel } from '../config/app-config';
 import { DailyFileTransport } from './daily-file-transport';
-import { currentLogContext } from './log-context';
+import { currentLogContext, LogIds, type LogContext } from './log-context';
 import { formatLogLine } from './log-format';
 
 /** Winston levels, most severe first (Nest's order: verbose is the chattiest). */
@@ -59,7 +59,8 @@ function describeError(value: unknown): string {
 /**
  * The application's Nest LoggerService: winston with a daily file `<logDir>/cashcode.log` (symlink to the current
  * `cashcode.log.YYYY-MM-DD`; archives kept for `retentionDays`, see DailyFileTransport) and the console, both in the
- * §14 line format with final redaction. Request / chat / turn ids come from the async log context (see log-context.ts).
+ * §14 line format with final redaction. Chat / turn ids come with the call (a LogIds argument), a request id from the
+ * request being handled (see log-context.ts).
  * Throws when the log directory or file cannot be created or opened (startup aborts).
  */
 export class AppLogger implements LoggerService {
@@ -151,6 +152,14 @@ export class AppLogger implements LoggerService {
     const rest = [...params];
     let loggerName = '-';
     if (rest.length > 0 && typeof rest[rest.length - 1] === 'string') loggerName = rest.pop() as string;
+    let context: LogContext = currentLogContext();
+    for (let i = rest.length - 1; i >= 0; i--) {
+      const extra = rest[i];
+      if (extra instanceof LogIds) {
+        context = { ...context, ...extra.context };
+        rest.splice(i, 1);
+      }
+    }
     let text: string;
     if (message instanceof Error) text = describeError(message);
     else if (typeof message === 'string') text = message;
@@ -165,7 +174,6 @@ export class AppLogger implements LoggerService {
         }
       }
     }
-    const context = currentLogContext();
     this.winston.log({
       level,
       message: text,

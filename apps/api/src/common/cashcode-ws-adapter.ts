@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { AppConfig } from '../config/app-config';
 import { bearerToken, isAllowedHost, isAllowedOrigin, type TokenVerifier } from './http-security';
-import { runWithLogContext } from './log-context';
+import { logIds } from './log-context';
 import { formatEvent } from './log-format';
 import { buildProblem } from './problem-details.filter';
 import { PROBLEM_CONTENT_TYPE } from './problem-details';
@@ -166,8 +166,9 @@ export class CashcodeWsAdapter extends WsAdapter {
     }
     const rejection = this.check(request, url);
     if (rejection) {
-      runWithLogContext({ requestId }, () =>
-        this.log.warn(formatEvent('ws.upgrade.rejected', { reason: rejection.reason, status: rejection.status })),
+      this.log.warn(
+        formatEvent('ws.upgrade.rejected', { reason: rejection.reason, status: rejection.status }),
+        logIds({ requestId }),
       );
       this.reject(socket, rejection, url.pathname, requestId);
       return;

@@ -4,7 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import type { AppConfig } from '../config/app-config';
 import { bearerToken, isAllowedHost, isAllowedOrigin, isCorsOrigin, TokenVerifier } from './http-security';
-import { runWithLogContext } from './log-context';
+import { logIds, runRequestWithLogContext } from './log-context';
 import { formatEvent } from './log-format';
 import { buildProblem, sendProblem, UNHANDLED_ERROR_TYPE } from './problem-details.filter';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
@@ -48,15 +48,13 @@ export function requestContextMiddleware(logger: Logger): RequestHandler {
         duration_ms: Math.round(durationMs * 100) / 100,
       };
       const errorType: unknown = res.locals[UNHANDLED_ERROR_TYPE];
-      runWithLogContext({ requestId }, () => {
-        if (typeof errorType === 'string') {
-          logger.error(formatEvent('http.request.failed', { ...fields, error_type: errorType }));
-        } else {
-          logger.log(formatEvent('http.request.completed', fields));
-        }
-      });
+      if (typeof errorType === 'string') {
+        logger.error(formatEvent('http.request.failed', { ...fields, error_type: errorType }), logIds({ requestId }));
+      } else {
+        logger.log(formatEvent('http.request.completed', fields), logIds({ requestId }));
+      }
     });
-    runWithLogContext({ requestId }, () => next());
+    runRequestWithLogContext(requestId, (onEnd) => res.once('close', onEnd), () => next());
   };
 }
 

@@ -9,6 +9,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import type { LlmSelection, SkillEvolutionProposal } from '@cashcode/contracts';
 import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../chat/turn-events';
+import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { buildEvidence, evidenceSkipReason, type EvidenceSkipReason } from './evidence';
@@ -46,6 +47,11 @@ export const EVALUATION_QUEUE_MAX = 100;
 /** Existing Skills summarised for the evolver (spec §12: the first 80 records). */
 const SKILL_SUMMARY_LIMIT = 80;
 
+/** The log ids of the turn an evaluation is about. */
+function turnLogIds(event: { chatId: string; turnId: string }): LogIds {
+  return logIds({ chatId: event.chatId, turnId: event.turnId });
+}
+
 @Injectable()
 export class EvolutionEvaluator implements OnApplicationShutdown {
   private readonly logger = new Logger(EvolutionEvaluator.name);
@@ -78,7 +84,10 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
       return;
     }
     if (this.queue.length >= EVALUATION_QUEUE_MAX) {
-      this.logger.warn(formatEvent('skill_evolution.turn.dropped', { reason: 'queue_full', queued: this.queue.length }));
+      this.logger.warn(
+        formatEvent('skill_evolution.turn.dropped', { reason: 'queue_full', queued: this.queue.length }),
+        turnLogIds(event),
+      );
       this.finish({ chatId: event.chatId, turnId: event.turnId, outcome: 'skipped', reason: 'queue_full' });
       return;
     }
@@ -109,6 +118,7 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
     const recorded = { ...base, fingerprint: record.fingerprint, evidenceId: record.id };
     this.logger.debug(
       formatEvent('skill_evolution.evidence.recorded', { fingerprint: record.fingerprint, tools: record.tools.length }),
+      turnLogIds(event),
     );
     const ids = await this.evidence.idsWithFingerprint(record.fingerprint);
     if (ids.length < this.config.skillEvolutionRecurrence) {
@@ -148,24 +158,28 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
       reply = await this.evolver.complete(selection, request, this.shutdown.signal);
     } catch (error) {
       if (!(error instanceof EvolverCallError)) throw error;
-      this.logger.warn(formatEvent('skill_evolution.proposal.discarded', { reason: 'model_error', error_kind: error.kind }));
+      this.logger.warn(
+        formatEvent('skill_evolution.proposal.discarded', { reason: 'model_error', error_kind: error.kind }),
+        turnLogIds(event),
+      );
       return { outcome: 'discarded', reason: 'model_error' };
     }
     const parsed = parseEvolverReply(reply);
     if (!parsed.ok) {
       this.logger.warn(
         formatEvent('skill_evolution.proposal.discarded', { reason: 'invalid_reply', detail: parsed.reason, model: selection.model }),
+        turnLogIds(event),
       );
       return { outcome: 'discarded', reason: 'invalid_reply' };
     }
     const draft = parsed.draft;
     const target = this.skills ? await this.skills.find(draft.name) : null;
     if (draft.action === 'update' && target?.source !== 'agent') {
-      this.logger.warn(formatEvent('skill_evolution.proposal.discarded', { reason: 'update_target_not_agent' }));
+      this.logger.warn(formatEvent('skill_evolution.proposal.discarded', { reason: 'update_target_not_agent' }), turnLogIds(event));
       return { outcome: 'discarded', reason: 'update_target_not_agent' };
     }
     if (draft.action === 'create' && target) {
-      this.logger.warn(formatEvent('skill_evolution.proposal.discarded', { reason: 'name_taken' }));
+      this.logger.warn(formatEvent('skill_evolution.proposal.discarded', { reason: 'name_taken' }), turnLogIds(event));
       return { outcome: 'discarded', reason: 'name_taken' };
     }
     // a proposal for this fingerprint may have been created meanwhile (e.g. by an evaluation of another process)
@@ -195,6 +209,7 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
         name: proposal.name,
         valid: proposal.validation.valid,
       }),
+      turnLogIds(event),
     );
     return { outcome: 'proposed', proposalId: proposal.id };
   }
@@ -220,6 +235,7 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
     } catch (error) {
       this.logger.error(
         formatEvent('skill_evolution.evaluation.failed', { error_type: error instanceof Error ? error.name : typeof error }),
+        turnLogIds(event),
       );
       finished = { chatId: event.chatId, turnId: event.turnId, outcome: 'failed' };
     }
@@ -227,7 +243,7 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
   }
 
   private finishSkipped(event: TurnCompletedEvent, reason: EvidenceSkipReason): void {
-    this.logger.debug(formatEvent('skill_evolution.turn.skipped', { reason }));
+    this.logger.debug(formatEvent('skill_evolution.turn.skipped', { reason }), turnLogIds(event));
     this.finish({ chatId: event.chatId, turnId: event.turnId, outcome: 'skipped', reason });
   }
 
@@ -237,6 +253,7 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
     } catch (error) {
       this.logger.error(
         formatEvent('skill_evolution.listener_failed', { error_type: error instanceof Error ? error.name : typeof error }),
+        turnLogIds(event),
       );
     }
   }

@@ -156,7 +156,7 @@ describe('httpFetch', () => {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        expect(value!.every((byte) => byte === 0x78)).toBe(true);
+        expect(value!.every((byte: number) => byte === 0x78)).toBe(true);
         received += value!.length;
         await new Promise((resolve) => setImmediate(resolve));
       }

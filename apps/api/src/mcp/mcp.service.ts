@@ -19,6 +19,7 @@ import {
 } from '@cashcode/contracts';
 import type { ToolContext, ToolResult } from '../agent/agent-tool';
 import { ToolRegistry } from '../agent/tool-registry';
+import { logIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { MCP_MESSAGES, McpError } from './mcp.errors';
@@ -280,6 +281,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
           ok: result.ok !== false,
           duration_ms: Math.round(performance.now() - started),
         }),
+        logIds({ chatId: ctx.chatId, turnId: ctx.turnId }),
       );
       return result;
     } catch (error) {
@@ -298,7 +300,10 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
       } else {
         model = `(MCP tool '${wrapper}' failed: ${redactMcpError(error, config, this.redaction)})`;
       }
-      this.logger.warn(formatEvent('mcp.tool.failed', { server, tool: original, error: model }));
+      this.logger.warn(
+        formatEvent('mcp.tool.failed', { server, tool: original, error: model }),
+        logIds({ chatId: ctx.chatId, turnId: ctx.turnId }),
+      );
       return { model, ok: false };
     }
   }

@@ -16,6 +16,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import type { LlmSelection } from '@cashcode/contracts';
 import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../chat/turn-events';
+import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { BackgroundModel, BackgroundModelError } from './background-model';
@@ -155,24 +156,29 @@ export class Consolidator implements OnModuleDestroy {
   /** After a successful turn: start a background consolidation of that chat (never awaited by the turn). */
   @OnEvent(TURN_COMPLETED_EVENT)
   onTurnCompleted(event: TurnCompletedEvent): void {
-    void this.consolidate(event.chatId, { provider: event.provider, model: event.model });
+    void this.consolidate(event.chatId, { provider: event.provider, model: event.model }, event.turnId);
   }
 
-  /** Consolidates the chat if needed; resolves with the outcome. A call while one runs for the chat is `busy`. */
-  consolidate(chatId: string, selection: LlmSelection): Promise<ConsolidationOutcome> {
+  /**
+   * Consolidates the chat if needed; resolves with the outcome. A call while one runs for the chat is `busy`.
+   * `turnId`: the turn that triggered it, for the log lines.
+   */
+  consolidate(chatId: string, selection: LlmSelection, turnId?: string): Promise<ConsolidationOutcome> {
+    const ids = logIds({ chatId, turnId });
     if (this.running.has(chatId)) return this.finish(chatId, 'busy');
     const failing = this.failures.get(chatId);
     if (failing && failing.skip > 0) {
       failing.skip--;
       return this.finish(chatId, 'backoff');
     }
-    const run = this.run(chatId, selection)
+    const run = this.run(chatId, selection, ids)
       .catch((error: unknown): ConsolidationOutcome => {
         this.logger.error(
           formatEvent('memory.consolidation.crashed', {
             chat_id: chatId,
             error_type: error instanceof Error ? error.name : typeof error,
           }),
+          ids,
         );
         return 'failed';
       })
@@ -195,7 +201,7 @@ export class Consolidator implements OnModuleDestroy {
     this.shutdown.abort();
   }
 
-  private async run(chatId: string, selection: LlmSelection): Promise<ConsolidationOutcome> {
+  private async run(chatId: string, selection: LlmSelection, ids: LogIds): Promise<ConsolidationOutcome> {
     const threshold = this.config.consolidationThresholdChars;
     // cheap check on the cached history first: no disk read for a chat below the threshold
     const chat = await this.store.getChat(chatId);
@@ -217,6 +223,7 @@ export class Consolidator implements OnModuleDestroy {
         provider: selection.provider,
         model: selection.model,
       }),
+      ids,
     );
     let text: string;
     try {
@@ -231,11 +238,14 @@ export class Consolidator implements OnModuleDestroy {
       ).trim();
     } catch (error) {
       const kind = error instanceof BackgroundModelError ? error.kind : 'internal';
-      this.logger.warn(formatEvent('memory.consolidation.failed', { chat_id: chatId, kind, action: 'unchanged' }));
+      this.logger.warn(formatEvent('memory.consolidation.failed', { chat_id: chatId, kind, action: 'unchanged' }), ids);
       return this.finish(chatId, 'failed');
     }
     if (text === '') {
-      this.logger.warn(formatEvent('memory.consolidation.failed', { chat_id: chatId, kind: 'empty_summary', action: 'unchanged' }));
+      this.logger.warn(
+        formatEvent('memory.consolidation.failed', { chat_id: chatId, kind: 'empty_summary', action: 'unchanged' }),
+        ids,
+      );
       return this.finish(chatId, 'failed');
     }
     if (this.shutdown.signal.aborted) return this.finish(chatId, 'failed');
@@ -243,7 +253,7 @@ export class Consolidator implements OnModuleDestroy {
       await this.store.appendSummary(chatId, text, plan.keepFromCursor);
     } catch (error) {
       const reason = error instanceof MemoryError ? error.code : error instanceof Error ? error.name : 'unknown';
-      this.logger.warn(formatEvent('memory.consolidation.failed', { chat_id: chatId, kind: reason, action: 'unchanged' }));
+      this.logger.warn(formatEvent('memory.consolidation.failed', { chat_id: chatId, kind: reason, action: 'unchanged' }), ids);
       return this.finish(chatId, 'failed');
     }
     // swap in summary + kept tail on the chat's lane: turns appended meanwhile are on disk and are kept
@@ -256,6 +266,7 @@ export class Consolidator implements OnModuleDestroy {
         size_after: historySize(history),
         duration_ms: Math.round(performance.now() - started),
       }),
+      ids,
     );
     return this.finish(chatId, 'consolidated', plan.keepFromCursor);
   }

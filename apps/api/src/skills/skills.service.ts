@@ -38,6 +38,7 @@ import {
 import type { ToolContext, ToolResult } from '../agent/agent-tool';
 import { SystemPromptBuilder } from '../agent/system-prompt';
 import { MCP_TOOL_PREFIX, ToolRegistry } from '../agent/tool-registry';
+import { logIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { McpService } from '../mcp/mcp.service';
 import { MCP_TOOLS_CHANGED_EVENT, type McpToolsChangedEvent } from '../mcp/mcp.types';
@@ -719,7 +720,10 @@ export class SkillsService implements OnModuleInit {
     );
     if (allowed) lines.push(`Allowed tools while this Skill is loaded: ${[...allowed].sort().join(', ')}`);
     const model = `${lines.join('\n')}\n\n${pkg.body}`;
-    this.logger.log(formatEvent('skill.loaded', { name, source: pkg.source, hash: pkg.hash.slice(0, 12) }));
+    this.logger.log(
+      formatEvent('skill.loaded', { name, source: pkg.source, hash: pkg.hash.slice(0, 12) }),
+      logIds({ chatId: ctx.chatId, turnId: ctx.turnId }),
+    );
     return { kind: 'loaded', name, receipt, model, body: pkg.body, receiptData };
   }
 
@@ -746,7 +750,7 @@ export class SkillsService implements OnModuleInit {
       state.metadata.activated_skills = Object.fromEntries(ordered.slice(-ACTIVATED_SKILLS_CAPACITY));
       await this.memory.saveMetadata(chatId, state.metadata);
     } catch (error) {
-      this.logger.warn(formatEvent('skill.activation.save_failed', { error: errorName(error) }));
+      this.logger.warn(formatEvent('skill.activation.save_failed', { error: errorName(error) }), logIds({ chatId }));
     }
   }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Module, Param, Post, type DynamicModule } from '@nestjs/common';
+import { Body, Controller, Get, Logger, Module, Param, Post, type DynamicModule } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
@@ -36,6 +36,15 @@ export class ProbeController {
   @ApiOperation({ summary: 'route template' })
   get(@Param('id') id: string): { id: string } {
     return { id };
+  }
+
+  @Get('deep-log')
+  @ApiOperation({ summary: 'logs after awaiting, without knowing the request' })
+  async deepLog(): Promise<{ logged: true }> {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await Promise.resolve();
+    new Logger('ProbeService').log('event=probe.deep_log');
+    return { logged: true };
   }
 
   @Get('boom')
