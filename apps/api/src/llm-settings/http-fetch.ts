@@ -95,6 +95,8 @@ function webBody(body: Readable): ReadableStream<Uint8Array> {
       start(controller) {
         body.on('data', (chunk: Buffer) => {
           if (settled) return;
+          // a socket read (or a decoder's output) has its own memory, not a slice of Buffer's shared pool: it is
+          // handed over as it is (Readable.toWeb copies every chunk in case it came from the pool)
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 1) <= 0) body.pause();
         });
