@@ -4,6 +4,7 @@ import {
   ToolExecutionCancelledError,
   ToolRegistry,
   isToolFailureText,
+  toolSchema,
   type ToolActivationSource,
   type ToolScope,
 } from './tool-registry';
@@ -67,7 +68,7 @@ describe(ToolRegistry.name, () => {
 
     it('Scenario: tool schemas are OpenAI function tools', () => {
       registry.register(tool('echo'));
-      expect(registry.toSchemas(registry.visibleTools(scope()))).toEqual([
+      expect(registry.visibleTools(scope()).map(toolSchema)).toEqual([
         { type: 'function', function: { name: 'echo', description: 'echo tool', parameters: { type: 'object', properties: {} } } },
       ]);
     });

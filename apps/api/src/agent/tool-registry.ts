@@ -212,11 +212,6 @@ export class ToolRegistry {
       .sort((a, b) => compareToolNames(a.name, b.name));
   }
 
-  /** OpenAI function-tool schemas for a list of tools. */
-  toSchemas(tools: readonly AgentTool[]): ChatCompletionFunctionTool[] {
-    return tools.map(toolSchema);
-  }
-
   /**
    * Executes one tool call. Never throws for a tool problem (the error text goes to the model with the hint);
    * throws ToolExecutionCancelledError when the turn is cancelled meanwhile.
