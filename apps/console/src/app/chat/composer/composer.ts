@@ -184,6 +184,22 @@ export class Composer {
     return key ? this.i18n.t(SELECTION_ERRORS[key]) : null;
   });
   protected readonly hasChips = computed(() => selectionCount(this.selections()) > 0);
+  /** The selected Skills, then the selected connectors, as removable chips. */
+  protected readonly chips = computed(() => {
+    const { skills, mcp } = this.selections();
+    return [
+      ...skills.map((skill) => {
+        const label = skill.label || skill.name;
+        const removeLabel = this.i18n.t('picker.removeSkill', { label });
+        return { kind: 'skill' as const, identity: skill.name, label, removeLabel };
+      }),
+      ...mcp.map((connector) => {
+        const label = connector.label || connector.server;
+        const removeLabel = this.i18n.t('picker.removeMcp', { label });
+        return { kind: 'mcp' as const, identity: connector.server, label, removeLabel };
+      }),
+    ];
+  });
 
   protected readonly selectedKey = computed(() => {
     const selection = this.selection();
