@@ -5,3 +5,4 @@ export * from './mcp';
 export * from './memory';
 export * from './skills';
 export * from './evolution';
+export * from './approvals';

@@ -3,6 +3,8 @@
  * Reference: spec §4. Fields added over the reference (DESIGN.md #3) are marked "additive".
  */
 
+import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
+
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,64}$/;
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export const MCP_SERVER_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -59,7 +61,7 @@ export interface MessageFrame {
   content: string;
   metadata: MessageMetadata;
 }
-export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame;
+export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame | ApprovalFrame;
 
 // ---- server → client events -------------------------------------------------------------
 
@@ -165,6 +167,8 @@ export type ServerEvent =
   | ErrorEvent
   | PongEvent
   | StopAckEvent
-  | GenericMessageEvent;
+  | GenericMessageEvent
+  | ApprovalRequestEvent
+  | ApprovalResolvedEvent;
 
 export type ServerEventName = ServerEvent['event'];

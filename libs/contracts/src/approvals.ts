@@ -1,0 +1,153 @@
+/**
+ * Tool policies and approvals: the user decides before a dangerous tool runs.
+ *
+ * Every tool has a risk class and a policy (`allow` | `ask` | `deny`). A call whose policy is `ask` waits for an
+ * `approval` frame from a client attached to the chat; the server announces it with `approval_request` and settles it
+ * with `approval_resolved`. These names are part of the public protocol: other clients rely on them.
+ */
+
+export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp';
+export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp'];
+
+export type ToolPolicy = 'allow' | 'ask' | 'deny';
+export const TOOL_POLICIES: readonly ToolPolicy[] = ['allow', 'ask', 'deny'];
+
+export type ApprovalDecision = 'allow_once' | 'allow_always' | 'deny';
+export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ['allow_once', 'allow_always', 'deny'];
+
+/** Who settled an approval: the user, a policy or standing rule, the expiry timer, or a cancel/stop/restart. */
+export type ApprovalResolver = 'user' | 'policy' | 'timeout' | 'cancel';
+
+// ---- WebSocket ------------------------------------------------------------------------------
+
+/** client → server: the user's answer to a pending `approval_request`. */
+export interface ApprovalFrame {
+  type: 'approval';
+  chat_id: string;
+  call_id: string;
+  decision: ApprovalDecision;
+}
+
+/** server → client: a call with policy `ask` is waiting for the user. Re-sent to every client that attaches. */
+export interface ApprovalRequestEvent {
+  event: 'approval_request';
+  chat_id: string;
+  call_id: string;
+  tool: string;
+  risk: ToolRisk;
+  /** redacted argument JSON text (for exec the full command, so the user sees what runs) */
+  arguments: string;
+  /** ISO 8601 with offset: when the request is denied by timeout */
+  expires_at: string;
+  /** additive: the scope an `allow_always` would store, e.g. `{ kind: 'exec_program', program: 'git' }` */
+  always_scope?: StandingRuleScope;
+  /** additive: for exec, whether the command runs confined in the sandbox */
+  sandboxed?: boolean;
+  /** additive: MCP server of an MCP tool */
+  server?: string;
+  /** additive: MCP `destructiveHint` */
+  destructive?: boolean;
+}
+
+/** server → client: the approval was settled (the call runs, or the model is told it was denied). */
+export interface ApprovalResolvedEvent {
+  event: 'approval_resolved';
+  chat_id: string;
+  call_id: string;
+  decision: ApprovalDecision;
+  by: ApprovalResolver;
+}
+
+// ---- REST: /api/settings/tool-policies --------------------------------------------------------
+
+/** What a standing rule ("always allow") covers. */
+export type StandingRuleScope =
+  | { kind: 'exec_program'; program: string }
+  | { kind: 'tool'; tool: string }
+  | { kind: 'mcp_tool'; server: string; tool: string };
+
+export interface StandingRule {
+  id: string;
+  scope: StandingRuleScope;
+  /** ISO 8601 with offset */
+  created_at: string;
+}
+
+export interface ToolPolicyEntry {
+  name: string;
+  risk: ToolRisk;
+  /** the policy in force: the explicit one, else the default for its risk */
+  policy: ToolPolicy;
+  /** true when `policy` comes from `tools[name]` rather than a default */
+  explicit: boolean;
+  /** MCP tools: the server it belongs to */
+  server?: string;
+  /** MCP tools: annotations as the server declared them */
+  read_only?: boolean;
+  destructive?: boolean;
+  title?: string;
+}
+
+export interface ToolPoliciesResponse {
+  /** the policy per risk class when no tool or server policy applies */
+  defaults: Record<ToolRisk, ToolPolicy>;
+  /** explicit per-tool policies (built-in tool name, or `server/tool` for MCP tools) */
+  tools: Record<string, ToolPolicy>;
+  /** explicit per-MCP-server policies (apply to every tool of that server without a per-tool policy) */
+  servers: Record<string, ToolPolicy>;
+  rules: StandingRule[];
+  /** the known tools with their effective policy (built-ins and the tools of connected MCP servers) */
+  known_tools: ToolPolicyEntry[];
+}
+
+/**
+ * `PUT /api/settings/tool-policies`: every field optional; a given map replaces the stored one. `rules` may only
+ * remove rules (send the ids to keep); rules are created by `allow_always` decisions.
+ */
+export interface UpdateToolPoliciesRequest {
+  defaults?: Partial<Record<ToolRisk, ToolPolicy>>;
+  tools?: Record<string, ToolPolicy>;
+  servers?: Record<string, ToolPolicy>;
+  /** ids of the standing rules to keep (omit to keep all) */
+  keep_rule_ids?: string[];
+}
+
+// ---- REST: /api/approvals/audit ----------------------------------------------------------------
+
+export interface ApprovalAuditEntry {
+  /** ISO 8601 with offset */
+  at: string;
+  chat_id: string;
+  call_id: string;
+  tool: string;
+  risk: ToolRisk;
+  decision: ApprovalDecision;
+  by: ApprovalResolver;
+  /** redacted, truncated preview of the command or arguments */
+  preview: string;
+  server?: string;
+}
+
+export interface ApprovalAuditResponse {
+  entries: ApprovalAuditEntry[];
+  /** total entries in the log */
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+// ---- REST: sandbox state (in GET /api/health as `exec_sandbox`, and GET /api/settings/exec-sandbox) ---------
+
+export type ExecSandboxMode = 'auto' | 'bwrap' | 'off';
+export interface ExecSandboxStatus {
+  /** the configured mode (CASHCODE_EXEC_SANDBOX) */
+  mode: ExecSandboxMode;
+  /** true when exec runs confined right now */
+  active: boolean;
+  /** `bwrap` when active, else null */
+  kind: 'bwrap' | null;
+  /** network reachable from inside the sandbox */
+  network: boolean;
+  /** why the sandbox is not active (absent when active) */
+  reason?: string;
+}
