@@ -114,17 +114,22 @@ export function parseBwrapInfo(text: string): number | null {
   }
 }
 
+/** The PID namespace (`pid:[inode]`) of a host process, or null when it is gone. */
+export function pidNamespaceOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Sends `signal` to every process of the PID namespace whose init has host pid `initPid`, except the init itself.
  * Returns how many were signalled. (Killing the init with SIGKILL ends them all at once: see `killSandbox`.)
  */
 export function signalSandboxMembers(initPid: number, signal: NodeJS.Signals): number {
-  let namespace: string;
-  try {
-    namespace = readlinkSync(`/proc/${initPid}/ns/pid`);
-  } catch {
-    return 0;
-  }
+  const namespace = pidNamespaceOf(initPid);
+  if (namespace === null) return 0;
   let count = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === initPid) continue;
@@ -139,13 +144,31 @@ export function signalSandboxMembers(initPid: number, signal: NodeJS.Signals): n
   return count;
 }
 
-/** SIGKILLs the sandbox's init: the kernel then kills every process of its PID namespace, however it was started. */
-export function killSandbox(initPid: number): boolean {
+/**
+ * SIGKILLs the sandbox's init: the kernel then kills every process of its PID namespace, however it was started.
+ * `namespace` (from pidNamespaceOf when the sandbox started) guards against a reused pid.
+ */
+export function killSandbox(initPid: number, namespace: string | null): boolean {
+  if (namespace === null || pidNamespaceOf(initPid) !== namespace) return false;
   try {
     process.kill(initPid, 'SIGKILL');
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Once bwrap has exited: makes sure the sandbox's init is gone (SIGKILL if it still runs: bwrap's own exit kills it
+ * only asynchronously, through --die-with-parent) and resolves when it is — its death has then taken every other
+ * process of the sandbox with it. Gives up after `timeoutMs`.
+ */
+export async function endSandbox(initPid: number, namespace: string | null, timeoutMs: number): Promise<void> {
+  if (namespace === null) return;
+  killSandbox(initPid, namespace);
+  const deadline = Date.now() + timeoutMs;
+  while (pidNamespaceOf(initPid) === namespace && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 

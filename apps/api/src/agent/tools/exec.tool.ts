@@ -12,9 +12,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { redactSecrets } from '../../common/redact';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import {
+  endSandbox,
   type ExecSandbox,
   killSandbox,
   parseBwrapInfo,
+  pidNamespaceOf,
   type SandboxedSpawn,
   signalSandboxMembers,
   UnconfinedSandbox,
@@ -108,12 +110,17 @@ export function runShell(spec: SandboxedSpawn, options: ExecOptions, signal: Abo
     // bwrap reports the host pid of the sandbox's init (pid 1 inside) on its info fd
     let sandboxInit: number | null = null;
     let infoText = '';
+    /** a stop asked for before bwrap reported its init: SIGTERM is sent once it does */
+    let termPending = false;
+    let sandboxNamespace: string | null = null;
     if (spec.infoFd !== null) {
       const info = child.stdio[spec.infoFd] as NodeJS.ReadableStream | null | undefined;
       info?.on('data', (chunk: Buffer) => {
         if (sandboxInit !== null || infoText.length > 4096) return;
         infoText += chunk.toString('utf8');
         sandboxInit = parseBwrapInfo(infoText);
+        if (sandboxInit !== null) sandboxNamespace = pidNamespaceOf(sandboxInit);
+        if (sandboxInit !== null && termPending) signalSandboxMembers(sandboxInit, 'SIGTERM');
       });
       info?.on('error', () => undefined);
     }
@@ -136,17 +143,22 @@ export function runShell(spec: SandboxedSpawn, options: ExecOptions, signal: Abo
     /**
      * SIGTERM what runs, SIGKILL it after the grace period; give up on the pipes after twice that. In the sandbox
      * SIGTERM goes to every process inside (the shell, its jobs, whatever detached) and SIGKILL to the sandbox's
-     * init, whose death kills the whole PID namespace. Before bwrap reported its init, the bwrap process itself is
-     * signalled: it dies, and --die-with-parent kills the init with it.
+     * init, whose death kills the whole PID namespace. bwrap itself is not signalled while it sets the sandbox up:
+     * killed before its init has armed --die-with-parent, it would leave the sandbox running. A stop before bwrap
+     * reported its init is carried out when it does; only if it never does is bwrap killed after the grace period.
      */
     let stopping = false;
     const terminate = () => {
-      if (sandboxInit !== null) signalSandboxMembers(sandboxInit, 'SIGTERM');
-      else killGroup(child, 'SIGTERM');
+      if (spec.infoFd === null) killGroup(child, 'SIGTERM');
+      else if (sandboxInit !== null) signalSandboxMembers(sandboxInit, 'SIGTERM');
+      else termPending = true;
     };
     const hardKill = () => {
-      if (sandboxInit !== null && !exited) killSandbox(sandboxInit);
-      killGroup(child, 'SIGKILL');
+      if (sandboxInit !== null) {
+        if (!exited) killSandbox(sandboxInit, sandboxNamespace);
+      } else {
+        killGroup(child, 'SIGKILL');
+      }
     };
     const stop = (reason: Ending) => {
       if (stopping) return;
@@ -215,7 +227,10 @@ export function runShell(spec: SandboxedSpawn, options: ExecOptions, signal: Abo
         );
       }
     });
-    child.on('close', () => finish());
+    child.on('close', () => {
+      if (sandboxInit === null) finish();
+      else void endSandbox(sandboxInit, sandboxNamespace, options.killGraceMs).then(() => finish());
+    });
   });
 }
 
