@@ -57,7 +57,11 @@ describe('HTTP platform (probe app)', () => {
 
   it('Scenario: health answers ok', async () => {
     const res = await request(t.httpUrl).get('/api/health').expect(200);
-    expect(res.body).toEqual({ status: 'ok', service: 'cashcode' });
+    expect(res.body).toEqual({
+      status: 'ok',
+      service: 'cashcode',
+      exec_sandbox: expect.objectContaining({ mode: 'auto', active: expect.any(Boolean), network: true }),
+    });
     expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
   });
 

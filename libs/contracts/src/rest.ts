@@ -1,6 +1,7 @@
 /**
  * REST shapes (spec §3). Errors are RFC 9457 problem+json (DESIGN.md #4).
  */
+import type { ExecSandboxStatus } from './approvals';
 import type { LoadedSkillReceipt } from './skills';
 import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt } from './ws';
 
@@ -22,6 +23,8 @@ export interface ProblemDetails {
 export interface HealthResponse {
   status: 'ok';
   service: 'cashcode';
+  /** additive: whether exec commands run confined (absent on servers without the sandbox) */
+  exec_sandbox?: ExecSandboxStatus;
 }
 
 /** `GET /api/client-config` (CashCode addition): where the console finds the WebSocket gateway. */

@@ -6,6 +6,8 @@ import { MemoryStore } from '../memory/memory-store';
 import { SessionIndex } from '../memory/session-index';
 import type { AgentTool } from './agent-tool';
 import { AgentRunner } from './agent-runner';
+import { ExecSandboxService } from './sandbox/exec-sandbox.service';
+import { SandboxModule } from './sandbox/sandbox.module';
 import { SystemPromptBuilder } from './system-prompt';
 import { ToolRegistry } from './tool-registry';
 import { createBuiltinTools } from './tools/builtin-tools';
@@ -17,6 +19,7 @@ export interface AgentToolFactoryDeps {
   config: AppConfig;
   memory: MemoryStore;
   sessionIndex: SessionIndex;
+  sandbox: ExecSandboxService;
 }
 
 export type BuiltinToolFactory = (deps: AgentToolFactoryDeps) => AgentTool[];
@@ -28,7 +31,7 @@ export type BuiltinToolFactory = (deps: AgentToolFactoryDeps) => AgentTool[];
 export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
   ({ memory }) => [new SaveMemoryTool(memory)],
   ({ sessionIndex }) => [new SessionSearchTool(sessionIndex)],
-  ({ config }) => createBuiltinTools({ config }),
+  ({ config, sandbox }) => createBuiltinTools({ config, sandbox }),
 ];
 
 /**
@@ -36,7 +39,7 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
  * modules register their tools (MCP wrappers, skill tools) in ToolRegistry.
  */
 @Module({
-  imports: [MemoryModule],
+  imports: [MemoryModule, SandboxModule],
   providers: [ToolRegistry, AgentRunner, SystemPromptBuilder],
   exports: [ToolRegistry, AgentRunner, SystemPromptBuilder],
 })
@@ -48,10 +51,16 @@ export class AgentModule implements OnModuleInit {
     private readonly memory: MemoryStore,
     private readonly registry: ToolRegistry,
     private readonly sessionIndex: SessionIndex,
+    private readonly sandbox: ExecSandboxService,
   ) {}
 
   onModuleInit(): void {
-    const deps: AgentToolFactoryDeps = { config: this.config, memory: this.memory, sessionIndex: this.sessionIndex };
+    const deps: AgentToolFactoryDeps = {
+      config: this.config,
+      memory: this.memory,
+      sessionIndex: this.sessionIndex,
+      sandbox: this.sandbox,
+    };
     for (const factory of BUILTIN_TOOL_FACTORIES) {
       for (const tool of factory(deps)) this.registry.register(tool);
     }

@@ -1,6 +1,7 @@
 import { homedir, platform } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isIP } from 'node:net';
+import type { ExecSandboxMode } from '@cashcode/contracts';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -43,6 +44,13 @@ export interface AppConfig {
   llmDiscoveryTimeoutMs: number;
   execEnabled: boolean;
   execTimeoutMs: number;
+  /**
+   * CASHCODE_EXEC_SANDBOX: `auto` (default) confines exec in bubblewrap when a probe run works, else runs it
+   * unconfined; `bwrap` requires the sandbox (the server refuses to start without a working one); `off` never uses it
+   */
+  execSandbox: ExecSandboxMode;
+  /** CASHCODE_EXEC_NETWORK (default on): `off` gives sandboxed commands no network (their own empty network namespace) */
+  execNetwork: boolean;
   fetchAllowPrivate: boolean;
   fetchMaxChars: number;
   /** web_fetch: one deadline for connect, headers and body of all hops (spec §7: 15 s) */
@@ -173,6 +181,16 @@ function parseUrl(name: string, raw: string | undefined): string | null {
   }
 }
 
+const EXEC_SANDBOX_MODES: readonly ExecSandboxMode[] = ['auto', 'bwrap', 'off'];
+
+function parseSandboxMode(name: string, raw: string | undefined): ExecSandboxMode {
+  if (raw === undefined || raw.trim() === '') return 'auto';
+  const text = raw.trim().toLowerCase();
+  const mode = EXEC_SANDBOX_MODES.find((candidate) => candidate === text);
+  if (mode === undefined) throw new ConfigError(`${name} must be one of auto, bwrap, off, got "${raw.trim()}"`);
+  return mode;
+}
+
 /** Spec §1.2: `1`/`true`/`yes` (case-insensitive) enable, anything else leaves the feature off. */
 function parseEnableFlag(raw: string | undefined): boolean {
   return raw !== undefined && ['1', 'true', 'yes', 'on'].includes(raw.trim().toLowerCase());
@@ -291,6 +309,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     ),
     execEnabled: parseBoolean('CASHCODE_EXEC_ENABLED', env['CASHCODE_EXEC_ENABLED'], true),
     execTimeoutMs: parseInteger('CASHCODE_EXEC_TIMEOUT_MS', env['CASHCODE_EXEC_TIMEOUT_MS'], 30_000, 100, 3_600_000),
+    execSandbox: parseSandboxMode('CASHCODE_EXEC_SANDBOX', env['CASHCODE_EXEC_SANDBOX']),
+    execNetwork: parseBoolean('CASHCODE_EXEC_NETWORK', env['CASHCODE_EXEC_NETWORK'], true),
     fetchAllowPrivate: parseBoolean('CASHCODE_FETCH_ALLOW_PRIVATE', env['CASHCODE_FETCH_ALLOW_PRIVATE'], false),
     fetchMaxChars: parseInteger('CASHCODE_FETCH_MAX_CHARS', env['CASHCODE_FETCH_MAX_CHARS'], 3000, 100, 1_000_000),
     fetchTimeoutMs: parseInteger('CASHCODE_FETCH_TIMEOUT_MS', env['CASHCODE_FETCH_TIMEOUT_MS'], 15_000, 100, 600_000),

@@ -1,6 +1,8 @@
 import type { ClientConfigResponse, HealthResponse } from '@cashcode/contracts';
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ExecSandboxStatusDto } from '../agent/sandbox/exec-sandbox.dto';
+import { ExecSandboxService } from '../agent/sandbox/exec-sandbox.service';
 import { WS_SHARED_PATH } from '../common/cashcode-ws-adapter';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 
@@ -10,6 +12,9 @@ export class HealthResponseDto implements HealthResponse {
 
   @ApiProperty({ example: 'cashcode', enum: ['cashcode'] })
   service!: 'cashcode';
+
+  @ApiProperty({ type: ExecSandboxStatusDto, description: 'whether exec commands run confined (additive)' })
+  exec_sandbox!: ExecSandboxStatusDto;
 }
 
 export class ClientConfigResponseDto implements ClientConfigResponse {
@@ -26,13 +31,16 @@ export class ClientConfigResponseDto implements ClientConfigResponse {
 @ApiTags('health')
 @Controller('api')
 export class HealthController {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sandbox: ExecSandboxService,
+  ) {}
 
   @Get('health')
   @ApiOperation({ summary: 'Liveness probe' })
   @ApiOkResponse({ type: HealthResponseDto })
   health(): HealthResponseDto {
-    return { status: 'ok', service: 'cashcode' };
+    return { status: 'ok', service: 'cashcode', exec_sandbox: this.sandbox.status() };
   }
 
   @Get('client-config')

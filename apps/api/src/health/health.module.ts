@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { SandboxModule } from '../agent/sandbox/sandbox.module';
 import { HealthController } from './health.controller';
 
-/** `GET /api/health` (spec §3.1). */
-@Module({ controllers: [HealthController] })
+/** `GET /api/health`: liveness, and whether exec runs confined; `GET /api/client-config`. */
+@Module({ imports: [SandboxModule], controllers: [HealthController] })
 export class HealthModule {}

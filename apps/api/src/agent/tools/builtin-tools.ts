@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { Logger, type LoggerService } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config';
 import type { AgentTool } from '../agent-tool';
+import type { ExecSandbox } from '../sandbox/exec-sandbox';
 import { EditFileTool } from './edit-file.tool';
 import { buildExecEnvironment, ExecTool } from './exec.tool';
 import { GlobTool } from './glob.tool';
@@ -30,6 +31,8 @@ export interface BuiltinToolDeps {
   duckDuckGoUrl?: string;
   /** host names web_fetch does not address-check (tests only) */
   trustedFetchHosts?: string[];
+  /** how exec starts commands (the server's ExecSandboxService); default: unconfined */
+  sandbox?: ExecSandbox;
 }
 
 export const EXEC_KILL_GRACE_MS = 2000;
@@ -80,6 +83,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): AgentTool[] {
         killGraceMs: EXEC_KILL_GRACE_MS,
         maxCaptureBytes: EXEC_MAX_CAPTURE_BYTES,
         env: buildExecEnvironment(config.execEnv, workspace.root),
+        sandbox: deps.sandbox,
       }),
     );
   }

@@ -1,13 +1,26 @@
 /**
- * `exec` (spec §7, SECURITY.md §4): a shell command in the workspace, in its own process group, stdin closed,
- * with an environment built from an allowlist (no model keys, tokens or MCP secrets), output capped, and a timeout
- * that kills the whole group (SIGTERM, then SIGKILL) including grandchildren. Cancelling the turn kills it too.
- * Processes the command leaves running in its group when the shell exits are terminated as well. Known secret
- * values are redacted from the output.
+ * `exec`: a shell command (`/bin/sh -c`) in the workspace, stdin closed, with an environment built from an allowlist
+ * (no model keys, tokens or MCP secrets), output capped, and a timeout. When the exec sandbox is active the command
+ * runs inside bubblewrap (see ../sandbox): its own PID namespace, the system read-only, the workspace the only
+ * writable host directory, and none of the server's data, memory, log or config directories visible. Stopping a
+ * command (timeout, output cap, cancelled turn) sends SIGTERM and, after a grace period, SIGKILL: unconfined to its
+ * process group, sandboxed to every process of the sandbox and then its init, which takes down everything started
+ * inside however it detached. Processes a command leaves running when its shell exits are terminated as well. Known
+ * secret values are redacted from the output.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { redactSecrets } from '../../common/redact';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
+import {
+  endSandbox,
+  type ExecSandbox,
+  killSandbox,
+  parseBwrapInfo,
+  pidNamespaceOf,
+  type SandboxedSpawn,
+  signalSandboxMembers,
+  UnconfinedSandbox,
+} from '../sandbox/exec-sandbox';
 import { formatBytes, formatSeconds, requireString, toolError } from './tool-args';
 import type { WorkspacePaths } from './workspace-paths';
 
@@ -21,6 +34,8 @@ export interface ExecOptions {
   maxCaptureBytes: number;
   /** the whole environment of the command (already allowlisted) */
   env: Record<string, string>;
+  /** how commands are started; default: unconfined */
+  sandbox?: ExecSandbox;
 }
 
 export const DEFAULT_EXEC_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -66,8 +81,8 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** Runs `/bin/sh -c command`; never rejects. */
-export function runShell(command: string, cwd: string, options: ExecOptions, signal: AbortSignal): Promise<RunOutcome> {
+/** Runs one wrapped command (see ExecSandbox.wrap); never rejects. */
+export function runShell(spec: SandboxedSpawn, options: ExecOptions, signal: AbortSignal): Promise<RunOutcome> {
   return new Promise<RunOutcome>((resolve) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
@@ -75,16 +90,40 @@ export function runShell(command: string, cwd: string, options: ExecOptions, sig
     let ending: Ending = 'exited';
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
+    let exited = false;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
 
-    const child = spawn('/bin/sh', ['-c', command], {
-      cwd,
+    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe'];
+    if (spec.infoFd !== null) {
+      while (stdio.length < spec.infoFd) stdio.push('ignore');
+      stdio.push('pipe');
+    }
+    const child = spawn(spec.file, spec.args, {
+      cwd: spec.cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: options.env,
+      stdio,
+      env: spec.env,
       windowsHide: true,
     });
+
+    // bwrap reports the host pid of the sandbox's init (pid 1 inside) on its info fd
+    let sandboxInit: number | null = null;
+    let infoText = '';
+    /** a stop asked for before bwrap reported its init: SIGTERM is sent once it does */
+    let termPending = false;
+    let sandboxNamespace: string | null = null;
+    if (spec.infoFd !== null) {
+      const info = child.stdio[spec.infoFd] as NodeJS.ReadableStream | null | undefined;
+      info?.on('data', (chunk: Buffer) => {
+        if (sandboxInit !== null || infoText.length > 4096) return;
+        infoText += chunk.toString('utf8');
+        sandboxInit = parseBwrapInfo(infoText);
+        if (sandboxInit !== null) sandboxNamespace = pidNamespaceOf(sandboxInit);
+        if (sandboxInit !== null && termPending) signalSandboxMembers(sandboxInit, 'SIGTERM');
+      });
+      info?.on('error', () => undefined);
+    }
 
     const finish = (spawnError?: string) => {
       if (settled) return;
@@ -101,16 +140,34 @@ export function runShell(command: string, cwd: string, options: ExecOptions, sig
       });
     };
 
-    /** SIGTERM the group now, SIGKILL it after the grace period; give up on the pipes after twice that. */
+    /**
+     * SIGTERM what runs, SIGKILL it after the grace period; give up on the pipes after twice that. In the sandbox
+     * SIGTERM goes to every process inside (the shell, its jobs, whatever detached) and SIGKILL to the sandbox's
+     * init, whose death kills the whole PID namespace. bwrap itself is not signalled while it sets the sandbox up:
+     * killed before its init has armed --die-with-parent, it would leave the sandbox running. A stop before bwrap
+     * reported its init is carried out when it does; only if it never does is bwrap killed after the grace period.
+     */
     let stopping = false;
+    const terminate = () => {
+      if (spec.infoFd === null) killGroup(child, 'SIGTERM');
+      else if (sandboxInit !== null) signalSandboxMembers(sandboxInit, 'SIGTERM');
+      else termPending = true;
+    };
+    const hardKill = () => {
+      if (sandboxInit !== null) {
+        if (!exited) killSandbox(sandboxInit, sandboxNamespace);
+      } else {
+        killGroup(child, 'SIGKILL');
+      }
+    };
     const stop = (reason: Ending) => {
       if (stopping) return;
       stopping = true;
       if (ending === 'exited') ending = reason;
-      killGroup(child, 'SIGTERM');
+      terminate();
       timers.push(
         setTimeout(() => {
-          killGroup(child, 'SIGKILL');
+          hardKill();
           timers.push(
             setTimeout(() => {
               // something that left the group still holds the pipes: stop reading and answer
@@ -144,9 +201,11 @@ export function runShell(command: string, cwd: string, options: ExecOptions, sig
       finish(error.code ?? 'spawn failed');
     });
     child.on('exit', (code, exitedBy) => {
+      exited = true;
       exitCode = code;
       exitSignal = exitedBy;
-      // anything still running in the group (background jobs, grandchildren) goes too
+      // anything still running in the group (background jobs, grandchildren) goes too; in the sandbox the kernel
+      // has already killed them with its init, before bwrap could exit
       if (!stopping && killGroup(child, 'SIGTERM')) {
         const pgid = child.pid;
         const hardKill = setTimeout(() => {
@@ -168,16 +227,27 @@ export function runShell(command: string, cwd: string, options: ExecOptions, sig
         );
       }
     });
-    child.on('close', () => finish());
+    child.on('close', () => {
+      if (sandboxInit === null) finish();
+      else void endSandbox(sandboxInit, sandboxNamespace, options.killGraceMs).then(() => finish());
+    });
   });
 }
 
 export class ExecTool implements AgentTool {
   readonly name = 'exec';
-  readonly description =
-    'Run a shell command (/bin/sh -c) in the workspace directory and return its exit code and output ' +
-    `(stdout then stderr, at most ${EXEC_MODEL_MAX_CHARS} characters). Stdin is closed; long-running commands are ` +
-    'killed at the timeout.';
+  get description(): string {
+    const base =
+      'Run a shell command (/bin/sh -c) in the workspace directory and return its exit code and output ' +
+      `(stdout then stderr, at most ${EXEC_MODEL_MAX_CHARS} characters). Stdin is closed; long-running commands are ` +
+      'killed at the timeout.';
+    const status = this.sandbox.status();
+    if (!status.active) return base;
+    return (
+      `${base} It runs in a sandbox: the system is read-only, only the workspace is writable (/tmp is private and ` +
+      `discarded), the rest of the machine is not visible${status.network ? '' : ', and there is no network access'}.`
+    );
+  }
   readonly parameters: JsonSchemaObject = {
     type: 'object',
     properties: { command: { type: 'string', description: 'The shell command to run' } },
@@ -185,24 +255,35 @@ export class ExecTool implements AgentTool {
   };
   readonly readOnly = false;
 
+  private readonly sandbox: ExecSandbox;
+
   constructor(
     private readonly workspace: WorkspacePaths,
     private readonly options: ExecOptions,
-  ) {}
+  ) {
+    this.sandbox = options.sandbox ?? new UnconfinedSandbox();
+  }
 
   async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const command = requireString(args, 'command');
     if (command.trim() === '') return toolError('command must not be empty');
     if (command.includes('\0')) return toolError('command contains a NUL byte');
     ctx.signal.throwIfAborted();
-    const outcome = await runShell(command, this.workspace.root, this.options, ctx.signal);
+    let spec: SandboxedSpawn;
+    try {
+      spec = this.sandbox.wrap(command, { cwd: this.workspace.root, env: this.options.env });
+    } catch (error) {
+      return toolError(`could not start the command in the sandbox (${error instanceof Error ? error.message : String(error)}): ${command}`);
+    }
+    const outcome = await runShell(spec, this.options, ctx.signal);
     if (outcome.spawnError) return toolError(`could not start the command (${outcome.spawnError}): ${command}`);
 
     const decoder = new TextDecoder('utf-8', { fatal: false });
     const out = decoder.decode(outcome.stdout);
     const err = decoder.decode(outcome.stderr);
-    // exec is not confined to the workspace: known secret values (model keys, MCP headers, the API token) and
-    // secret-looking pairs are redacted before anything reaches the model, the client or history (SECURITY.md §5)
+    // unconfined, exec can read anything the server can; even sandboxed a secret may be in the workspace: known
+    // secret values (model keys, MCP headers, the API token) and secret-looking pairs are redacted before anything
+    // reaches the model, the client or history
     const joined = redactSecrets(out && err && !out.endsWith('\n') ? `${out}\n${err}` : out + err);
     const { text, total, truncated } = truncateChars(joined, EXEC_MODEL_MAX_CHARS);
 
