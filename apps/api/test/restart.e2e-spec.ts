@@ -86,6 +86,8 @@ describe('Restart on the same data directory (built server)', () => {
     const pid = Number((await parent.waitFor(/server-pid=(\d+)/))[1]);
     await request(await startedUrl(parent)).get('/api/health').expect(200);
     expect(await lockHolderPid(dirs.dataDir)).toBe(pid);
+    // once the shell has become `sleep`, nothing reaps the server any more
+    await until(() => readFileSync(`/proc/${parent.child.pid}/comm`, 'utf8').trim() === 'sleep', 'the shell to exec sleep');
     process.kill(pid, 'SIGKILL');
     await until(() => procState(pid) === 'Z', `pid ${pid} to become a zombie`);
     expect(processExists(pid)).toBe(true);
