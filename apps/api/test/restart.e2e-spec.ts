@@ -17,12 +17,24 @@ import {
   watch,
   type WatchedProcess,
 } from './support/server-process';
+import { FakeModelServer } from './support/fake-model-server';
+import { ensureMcpServersBuilt, STDIO_SERVER_JS, stdioEntry, writeCatalog } from './support/mcp-test-servers';
 import { REPO_ROOT } from './support/test-app';
+import { configureFakeModel, WsTestClient } from './support/ws-client';
 
 // Real server processes (built output), real signals, real lock files: generous limits for a loaded 2-core runner.
 jest.setTimeout(90_000);
 
 const onLinux = existsSync('/proc/self/stat');
+
+/** The pids of a process's children (Linux). */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
 
 /** The state letter of /proc/<pid>/stat (R, S, Z, …), or null when the process is gone. */
 function procState(pid: number): string | null {
@@ -182,5 +194,73 @@ describe('Restart on the same data directory (built server)', () => {
     await request(await startedUrl(next)).get('/api/health').expect(200);
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(await lockHolderPid(dirs.dataDir)).toBe(next.child.pid);
+  });
+
+  (onLinux ? it : it.skip)(
+    'Scenario: SIGTERM during a running turn with a stdio MCP server connected stops within 2 s, leaving no child behind',
+    async () => {
+      ensureMcpServersBuilt();
+      const fake = await FakeModelServer.start();
+      let client: WsTestClient | undefined;
+      try {
+        const catalog = writeCatalog(join(dirs.root, 'catalog'), { hello: stdioEntry() });
+        const server = launch(spawnServer(serverEnv(dirs, { CASHCODE_MCP_CATALOG: catalog })));
+        const httpUrl = await startedUrl(server);
+        await configureFakeModel(httpUrl, fake.baseUrl);
+        const connected = await request(httpUrl).post('/api/mcp/servers/hello/connect').expect(200);
+        expect(connected.body.status).toBe('connected');
+        const children = childPids(server.child.pid!);
+        expect(children.length).toBeGreaterThan(0);
+        // a turn whose model call never answers
+        fake.enqueue({ hang: true });
+        client = await WsTestClient.connect(`ws://127.0.0.1:${new URL(httpUrl).port}/ws`, { origin: httpUrl });
+        client.sendMessage(client.chatId, 'hello');
+        await fake.waitForRequests(1);
+
+        process.kill(server.child.pid!, 'SIGTERM');
+        expect(await server.exited).toEqual({ code: 0, signal: null });
+        const stopped = /event=server\.stopped duration_ms=(\d+)/.exec(server.output());
+        expect(stopped).not.toBeNull();
+        expect(Number(stopped![1])).toBeLessThanOrEqual(2_000);
+        expect(server.output()).not.toMatch(/did not finish/);
+        expect(existsSync(join(dirs.dataDir, LOCK_FILE_NAME))).toBe(false);
+        // gone, or a zombie waiting for whatever reaps orphans here: either way it has exited
+        for (const pid of children) await until(() => [null, 'Z'].includes(procState(pid)), `MCP child ${pid} to exit`);
+      } finally {
+        await client?.close().catch(() => undefined);
+        await fake.close();
+      }
+    },
+  );
+
+  (onLinux ? it : it.skip)('Scenario: a shutdown that hangs is cut off within 2 s; the lock is released and a restart starts', async () => {
+    ensureMcpServersBuilt();
+    // an MCP server that never sees its stdin end and ignores SIGTERM: closing it takes 2 s + 2 s before SIGKILL
+    const stubborn = {
+      type: 'stdio',
+      display_name: 'Stubborn',
+      description: 'ignores stdin EOF and SIGTERM',
+      command: 'sh',
+      args: ['-c', `trap '' TERM; (cat; sleep 60) | node "$0"`, STDIO_SERVER_JS],
+      env: { CASHCODE_MCP_TEST_TOOLS: '1' },
+    };
+    const catalog = writeCatalog(join(dirs.root, 'catalog'), { stubborn });
+    const server = launch(spawnServer(serverEnv(dirs, { CASHCODE_MCP_CATALOG: catalog })));
+    const httpUrl = await startedUrl(server);
+    const connected = await request(httpUrl).post('/api/mcp/servers/stubborn/connect').expect(200);
+    expect(connected.body.status).toBe('connected');
+    const children = childPids(server.child.pid!);
+    expect(children.length).toBeGreaterThan(0);
+
+    process.kill(server.child.pid!, 'SIGTERM');
+    expect(await server.exited).toEqual({ code: 1, signal: null });
+    expect(server.output()).toMatch(/cashcode: the shutdown did not finish within 1500 ms; exiting/);
+    expect(server.output()).not.toMatch(/event=server\.stopped/);
+    expect(existsSync(join(dirs.dataDir, LOCK_FILE_NAME))).toBe(false);
+    // the MCP server's whole process group was killed on the way out
+    for (const pid of children) await until(() => [null, 'Z'].includes(procState(pid)), `MCP child ${pid} to exit`);
+
+    const next = launch(spawnServer(serverEnv(dirs)));
+    await request(await startedUrl(next)).get('/api/health').expect(200);
   });
 });
