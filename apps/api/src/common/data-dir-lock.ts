@@ -134,8 +134,12 @@ async function readText(path: string): Promise<string | null> {
   }
 }
 
-/** Where this holder's status socket listens (see the file comment). */
-function statusSocketPath(dataDir: string, token: string): string {
+/**
+ * Where this holder's status socket may listen, in order of preference (see the file comment): beside the lock file
+ * when the path fits a socket address, else (or when the data directory's file system cannot hold a socket, e.g. some
+ * shared folders of virtual machines) in the OS temp directory.
+ */
+function statusSocketPaths(dataDir: string, token: string): string[] {
   let real = dataDir;
   try {
     real = realpathSync(dataDir);
@@ -143,10 +147,10 @@ function statusSocketPath(dataDir: string, token: string): string {
     // the directory exists (createDataDirectories); keep the given path if it cannot be resolved
   }
   const key = createHash('sha256').update(real).digest('hex').slice(0, 16);
-  if (process.platform === 'win32') return `\\\\.\\pipe\\cashcode-${key}-${token}`;
+  if (process.platform === 'win32') return [`\\\\.\\pipe\\cashcode-${key}-${token}`];
+  const inTemp = join(tmpdir(), `cashcode-${key}-${token}.sock`);
   const beside = join(dataDir, `.cashcode-${token}.sock`);
-  if (Buffer.byteLength(beside) <= MAX_SOCKET_PATH_BYTES) return beside;
-  return join(tmpdir(), `cashcode-${key}-${token}.sock`);
+  return Buffer.byteLength(beside) <= MAX_SOCKET_PATH_BYTES ? [beside, inTemp] : [inTemp];
 }
 
 /** Only files this module creates are ever unlinked on behalf of a stale lock. */
@@ -312,7 +316,14 @@ export async function acquireDataDirLock(dataDir: string, options: AcquireDataDi
   const path = join(dataDir, LOCK_FILE_NAME);
   const waitMs = options.waitMs ?? PREVIOUS_SERVER_WAIT_MS;
   const token = randomBytes(8).toString('hex');
-  const status = await listenStatusSocket(statusSocketPath(dataDir, token));
+  const [preferred, ...fallbacks] = statusSocketPaths(dataDir, token);
+  let status: StatusSocket;
+  try {
+    status = await listenStatusSocket(preferred);
+  } catch (error) {
+    if (fallbacks.length === 0 || errorCode(error) === 'EADDRINUSE') throw error;
+    status = await listenStatusSocket(fallbacks[0]);
+  }
   const content: LockContent = { pid: process.pid, token, startedAt: new Date().toISOString(), socket: status.path };
   const text = `${JSON.stringify(content)}\n`;
   const deadline = Date.now() + waitMs;
