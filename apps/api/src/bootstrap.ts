@@ -36,7 +36,10 @@ export interface CashcodeApp {
   /** e.g. ws://127.0.0.1:8765/ or ws://127.0.0.1:8000/ws when the gateway shares the HTTP server */
   wsUrl: string;
   logger: AppLogger;
+  /** Stops the app and releases the data-dir lock (idempotent). From its first call a new start waits for it. */
   close(): Promise<void>;
+  /** For a forced exit: releases the data-dir lock synchronously, best effort (close() may still be running). */
+  releaseLockSync(): void;
 }
 
 function urlHost(host: string): string {
@@ -54,7 +57,7 @@ function allowOwnOrigins(config: AppConfig): void {
   }
 }
 
-/** Creates the runtime directories of the data layout (DESIGN.md). */
+/** Creates the runtime directories of the data layout (data, memory, workspace, logs). */
 export async function createDataDirectories(config: AppConfig): Promise<void> {
   for (const dir of [config.dataDir, config.memoryDir, config.workspaceDir, config.logDir]) {
     await fs.mkdir(dir, { recursive: true });
@@ -69,7 +72,13 @@ export async function createDataDirectories(config: AppConfig): Promise<void> {
  */
 export async function createCashcodeApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CashcodeApp> {
   await createDataDirectories(config);
-  const lock: DataDirLock | null = options.skipLock ? null : await acquireDataDirLock(config.dataDir);
+  const lock: DataDirLock | null = options.skipLock
+    ? null
+    : await acquireDataDirLock(config.dataDir, {
+        // before the logger exists (it writes into the data directory this start is waiting for)
+        onWaiting: (pid) =>
+          process.stderr.write(`cashcode: Waiting for the previous CashCode server (pid ${pid}) to finish shutting down…\n`),
+      });
   let logger: AppLogger;
   try {
     logger = options.logger ?? AppLogger.fromConfig(config);
@@ -137,16 +146,21 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
       logger,
       close: () => {
         closing ??= (async () => {
+          const started = performance.now();
+          // the status socket answers `stopping` from now on: a new start waits for this one instead of refusing
+          lock?.markStopping();
           try {
             await nestApp.close();
             await wsAdapter.dispose();
           } finally {
             await lock?.release();
+            bootLogger.log(formatEvent('server.stopped', { duration_ms: Math.round(performance.now() - started) }));
             if (!options.logger) await logger.close();
           }
         })();
         return closing;
       },
+      releaseLockSync: () => lock?.releaseSync(),
     };
   } catch (error) {
     await app?.close().catch(() => undefined);

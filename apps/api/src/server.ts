@@ -13,6 +13,9 @@ import { ConfigError, loadConfig } from './config/app-config';
 /** Emitted on `process` once the server listens. */
 export const SERVER_STARTED_EVENT = 'cashcode:started';
 
+/** A stop takes at most 2 s: what has not finished by then (a hung tool, an MCP server that ignores its stop) is cut off. */
+const SHUTDOWN_FORCE_EXIT_MS = 1_500;
+
 /** Repository root: apps/api/dist/server.js (or dist/server.bundle.js) → ../../.. */
 const rootDir = resolve(__dirname, '..', '..', '..');
 
@@ -63,16 +66,25 @@ async function main(): Promise<void> {
   // main.ts writes the bundle's code cache once the server runs (see SERVER_STARTED_EVENT there)
   (process as NodeJS.EventEmitter).emit(SERVER_STARTED_EVENT);
 
+  // SIGINT / SIGTERM: a clean stop (the data-dir lock is released on the way), or a forced exit when something still
+  // hangs after SHUTDOWN_FORCE_EXIT_MS; then the lock is released synchronously. A repeated signal changes nothing.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    const forced = setTimeout(() => process.exit(1), 10_000);
+    const forced = setTimeout(() => {
+      server.releaseLockSync();
+      process.stderr.write(`cashcode: the shutdown did not finish within ${SHUTDOWN_FORCE_EXIT_MS} ms; exiting\n`);
+      process.exit(1);
+    }, SHUTDOWN_FORCE_EXIT_MS);
     forced.unref();
     server
       .close()
       .then(() => process.exit(signal === 'SIGINT' ? 130 : 0))
-      .catch(() => process.exit(1));
+      .catch(() => {
+        server.releaseLockSync();
+        process.exit(1);
+      });
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -47,8 +47,8 @@ import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from './turn-events';
 
 /** turns waiting behind the running one, per chat */
 export const MAX_QUEUED_TURNS_PER_CHAT = 16;
-/** how long shutdown waits for aborted turns to wind down */
-const SHUTDOWN_GRACE_MS = 3_000;
+/** how long shutdown waits for aborted turns to wind down (the whole process stop is bounded to 2 s, see server.ts) */
+const SHUTDOWN_GRACE_MS = 1_000;
 
 export interface ChatOutboundEvent {
   chatId: string;
