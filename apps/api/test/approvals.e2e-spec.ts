@@ -4,10 +4,12 @@
  * files in the workspace show whether a command ran. Also the REST side (policies, standing rules, audit log).
  */
 import { existsSync, promises as fs, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { ServerEvent } from '@cashcode/contracts';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
+import { ensureMcpServersBuilt, stdioEntry, writeCatalog } from './support/mcp-test-servers';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, WsTestClient } from './support/ws-client';
 
@@ -343,5 +345,163 @@ describe('approvals: expiry (e2e)', () => {
     await done;
     expect(existsSync(join(t.config.workspaceDir, 'expired.txt'))).toBe(false);
     expect((fake.completions[1]?.body as CompletionBody).messages.at(-1)?.content).toMatch(/within 1 s, so it was denied/);
+  });
+});
+
+describe('approvals: MCP tools (e2e)', () => {
+  let fake: FakeModelServer;
+  let t: TestApp;
+  let client: WsTestClient;
+  let catalogDir: string;
+
+  function turnWithConnector(chatId: string, content: string): Promise<void> {
+    const done = client.next('done', (e) => e.chat_id === chatId);
+    client.send({
+      type: 'message',
+      chat_id: chatId,
+      content,
+      metadata: { llm: { provider: 'openai_compatible', model: 'fake-model' }, selected_mcp_connectors: [{ server: 'hello' }] },
+    });
+    return done.then(() => undefined);
+  }
+
+  beforeAll(async () => {
+    ensureMcpServersBuilt();
+    catalogDir = await fs.mkdtemp(join(tmpdir(), 'cashcode-approvals-mcp-'));
+    const catalog = writeCatalog(catalogDir, { hello: stdioEntry() });
+    fake = await FakeModelServer.start();
+    t = await startTestApp({ env: { CASHCODE_MCP_CATALOG: catalog } });
+    await configureFakeModel(t.httpUrl, fake.baseUrl);
+    client = await WsTestClient.connect(t.wsUrl);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+    await fake?.close();
+    await fs.rm(catalogDir, { recursive: true, force: true });
+  });
+  beforeEach(() => fake.reset());
+
+  it('Scenario: an MCP read-only tool runs without asking while a non-read-only one asks; always allow is per server and tool', async () => {
+    const chatId = 'mcp-approvals-1';
+    fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'm1', name: 'mcp_hello_say_hello', arguments: '{}' },
+          { id: 'm2', name: 'mcp_hello_shout', arguments: '{"text":"hi"}' },
+          { id: 'm3', name: 'mcp_hello_fail', arguments: '{"message":"boom"}' },
+        ],
+      },
+      { content: 'ok' },
+    );
+    const turn = turnWithConnector(chatId, 'greet');
+    const shout = await client.waitFor('approval_request', (e) => e.call_id === 'm2');
+    expect(shout).toMatchObject({
+      tool: 'mcp_hello_shout',
+      risk: 'mcp',
+      server: 'hello',
+      destructive: false,
+      always_scope: { kind: 'mcp_tool', server: 'hello', tool: 'shout' },
+    });
+    expect(shout.sandboxed).toBeUndefined();
+    const fail = await client.waitFor('approval_request', (e) => e.call_id === 'm3');
+    expect(fail).toMatchObject({ tool: 'mcp_hello_fail', destructive: true });
+    // the read-only tool ran while both wait
+    expect(await client.waitFor('tool_result', (e) => e.call_id === 'm1')).toMatchObject({ ok: true, result: 'Hello, Cash' });
+    expect(client.ofType('approval_request').some((e) => e.call_id === 'm1')).toBe(false);
+    client.send({ type: 'approval', chat_id: chatId, call_id: 'm2', decision: 'allow_always' });
+    client.send({ type: 'approval', chat_id: chatId, call_id: 'm3', decision: 'deny' });
+    await turn;
+    expect(client.ofType('tool_result').find((e) => e.call_id === 'm2')).toMatchObject({ ok: true, result: expect.stringMatching(/^HI\n/) });
+    expect(client.ofType('tool_result').find((e) => e.call_id === 'm3')).toMatchObject({ ok: false });
+
+    const policies = await request(t.httpUrl).get('/api/settings/tool-policies').expect(200);
+    expect(policies.body.rules.map((r: { scope: unknown }) => r.scope)).toEqual([{ kind: 'mcp_tool', server: 'hello', tool: 'shout' }]);
+    const known = new Map(policies.body.known_tools.map((e: { name: string }) => [e.name, e]));
+    expect(known.get('hello/say_hello')).toEqual({
+      name: 'hello/say_hello',
+      risk: 'read',
+      policy: 'allow',
+      explicit: false,
+      server: 'hello',
+      read_only: true,
+      destructive: false,
+      title: 'Say hello',
+    });
+    expect(known.get('hello/fail')).toMatchObject({ risk: 'mcp', policy: 'ask', destructive: true });
+    expect(known.get('exec')).toMatchObject({ risk: 'exec', policy: 'ask' });
+    expect(known.get('mcp_prepare')).toMatchObject({ risk: 'read', policy: 'allow' });
+
+    // the rule: shout runs without asking next time
+    fake.enqueue({ toolCalls: [{ id: 'm4', name: 'mcp_hello_shout', arguments: '{"text":"again"}' }] }, { content: 'ok' });
+    await turnWithConnector(chatId, 'shout again');
+    expect(client.ofType('approval_request').some((e) => e.call_id === 'm4')).toBe(false);
+    expect(client.ofType('approval_resolved').find((e) => e.call_id === 'm4')).toMatchObject({ by: 'policy', decision: 'allow_once' });
+  });
+
+  it('Scenario: tool policy beats server policy beats the default; a server deny is not overridden by a standing rule', async () => {
+    await request(t.httpUrl)
+      .put('/api/settings/tool-policies')
+      .send({ servers: { hello: 'deny' }, tools: { 'hello/say_hello': 'allow' } })
+      .expect(200);
+    try {
+      const chatId = 'mcp-approvals-2';
+      fake.enqueue(
+        {
+          toolCalls: [
+            { id: 'd1', name: 'mcp_hello_say_hello', arguments: '{}' },
+            { id: 'd2', name: 'mcp_hello_shout', arguments: '{"text":"no"}' },
+          ],
+        },
+        { content: 'ok' },
+      );
+      await turnWithConnector(chatId, 'precedence');
+      expect(client.ofType('tool_result').find((e) => e.call_id === 'd1')).toMatchObject({ ok: true });
+      expect(client.ofType('approval_resolved').find((e) => e.call_id === 'd2')).toMatchObject({ decision: 'deny', by: 'policy' });
+      expect(client.ofType('tool_result').find((e) => e.call_id === 'd2')).toMatchObject({ ok: false });
+    } finally {
+      await request(t.httpUrl).put('/api/settings/tool-policies').send({ servers: {}, tools: {} }).expect(200);
+    }
+  });
+
+  it('Scenario: the REST tool listing and the schema cache keep title and annotations', async () => {
+    const live = await request(t.httpUrl).get('/api/mcp/servers/hello/tools').expect(200);
+    const byName = new Map(live.body.tools.map((tool: { original_name: string }) => [tool.original_name, tool]));
+    expect(byName.get('say_hello')).toMatchObject({ title: 'Say hello', annotations: { readOnlyHint: true } });
+    expect(byName.get('fail')).toMatchObject({ annotations: { destructiveHint: true, openWorldHint: false } });
+    expect(byName.get('shout')).not.toHaveProperty('annotations');
+    const cache = JSON.parse(await fs.readFile(join(t.config.mcpCacheDir, 'hello.json'), 'utf8')) as {
+      tools: Array<{ name: string; title?: string; annotations?: unknown }>;
+    };
+    expect(cache.tools.find((tool) => tool.name === 'say_hello')).toMatchObject({ title: 'Say hello', annotations: { readOnlyHint: true } });
+    await request(t.httpUrl).post('/api/mcp/servers/hello/disconnect').expect(200);
+    const cached = await request(t.httpUrl).get('/api/mcp/servers/hello/tools').expect(200);
+    expect(cached.body.source).toBe('cache');
+    expect(cached.body.tools.find((tool: { original_name: string }) => tool.original_name === 'fail')).toMatchObject({
+      annotations: { destructiveHint: true, openWorldHint: false },
+    });
+  });
+});
+
+describe('approvals: server shutdown (e2e)', () => {
+  it('Scenario: stopping the server denies a pending request by cancel, and the audit log has it', async () => {
+    const dataDir = await fs.mkdtemp(join(tmpdir(), 'cashcode-approvals-stop-'));
+    const fake = await FakeModelServer.start();
+    try {
+      const t = await startTestApp({ dataDir });
+      await configureFakeModel(t.httpUrl, fake.baseUrl);
+      const client = await WsTestClient.connect(t.wsUrl);
+      fake.enqueue({ toolCalls: [exec('s1', 'touch stopped.txt')] }, { content: 'never' });
+      client.sendMessage('stop-chat', 'wait');
+      await client.waitFor('approval_request', (e) => e.call_id === 's1');
+      await t.close();
+      await client.close();
+      expect(existsSync(join(t.config.workspaceDir, 'stopped.txt'))).toBe(false);
+      const lines = (await fs.readFile(join(dataDir, 'approvals', 'audit.jsonl'), 'utf8')).trim().split('\n');
+      expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ call_id: 's1', decision: 'deny', by: 'cancel', preview: 'touch stopped.txt' });
+    } finally {
+      await fake.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
