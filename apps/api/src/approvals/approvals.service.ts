@@ -70,7 +70,7 @@ export interface ApprovalCall {
 /** What the runner does with a call: run it, or give the model `model` as the (failed) result. */
 export type ApprovalVerdict = { run: true } | { run: false; model: string };
 
-/** One call's gate: `needsEvents` when it is not a plain allow (the runner announces the call first). */
+/** One call's gate: `plainAllow` when the call simply runs; otherwise the runner announces the call and opens the gate. */
 export interface ApprovalGate {
   readonly plainAllow: boolean;
   /** starts the gate (emits the request or the policy decision); idempotent */

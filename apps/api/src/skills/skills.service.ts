@@ -1,6 +1,6 @@
 /**
  * Skills: the REST rules of spec §3.5 / §11.6–§11.9, ZIP import (§11.7), the skill tools (§11.10), explicit
- * selections and prompt hints for a chat turn (§5.2 steps 5/7b, §5.3, §11.11) and the `allowed-tools` pre-approvals
+ * selections and prompt hints for a chat turn and the `allowed-tools` pre-approvals
  * (the tools a loaded Skill lists run without asking in that turn; other tools are not restricted).
  *
  * Mutations are serialised (one at a time) and publish atomically through SkillStore; a rejected edit creates no
