@@ -18,7 +18,7 @@ import {
   type RunningMcpServer,
 } from './support/mcp-test-servers';
 import { startTestApp, type TestApp } from './support/test-app';
-import { configureFakeModel, WsTestClient } from './support/ws-client';
+import { allowToolsWithoutAsking, configureFakeModel, WsTestClient } from './support/ws-client';
 
 const SECRET = 'chat-header-secret-a41f09';
 
@@ -47,6 +47,8 @@ describe('MCP through chat turns (e2e)', () => {
     const catalog = writeCatalog(catalogDir, { hello: stdioEntry(), everything: everythingStdioEntry() });
     app = await startTestApp({ env: { CASHCODE_MCP_CATALOG: catalog } });
     await configureFakeModel(app.httpUrl, fake.baseUrl);
+    // MCP tools run without asking here; approvals have their own suite (approvals.e2e-spec.ts)
+    await allowToolsWithoutAsking(app.httpUrl);
     await request(app.httpUrl)
       .post('/api/mcp/servers')
       .send({ name: 'remote', display_name: 'Remote', url: sse.url, headers: { 'X-Api-Key': SECRET } })

@@ -2,7 +2,7 @@
  * Skills in chat through the real gateway and the fake model (spec §5.2 steps 5/7b, §5.3, §11.10, §11.11, §16.15):
  * skill_search → skill_load → skill_read_resource with the built-in Skills, explicit selections (mentioned_skills and
  * a legacy leading @name) and their failures, receipts shown as chips data on the user row, the activated-skills hint,
- * agent_skill_manage with its conflicts, `allowed-tools`, and required MCP servers prepared on load.
+ * agent_skill_manage with its conflicts, `allowed-tools` pre-approvals, and required MCP servers prepared on load.
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { FakeModelServer, type RecordedRequest } from './support/fake-model-serv
 import { ensureMcpServersBuilt, stdioEntry, writeCatalog } from './support/mcp-test-servers';
 import { buildZip, skillMd } from './support/skill-fixtures';
 import { REPO_ROOT, startTestApp, type TestApp } from './support/test-app';
-import { configureFakeModel, WsTestClient } from './support/ws-client';
+import { configureFakeModel, putToolPolicies, WsTestClient } from './support/ws-client';
 
 interface CompletionBody {
   tools?: Array<{ function: { name: string } }>;
@@ -46,6 +46,8 @@ describe('Skills in chat (e2e)', () => {
     fake = await FakeModelServer.start();
     t = await startTestApp({ env: { CASHCODE_MCP_CATALOG: catalog } });
     await configureFakeModel(t.httpUrl, fake.baseUrl);
+    // MCP tools run without asking here; approvals have their own suite (approvals.e2e-spec.ts)
+    await putToolPolicies(t.httpUrl, { defaults: { mcp: 'allow' } });
   });
 
   afterAll(async () => {
@@ -260,21 +262,53 @@ describe('Skills in chat (e2e)', () => {
     expect((await fs.readdir(t.config.skillsAgentDir)).filter((entry) => entry.startsWith('.'))).toEqual([]);
   });
 
-  it('Scenario: allowed-tools of a loaded Skill limits the tools of that turn only', async () => {
+  it('Scenario: allowed-tools Bash(git:*) pre-approves git only, for that turn, and no longer blocks other tools', async () => {
     await request(t.httpUrl)
       .post('/api/skills')
-      .send({ name: 'read-only-helper', content: skillMd('read-only-helper', { extra: 'allowed-tools: Read Grep' }) })
+      .send({ name: 'git-helper', content: skillMd('git-helper', { extra: 'allowed-tools: Bash(git:*) Read' }) })
       .expect(201);
     const chatId = newChatId();
-    fake.enqueue({ toolCalls: [{ id: 'x1', name: 'exec', arguments: '{"command":"echo hi"}' }] }, { content: 'ok' });
-    await turn(chatId, 'inspect files', { mentioned_skills: [{ name: 'read-only-helper' }] });
-    expect(toolNames(fake.completions[0]).sort()).toEqual(['grep', 'read_file', 'skill_load', 'skill_read_resource', 'skill_search']);
-    const refused = bodyOf(fake.completions[1]).messages.at(-1)?.content ?? '';
-    expect(refused).toMatch(/^Error: Tool 'exec' is not allowed while the Skill read-only-helper is loaded/);
+    fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'g1', name: 'exec', arguments: '{"command":"git --version"}' },
+          { id: 'g2', name: 'exec', arguments: '{"command":"touch not-git.txt"}' },
+          { id: 'g3', name: 'write_file', arguments: '{"path":"skill-notes.txt","content":"written"}' },
+        ],
+      },
+      { content: 'ok' },
+    );
+    const before = client.chatEvents(chatId).length;
+    const end = client.next('done', (e) => e.chat_id === chatId);
+    client.send({ type: 'message', chat_id: chatId, content: 'check git', metadata: { llm: LLM, mentioned_skills: [{ name: 'git-helper' }] } });
+    // git is pre-approved by the Skill; `touch` is not, so it is asked
+    const asked = await client.waitFor('approval_request', (e) => e.chat_id === chatId);
+    expect(asked).toMatchObject({ call_id: 'g2', tool: 'exec' });
+    client.send({ type: 'approval', chat_id: chatId, call_id: 'g2', decision: 'deny' });
+    await end;
+    const events = client.chatEvents(chatId).slice(before);
+    // every tool stays offered: allowed-tools no longer restricts
+    expect(toolNames(fake.completions[0])).toEqual(expect.arrayContaining(['exec', 'write_file', 'web_fetch', 'read_file']));
+    expect(events.filter((e) => e.event === 'approval_request').map((e) => (e as { call_id: string }).call_id)).toEqual(['g2']);
+    expect(events.find((e) => e.event === 'approval_resolved' && e.call_id === 'g1')).toMatchObject({ decision: 'allow_once', by: 'policy' });
+    expect(toolResults(events).map((r) => [r.call_id, r.ok])).toEqual([
+      ['g1', true],
+      ['g2', false],
+      ['g3', true],
+    ]);
+    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results[0]).toMatch(/^\$ git --version\nExit code: 0/);
+    expect(results[1]).toMatch(/^The user denied running `touch not-git.txt`/);
+    expect(await fs.readFile(join(t.config.workspaceDir, 'skill-notes.txt'), 'utf8')).toBe('written');
 
+    // the next turn without the Skill: git asks again
     fake.reset();
-    await turn(chatId, 'no skill now');
-    expect(toolNames(fake.completions[0])).toEqual(expect.arrayContaining(['exec', 'write_file', 'web_fetch']));
+    fake.enqueue({ toolCalls: [{ id: 'g4', name: 'exec', arguments: '{"command":"git --version"}' }] }, { content: 'ok' });
+    const next = client.next('done', (e) => e.chat_id === chatId);
+    client.send({ type: 'message', chat_id: chatId, content: 'again', metadata: { llm: LLM } });
+    await client.waitFor('approval_request', (e) => e.call_id === 'g4');
+    client.send({ type: 'approval', chat_id: chatId, call_id: 'g4', decision: 'deny' });
+    await next;
   });
 
   it('Scenario: an imported Agent-Skills package loads and its scripts and LICENSE are readable resources', async () => {
@@ -311,8 +345,10 @@ describe('Skills in chat (e2e)', () => {
     await turn(chatId, '@pdf-helper extract report.pdf');
     const first = bodyOf(fake.completions[0]);
     expect(first.messages[1]?.content).toContain('Package files: LICENSE.txt, references/REFERENCE.md, scripts/extract.py');
-    expect(first.messages[1]?.content).toContain('Allowed tools while this Skill is loaded: exec, read_file');
-    expect(toolNames(fake.completions[0]).sort()).toEqual(['exec', 'read_file', 'skill_load', 'skill_read_resource', 'skill_search']);
+    expect(first.messages[1]?.content).toContain(
+      'Pre-approved while this Skill is loaded (these run without asking the user): Read, Bash(python3:*)',
+    );
+    expect(toolNames(fake.completions[0])).toEqual(expect.arrayContaining(['exec', 'read_file', 'write_file', 'skill_load']));
     const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(results[0]).toBe('[Skill resource read: pdf-helper/scripts/extract.py]\n\nprint("text")\n');
     expect(results[1]).toBe('[Skill resource read: pdf-helper/LICENSE.txt]\n\nApache License');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { ServerEvent } from '@cashcode/contracts';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
-import { configureFakeModel, WsTestClient } from './support/ws-client';
+import { allowToolsWithoutAsking, configureFakeModel, WsTestClient } from './support/ws-client';
 
 type ToolResultEvent = Extract<ServerEvent, { event: 'tool_result' }>;
 type ToolCallEvent = Extract<ServerEvent, { event: 'tool_call' }>;
@@ -91,6 +91,8 @@ describe('built-in tools through a turn', () => {
     beforeAll(async () => {
       t = await startTestApp();
       await configureFakeModel(t.httpUrl, fake.baseUrl);
+      // these scenarios are about what the tools do; approvals have their own suite (approvals.e2e-spec.ts)
+      await allowToolsWithoutAsking(t.httpUrl);
     });
     afterAll(async () => {
       await t?.close();

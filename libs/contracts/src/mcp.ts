@@ -58,6 +58,19 @@ export interface McpToolRecord {
   source: McpToolSource;
   /** true for live tools of a connected server */
   callable: boolean;
+  /** additive: the tool's display title (`title`, else `annotations.title`) when the server declares one */
+  title?: string;
+  /** additive: the behaviour hints the server declared (`tools/list` annotations); absent when none */
+  annotations?: McpToolAnnotations;
+}
+
+/** MCP tool annotations (hints from the server, not guarantees). */
+export interface McpToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }
 
 export interface McpServerToolsResponse {

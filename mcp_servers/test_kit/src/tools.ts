@@ -108,7 +108,11 @@ export function createTestServer(options: TestServerOptions): McpServer {
     );
     server.registerTool(
       'fail',
-      { description: 'Always answer with a tool error.', inputSchema: { message: z.string() } },
+      {
+        description: 'Always answer with a tool error.',
+        inputSchema: { message: z.string() },
+        annotations: { destructiveHint: true, openWorldHint: false },
+      },
       ({ message }) => ({ ...text(message), isError: true }),
     );
     server.registerTool(

@@ -9,14 +9,15 @@
  * request and the running tools and surfaces as AgentCancelledError carrying the partial turn.
  */
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { LlmProvider, TokenUsage } from '@cashcode/contracts';
+import type { ApprovalRequestEvent, ApprovalResolvedEvent, LlmProvider, TokenUsage } from '@cashcode/contracts';
+import { ApprovalsService, type ApprovalEmitter, type ApprovalVerdict } from '../approvals/approvals.service';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -25,7 +26,14 @@ import { classifyProviderError } from '../llm-settings/provider-errors';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import { argumentPreview } from './argument-preview';
-import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolExecution, type ToolScope } from './tool-registry';
+import {
+  parseToolArguments,
+  ToolExecutionCancelledError,
+  ToolRegistry,
+  toolSchema,
+  type ToolExecution,
+  type ToolScope,
+} from './tool-registry';
 
 export const MAX_ITERATIONS_NUDGE =
   '[System] The maximum tool-call iterations were reached. Return the best answer available from the current evidence.';
@@ -61,6 +69,10 @@ export interface RunnerListener {
   delta(text: string): void;
   toolCall(notice: ToolCallNotice): void;
   toolResult(notice: ToolResultNotice): void;
+  /** a call waits for the user (`approval_request`) */
+  approvalRequest?(event: ApprovalRequestEvent): void;
+  /** a call's approval was decided (`approval_resolved`) */
+  approvalResolved?(event: ApprovalResolvedEvent): void;
 }
 
 export interface RunRequest {
@@ -266,6 +278,8 @@ export class AgentRunner {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tools: ToolRegistry,
+    /** tool policies and approvals; without it (unit tests) every call runs */
+    @Optional() private readonly approvals?: ApprovalsService,
   ) {}
 
   /**
@@ -464,19 +478,25 @@ export class AgentRunner {
     return { content, toolCalls };
   }
 
-  /** Consecutive read-only calls run concurrently (bounded); any other call runs alone, in order. */
+  /**
+   * Consecutive read-only calls run concurrently (bounded); any other call runs alone, in order. Calls that need a
+   * decision (policy `ask`, `deny`, or pre-approved by a rule or Skill) are announced and gated at once when the
+   * message's calls start, so the user sees every question of the message together and read-only calls keep running
+   * while a call waits for its answer; a call runs only once its gate lets it.
+   */
   private async executeCalls(
     request: RunRequest,
     scope: ToolScope,
     calls: readonly ToolCallRecord[],
     ids: LogIds,
   ): Promise<ToolExecution[]> {
+    const verdicts = this.openGates(request, scope, calls);
     const results: ToolExecution[] = new Array<ToolExecution>(calls.length);
     let index = 0;
     while (index < calls.length) {
       const first = calls[index] as ToolCallRecord;
       if (!this.tools.isReadOnly(first.function.name)) {
-        results[index] = await this.executeOne(request, scope, first, ids);
+        results[index] = await this.executeOne(request, scope, first, ids, verdicts[index] ?? null);
         index++;
         continue;
       }
@@ -487,7 +507,7 @@ export class AgentRunner {
       const worker = async (): Promise<void> => {
         while (next < stop) {
           const current = next++;
-          results[current] = await this.executeOne(request, scope, calls[current] as ToolCallRecord, ids);
+          results[current] = await this.executeOne(request, scope, calls[current] as ToolCallRecord, ids, verdicts[current] ?? null);
         }
       };
       const workers = Array.from({ length: Math.min(READ_ONLY_CONCURRENCY, stop - index) }, () => worker());
@@ -497,10 +517,67 @@ export class AgentRunner {
     return results;
   }
 
-  private async executeOne(request: RunRequest, scope: ToolScope, call: ToolCallRecord, ids: LogIds): Promise<ToolExecution> {
+  /** The approval gates of a message's calls: null for a call that simply runs (or that would not run at all). */
+  private openGates(request: RunRequest, scope: ToolScope, calls: readonly ToolCallRecord[]): Array<Promise<ApprovalVerdict> | null> {
+    const approvals = this.approvals;
+    if (!approvals) return calls.map(() => null);
+    const emitter: ApprovalEmitter = {
+      request: (event) => request.listener.approvalRequest?.(event),
+      resolved: (event) => request.listener.approvalResolved?.(event),
+    };
+    return calls.map((call) => {
+      const tool = this.tools.runnable(call.function.name, scope);
+      // unknown, not activated or with invalid arguments: the registry answers without running anything
+      if (!tool || !parseToolArguments(call.function.arguments).ok) return null;
+      const gate = approvals.gate({
+        chatId: request.chatId,
+        turnId: request.turnId,
+        callId: call.id,
+        tool,
+        rawArguments: call.function.arguments,
+      });
+      if (gate.plainAllow) return null;
+      this.announce(request, call);
+      const verdict = gate.open(emitter, request.signal);
+      // settled by the decision, the timeout or the cancel even when the turn ends before the call's turn comes
+      verdict.catch(() => undefined);
+      return verdict;
+    });
+  }
+
+  private announce(request: RunRequest, call: ToolCallRecord): void {
+    request.listener.toolCall({ callId: call.id, name: call.function.name, arguments: argumentPreview(call.function.arguments) });
+  }
+
+  private async executeOne(
+    request: RunRequest,
+    scope: ToolScope,
+    call: ToolCallRecord,
+    ids: LogIds,
+    gate: Promise<ApprovalVerdict> | null,
+  ): Promise<ToolExecution> {
     const name = call.function.name;
     const logFields = { tool: name, call_id: call.id };
-    request.listener.toolCall({ callId: call.id, name, arguments: argumentPreview(call.function.arguments) });
+    if (gate === null) this.announce(request, call);
+    else {
+      const verdict = await gate;
+      if (request.signal.aborted) {
+        this.logger.log(formatEvent('tool.execution.cancelled', logFields), ids);
+        throw new ToolExecutionCancelledError();
+      }
+      if (!verdict.run) {
+        this.logger.log(formatEvent('tool.execution.denied', logFields), ids);
+        const denied: ToolExecution = { name, model: verdict.model, public: verdict.model, persisted: verdict.model, ok: false, durationMs: 0 };
+        request.listener.toolResult({
+          callId: call.id,
+          name,
+          result: firstCodePoints(denied.public, TOOL_RESULT_PREVIEW_CHARS),
+          ok: false,
+          durationMs: 0,
+        });
+        return denied;
+      }
+    }
     this.logger.debug(formatEvent('tool.execution.started', logFields), ids);
     let result: ToolExecution;
     try {

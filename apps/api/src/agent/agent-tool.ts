@@ -32,6 +32,18 @@ export interface ToolResult {
   ok?: boolean;
 }
 
+/** The MCP server tool behind a wrapper (policy keys, risk class, approval requests). */
+export interface McpToolIdentity {
+  server: string;
+  /** the tool's name on its server */
+  tool: string;
+  /** `annotations.readOnlyHint === true` */
+  readOnly: boolean;
+  /** `annotations.destructiveHint === true` */
+  destructive: boolean;
+  title?: string;
+}
+
 export interface AgentTool {
   readonly name: string;
   readonly description: string;
@@ -41,6 +53,8 @@ export interface AgentTool {
    * assistant message; the others run in order.
    */
   readonly readOnly: boolean;
+  /** set by MCP tool wrappers: the server tool behind this tool */
+  readonly mcp?: McpToolIdentity;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
 }
 

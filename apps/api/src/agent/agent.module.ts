@@ -1,4 +1,9 @@
 import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { EXEC_SANDBOX_PROBE } from '../approvals/exec-sandbox-probe';
+import { ApprovalAuditLog } from '../approvals/approval-audit';
+import { ApprovalAuditController, ToolPoliciesController } from '../approvals/approvals.controller';
+import { ApprovalsService } from '../approvals/approvals.service';
+import { ToolPolicyStore } from '../approvals/tool-policy-store';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { MemoryModule } from '../memory/memory.module';
@@ -35,13 +40,29 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
 ];
 
 /**
- * The agent: tool registry (+ deferred view), the streaming ReAct runner and the system prompt builder. Other
- * modules register their tools (MCP wrappers, skill tools) in ToolRegistry.
+ * The agent: tool registry (+ deferred view), the streaming ReAct runner, the system prompt builder, and the tool
+ * policies and approvals the runner asks before a call runs (apps/api/src/approvals: the policy store, the audit log,
+ * the approval service and their REST controllers). Other modules register their tools (MCP wrappers, skill tools)
+ * in ToolRegistry; the skills module plugs its `allowed-tools` pre-approvals into ApprovalsService.
  */
 @Module({
   imports: [MemoryModule, SandboxModule],
-  providers: [ToolRegistry, AgentRunner, SystemPromptBuilder],
-  exports: [ToolRegistry, AgentRunner, SystemPromptBuilder],
+  controllers: [ToolPoliciesController, ApprovalAuditController],
+  providers: [
+    ToolRegistry,
+    AgentRunner,
+    SystemPromptBuilder,
+    ToolPolicyStore,
+    ApprovalAuditLog,
+    ApprovalsService,
+    // exec approval requests say whether the command will run confined
+    {
+      provide: EXEC_SANDBOX_PROBE,
+      useFactory: (sandbox: ExecSandboxService) => ({ sandboxed: () => sandbox.status().active }),
+      inject: [ExecSandboxService],
+    },
+  ],
+  exports: [ToolRegistry, AgentRunner, SystemPromptBuilder, ApprovalsService],
 })
 export class AgentModule implements OnModuleInit {
   private readonly logger = new Logger(AgentModule.name);

@@ -26,15 +26,6 @@ export interface ToolActivationSource {
   touch(chatId: string, toolName: string): void;
 }
 
-/**
- * Limits the tools of a chat's current turn (the skills module: `allowed-tools` of the Skills loaded in the turn).
- * A refused tool is hidden from the model and its calls fail with the reason.
- */
-export interface ToolCallPolicy {
-  /** null when the tool may be called in this chat's current turn; otherwise the reason shown to the model */
-  refusal(chatId: string, toolName: string): string | null;
-}
-
 const NO_ACTIVATION: ToolActivationSource = {
   isActivated: () => false,
   touch: () => undefined,
@@ -149,7 +140,6 @@ export class ToolRegistry {
   private readonly tools = new Map<string, AgentTool>();
   private readonly metaTools = new Map<string, AgentTool>();
   private activation: ToolActivationSource = NO_ACTIVATION;
-  private policy: ToolCallPolicy | null = null;
 
   /** Adds a tool to the main registry; an existing tool with the same name is replaced. */
   register(tool: AgentTool): void {
@@ -175,11 +165,6 @@ export class ToolRegistry {
     this.activation = source ?? NO_ACTIVATION;
   }
 
-  /** Plugs in the per-turn call policy (skills module). */
-  setCallPolicy(policy: ToolCallPolicy | null): void {
-    this.policy = policy;
-  }
-
   get(name: string): AgentTool | undefined {
     return this.metaTools.get(name) ?? this.tools.get(name);
   }
@@ -191,6 +176,27 @@ export class ToolRegistry {
   /** Names in the main registry (not meta tools), in visibility order. */
   names(): string[] {
     return [...this.tools.keys()].sort(compareToolNames);
+  }
+
+  /** Every registered tool (meta tools first where a name is in both), in visibility order. */
+  allTools(): AgentTool[] {
+    const all = new Map<string, AgentTool>();
+    for (const tool of this.metaTools.values()) all.set(tool.name, tool);
+    for (const tool of this.tools.values()) if (!all.has(tool.name)) all.set(tool.name, tool);
+    return [...all.values()].sort((a, b) => compareToolNames(a.name, b.name));
+  }
+
+  /**
+   * The tool a call would run in this scope: null for an unknown tool or an `mcp_*` tool that is not activated (the
+   * registry answers those without running anything).
+   */
+  runnable(name: string, scope: ToolScope): AgentTool | null {
+    const meta = this.metaTools.get(name);
+    if (meta) return meta;
+    const tool = this.tools.get(name);
+    if (!tool) return null;
+    if (name.startsWith(MCP_TOOL_PREFIX) && !this.isUsable(name, scope)) return null;
+    return tool;
   }
 
   /** Whether a call of this tool may run concurrently with other read-only calls. Unknown names are not. */
@@ -206,10 +212,7 @@ export class ToolRegistry {
       if (visible.has(tool.name)) continue;
       if (!tool.name.startsWith(MCP_TOOL_PREFIX) || this.isUsable(tool.name, scope)) visible.set(tool.name, tool);
     }
-    const policy = this.policy;
-    return [...visible.values()]
-      .filter((tool) => policy === null || policy.refusal(scope.chatId, tool.name) === null)
-      .sort((a, b) => compareToolNames(a.name, b.name));
+    return [...visible.values()].sort((a, b) => compareToolNames(a.name, b.name));
   }
 
   /**
@@ -238,8 +241,6 @@ export class ToolRegistry {
     if (!tool) {
       return failure(`Error: Tool '${name}' not found. Available: ${this.names().join(', ')}`);
     }
-    const refusal = this.policy?.refusal(scope.chatId, name) ?? null;
-    if (refusal !== null) return failure(`Error: ${refusal}`);
     if (!meta && name.startsWith(MCP_TOOL_PREFIX)) {
       if (!this.isUsable(name, scope)) {
         // not counted as a failure (spec §6): the model is told how to proceed

@@ -9,6 +9,7 @@ import { WebSocketGateway, type OnGatewayConnection, type OnGatewayDisconnect } 
 import type { Subscription } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
 import type { ServerEvent } from '@cashcode/contracts';
+import { ApprovalsService } from '../approvals/approvals.service';
 import { formatEvent } from '../common/log-format';
 import { ChatService } from './chat.service';
 import { parseFrame } from './frame-parser';
@@ -91,7 +92,10 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
   private outbound: Subscription | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
 
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    private readonly approvals: ApprovalsService,
+  ) {}
 
   onModuleInit(): void {
     this.outbound = this.chat.events$.subscribe(({ chatId, event }) => this.subscriptions.publish(chatId, event));
@@ -176,6 +180,8 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
           chat_id: frame.chatId,
           turn_active: this.chat.isRunning(frame.chatId),
         });
+        // a reconnecting client (or a second tab) sees what is waiting for an answer
+        for (const pending of this.approvals.pendingRequests(frame.chatId)) this.reply(connection, pending);
         return;
       case 'cancel': {
         // stop_ack first, then abort: the turn's stream_end/done follow the acknowledgement
@@ -186,6 +192,33 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
         );
         return;
       }
+      case 'approval':
+        // the answering client follows the chat from now on (it gets approval_resolved like the others)
+        this.subscriptions.subscribe(connection, frame.chatId);
+        void this.approvals.decide(frame.chatId, frame.callId, frame.decision).then(
+          (result) => {
+            this.logger.log(
+              formatEvent('ws.approval.received', {
+                client_id: clientId,
+                chat_id: frame.chatId,
+                call_id: frame.callId,
+                decision: frame.decision,
+                accepted: result.ok,
+              }),
+            );
+            if (!result.ok) this.reply(connection, { event: 'error', chat_id: frame.chatId, detail: result.detail, code: result.code });
+          },
+          (err: unknown) => {
+            this.logger.error(formatEvent('ws.approval.failed', { client_id: clientId, error_type: err instanceof Error ? err.name : typeof err }));
+            this.reply(connection, {
+              event: 'error',
+              chat_id: frame.chatId,
+              detail: 'The approval could not be applied; answer again.',
+              code: 'approval_failed',
+            });
+          },
+        );
+        return;
       case 'message': {
         this.subscriptions.subscribe(connection, frame.chatId);
         const result = this.chat.submit(frame.chatId, frame.content, frame.metadata);

@@ -359,6 +359,8 @@ export class ChatService implements OnModuleDestroy {
                 call_id: notice.callId,
                 arguments: notice.arguments,
               }),
+            approvalRequest: (event) => this.emit(chatId, event),
+            approvalResolved: (event) => this.emit(chatId, event),
             toolResult: (notice) =>
               this.emit(chatId, {
                 event: 'tool_result',

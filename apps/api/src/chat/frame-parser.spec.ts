@@ -14,6 +14,32 @@ describe('frame parser', () => {
     }
   });
 
+  it('Scenario: approval frames carry a chat id, a call id and one of the three decisions', () => {
+    expect(parseFrameText('{"type":"approval","chat_id":"c1","call_id":"call_1","decision":"allow_always"}')).toEqual({
+      kind: 'approval',
+      chatId: 'c1',
+      callId: 'call_1',
+      decision: 'allow_always',
+    });
+    expect(parseFrameText('{"type":"approval","chat_id":"c 1","call_id":"x","decision":"deny"}')).toMatchObject({
+      reason: 'invalid_chat_id',
+    });
+    for (const bad of [
+      { call_id: 'x', decision: 'yes' },
+      { call_id: 'x' },
+      { call_id: '', decision: 'deny' },
+      { call_id: 'a b', decision: 'deny' },
+      { call_id: 7, decision: 'deny' },
+      { call_id: 'x'.repeat(257), decision: 'deny' },
+    ]) {
+      expect(parseFrameText(JSON.stringify({ type: 'approval', chat_id: 'c1', ...bad }))).toMatchObject({
+        kind: 'reject',
+        reason: 'invalid_frame',
+        error: { event: 'error', chat_id: 'c1', code: 'invalid_frame' },
+      });
+    }
+  });
+
   it('Scenario: surrounding whitespace is trimmed and extra keys are ignored', () => {
     expect(parseFrameText('  \n {"type":"ping","extra":1}  ')).toEqual({ kind: 'ping' });
   });

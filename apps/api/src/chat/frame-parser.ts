@@ -6,10 +6,14 @@
  * - Binary frames are UTF-8 decoded; undecodable ones are ignored silently.
  * - Chat ids match ^[A-Za-z0-9_:-]{1,64}$ → else `invalid chat_id` (no chat_id).
  * - message: blank/non-string content → `missing content` (with chat_id); metadata per §4.4 (with chat_id).
+ * - approval: `call_id` a non-empty string of at most 256 printable characters and `decision` one of `allow_once`,
+ *   `allow_always`, `deny` → else `invalid_frame` (with chat_id). Whether the call is pending is the gateway's concern.
  * - Unknown type T → `unknown type: 'T'` (Python repr of the value). Extra keys are ignored.
  */
 import {
+  APPROVAL_DECISIONS,
   CHAT_ID_PATTERN,
+  type ApprovalDecision,
   sanitizeMessageMetadata,
   type ErrorEvent,
   type MessageMetadata,
@@ -21,7 +25,12 @@ export type FrameRejectReason =
   | 'invalid_chat_id'
   | 'missing_content'
   | 'invalid_selection_metadata'
+  | 'invalid_frame'
   | 'unknown_type';
+
+/** the longest `call_id` an approval frame may carry */
+export const MAX_CALL_ID_CHARS = 256;
+const CALL_ID_PATTERN = /^[\x21-\x7e]+$/;
 
 export type ParsedFrame =
   | { kind: 'ping' }
@@ -29,6 +38,7 @@ export type ParsedFrame =
   | { kind: 'attach'; chatId: string }
   | { kind: 'cancel'; chatId: string }
   | { kind: 'message'; chatId: string; content: string; metadata: MessageMetadata }
+  | { kind: 'approval'; chatId: string; callId: string; decision: ApprovalDecision }
   /** an undecodable binary frame: dropped without a reply */
   | { kind: 'ignore'; reason: 'invalid_utf8' }
   | { kind: 'reject'; reason: FrameRejectReason; error: ErrorEvent };
@@ -118,6 +128,19 @@ export function parseFrameText(raw: string): ParsedFrame {
       if (!metadata.ok) return reject('invalid_selection_metadata', metadata.error, chatId);
       // content is forwarded untrimmed (spec §4.2)
       return { kind: 'message', chatId, content, metadata: metadata.metadata };
+    }
+    case 'approval': {
+      const chatId = frame['chat_id'];
+      if (!isValidChatId(chatId)) return reject('invalid_chat_id', 'invalid chat_id');
+      const callId = frame['call_id'];
+      if (typeof callId !== 'string' || callId.length > MAX_CALL_ID_CHARS || !CALL_ID_PATTERN.test(callId)) {
+        return reject('invalid_frame', `call_id must be a non-empty string of at most ${MAX_CALL_ID_CHARS} printable characters`, chatId);
+      }
+      const decision = frame['decision'];
+      if (typeof decision !== 'string' || !(APPROVAL_DECISIONS as readonly string[]).includes(decision)) {
+        return reject('invalid_frame', `decision must be one of ${APPROVAL_DECISIONS.join(', ')}`, chatId);
+      }
+      return { kind: 'approval', chatId, callId, decision: decision as ApprovalDecision };
     }
     default:
       return reject('unknown_type', `unknown type: ${pythonStringRepr(type)}`);

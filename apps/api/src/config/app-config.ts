@@ -51,6 +51,8 @@ export interface AppConfig {
   execSandbox: ExecSandboxMode;
   /** CASHCODE_EXEC_NETWORK (default on): `off` gives sandboxed commands no network (their own empty network namespace) */
   execNetwork: boolean;
+  /** CASHCODE_APPROVAL_TIMEOUT_SEC (default 600, 1–86400): a pending approval request is denied after this long */
+  approvalTimeoutSec: number;
   fetchAllowPrivate: boolean;
   fetchMaxChars: number;
   /** web_fetch: one deadline for connect, headers and body of all hops (spec §7: 15 s) */
@@ -311,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     execTimeoutMs: parseInteger('CASHCODE_EXEC_TIMEOUT_MS', env['CASHCODE_EXEC_TIMEOUT_MS'], 30_000, 100, 3_600_000),
     execSandbox: parseSandboxMode('CASHCODE_EXEC_SANDBOX', env['CASHCODE_EXEC_SANDBOX']),
     execNetwork: parseBoolean('CASHCODE_EXEC_NETWORK', env['CASHCODE_EXEC_NETWORK'], true),
+    approvalTimeoutSec: parseInteger('CASHCODE_APPROVAL_TIMEOUT_SEC', env['CASHCODE_APPROVAL_TIMEOUT_SEC'], 600, 1, 86_400),
     fetchAllowPrivate: parseBoolean('CASHCODE_FETCH_ALLOW_PRIVATE', env['CASHCODE_FETCH_ALLOW_PRIVATE'], false),
     fetchMaxChars: parseInteger('CASHCODE_FETCH_MAX_CHARS', env['CASHCODE_FETCH_MAX_CHARS'], 3000, 100, 1_000_000),
     fetchTimeoutMs: parseInteger('CASHCODE_FETCH_TIMEOUT_MS', env['CASHCODE_FETCH_TIMEOUT_MS'], 15_000, 100, 600_000),

@@ -11,6 +11,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { formatEvent } from '../common/log-format';
 import type { McpServerConfig, McpToolDescriptor } from './mcp.types';
+import { sanitizeAnnotations, toolTitle } from './mcp-annotations';
 import { errorClassName, type RedactionContext, redactMcpError } from './mcp-redaction';
 import { mcpSdk } from './mcp-sdk';
 import type { McpTransportFactory } from './mcp-transports';
@@ -56,12 +57,17 @@ class ToolDiscoveryError extends Error {
 }
 
 function toDescriptor(tool: Tool): McpToolDescriptor {
-  return {
+  const annotations = sanitizeAnnotations(tool.annotations);
+  const title = toolTitle(tool.title, annotations);
+  const descriptor: McpToolDescriptor = {
     name: tool.name,
     description: typeof tool.description === 'string' ? tool.description : '',
     inputSchema: tool.inputSchema as Record<string, unknown>,
-    readOnly: tool.annotations?.readOnlyHint === true,
+    readOnly: annotations?.readOnlyHint === true,
   };
+  if (title !== undefined) descriptor.title = title;
+  if (annotations !== undefined) descriptor.annotations = annotations;
+  return descriptor;
 }
 
 /** Transport errors after which the connection is unusable. */

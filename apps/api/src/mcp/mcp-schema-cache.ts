@@ -1,6 +1,7 @@
 /**
  * The tool-schema cache (spec §10.10): `<data>/mcp_cache/<safe name>.json` =
  * `{"transport_fingerprint", "cached_at", "tools":[{"name","description","inputSchema"}], "resources":[], "prompts":[]}`
+ * (a tool entry also keeps `title` and `annotations` when the server declared them; readers without them ignore them)
  * written after every successful connect, deleted on update/delete, read by tool_search and the tools endpoint
  * (an entry whose fingerprint does not match the server's current transport is ignored). Entries are kept in memory
  * once read, so a search never touches the disk twice for the same server.
@@ -13,6 +14,7 @@ import { writeFileAtomic } from '../common/atomic-file';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { McpServerConfig, McpToolDescriptor } from './mcp.types';
+import { sanitizeAnnotations, toolTitle } from './mcp-annotations';
 
 export interface CacheEntry {
   fingerprint: string;
@@ -55,11 +57,19 @@ function parseEntry(value: unknown): CacheEntry | null {
   const out: McpToolDescriptor[] = [];
   for (const tool of tools) {
     if (!isPlainObject(tool) || typeof tool['name'] !== 'string' || tool['name'] === '') continue;
-    out.push({
+    const descriptor: McpToolDescriptor = {
       name: tool['name'],
       description: typeof tool['description'] === 'string' ? tool['description'] : '',
       inputSchema: isPlainObject(tool['inputSchema']) ? tool['inputSchema'] : {},
-    });
+    };
+    const annotations = sanitizeAnnotations(tool['annotations']);
+    const title = toolTitle(tool['title'], annotations);
+    if (annotations !== undefined) {
+      descriptor.annotations = annotations;
+      descriptor.readOnly = annotations.readOnlyHint === true;
+    }
+    if (title !== undefined) descriptor.title = title;
+    out.push(descriptor);
   }
   return { fingerprint, cachedAt: typeof value['cached_at'] === 'string' ? value['cached_at'] : '', tools: out };
 }
@@ -96,7 +106,12 @@ export class McpSchemaCache {
     const entry: CacheEntry = {
       fingerprint: transportFingerprint(server),
       cachedAt: new Date().toISOString(),
-      tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+      tools: tools.map((t) => {
+        const cached: McpToolDescriptor = { name: t.name, description: t.description, inputSchema: t.inputSchema };
+        if (t.title !== undefined) cached.title = t.title;
+        if (t.annotations !== undefined) cached.annotations = t.annotations;
+        return cached;
+      }),
     };
     const body = {
       transport_fingerprint: entry.fingerprint,

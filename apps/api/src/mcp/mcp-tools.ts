@@ -3,7 +3,7 @@
  * `tool_search` (§10.6) and `mcp_prepare` (§10.7). The tools only parse arguments and delegate to McpService.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent/agent-tool';
+import type { AgentTool, JsonSchemaObject, McpToolIdentity, ToolContext, ToolResult } from '../agent/agent-tool';
 import type { McpToolDescriptor } from './mcp.types';
 import { normalizeInputSchema } from './mcp-tool-schema';
 
@@ -67,6 +67,7 @@ export class McpToolWrapper implements AgentTool {
   readonly parameters: JsonSchemaObject;
   readonly description: string;
   readonly readOnly: boolean;
+  readonly mcp: McpToolIdentity;
 
   constructor(
     readonly name: string,
@@ -77,6 +78,13 @@ export class McpToolWrapper implements AgentTool {
     this.description = tool.description.trim() !== '' ? tool.description : tool.name;
     this.parameters = normalizeInputSchema(tool.inputSchema);
     this.readOnly = tool.readOnly === true;
+    this.mcp = {
+      server,
+      tool: tool.name,
+      readOnly: this.readOnly,
+      destructive: tool.annotations?.destructiveHint === true,
+      ...(tool.title !== undefined ? { title: tool.title } : {}),
+    };
   }
 
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {

@@ -23,7 +23,7 @@ import { logIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { MCP_MESSAGES, McpError } from './mcp.errors';
-import { MCP_TOOLS_CHANGED_EVENT, type McpServerConfig, type McpToolsChangedEvent } from './mcp.types';
+import { MCP_TOOLS_CHANGED_EVENT, type McpServerConfig, type McpToolDescriptor, type McpToolsChangedEvent } from './mcp.types';
 import { ACTIVATION_CAPACITY, McpActivations } from './mcp-activations';
 import { McpCatalog } from './mcp-catalog';
 import { McpConnection, McpConnectionLostError } from './mcp-connection';
@@ -39,6 +39,13 @@ import { validateServerName, validateUserEntry } from './mcp-validation';
 interface OwnedTool {
   server: string;
   original: string;
+}
+
+/** The additive `title` / `annotations` of a tool record, when the server declared them. */
+function withAnnotations(record: McpToolRecord, tool: McpToolDescriptor | undefined): McpToolRecord {
+  if (tool?.title !== undefined) record.title = tool.title;
+  if (tool?.annotations !== undefined) record.annotations = { ...tool.annotations };
+  return record;
 }
 
 function byName(a: string, b: string): number {
@@ -155,14 +162,17 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
         .map((wrapper) => {
           const owned = this.owners.get(wrapper)!;
           const tool = connection.tools.find((t) => t.name === owned.original);
-          return {
-            name: wrapper,
-            original_name: owned.original,
-            description: tool?.description ?? '',
-            input_schema: tool?.inputSchema ?? {},
-            source: 'live' as const,
-            callable: true,
-          };
+          return withAnnotations(
+            {
+              name: wrapper,
+              original_name: owned.original,
+              description: tool?.description ?? '',
+              input_schema: tool?.inputSchema ?? {},
+              source: 'live' as const,
+              callable: true,
+            },
+            tool,
+          );
         })
         .sort((a, b) => byName(a.name, b.name));
       return { ...base, tools, source: 'live', tool_count: tools.length };
@@ -170,14 +180,19 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     const cached = await this.cache.read(server);
     if (cached && cached.tools.length > 0) {
       const tools: McpToolRecord[] = cached.tools
-        .map((tool) => ({
-          name: wrapperName(name, tool.name),
-          original_name: tool.name,
-          description: tool.description,
-          input_schema: tool.inputSchema,
-          source: 'cache' as const,
-          callable: false,
-        }))
+        .map((tool) =>
+          withAnnotations(
+            {
+              name: wrapperName(name, tool.name),
+              original_name: tool.name,
+              description: tool.description,
+              input_schema: tool.inputSchema,
+              source: 'cache' as const,
+              callable: false,
+            },
+            tool,
+          ),
+        )
         .sort((a, b) => byName(a.name, b.name));
       return { ...base, tools, source: 'cache', tool_count: tools.length };
     }

@@ -1,7 +1,7 @@
 /**
  * Internal MCP shapes: a server's runtime configuration (built from the merged catalog) and discovered tools.
  */
-import type { McpServerStatus, McpTransportType } from '@cashcode/contracts';
+import type { McpServerStatus, McpToolAnnotations, McpTransportType } from '@cashcode/contracts';
 
 export interface McpServerConfig {
   name: string;
@@ -28,7 +28,12 @@ export interface McpToolDescriptor {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** `annotations.readOnlyHint === true` */
   readOnly?: boolean;
+  /** the display title (`title`, else `annotations.title`) */
+  title?: string;
+  /** the annotations as declared (only the known hint keys with their declared types) */
+  annotations?: McpToolAnnotations;
 }
 
 export interface McpServerState {

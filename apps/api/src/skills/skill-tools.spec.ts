@@ -1,4 +1,4 @@
-import { pythonJson, resolveAllowedTools } from './skill-tools';
+import { pythonJson } from './skill-tools';
 import { explicitSkillSelection } from './skills.service';
 
 describe('skill tool helpers', () => {
@@ -8,15 +8,6 @@ describe('skill tool helpers', () => {
     expect(pythonJson({ display_name: '认知扭曲' })).toBe('{"display_name": "认知扭曲"}');
     expect(pythonJson({ display_name: '认知😀' }, true)).toBe('{"display_name": "\\u8ba4\\u77e5\\ud83d\\ude00"}');
     expect(pythonJson([])).toBe('[]');
-  });
-
-  it('Scenario: allowed-tools names of other agents map to this server’s tools', () => {
-    expect([...resolveAllowedTools(['Read', 'Bash(git status:*)', 'WebFetch', 'mcp_x_y', 'read_file'])].sort()).toEqual([
-      'exec',
-      'mcp_x_y',
-      'read_file',
-      'web_fetch',
-    ]);
   });
 
   it('Scenario: explicit selections merge mentioned_skills and a legacy leading @name, de-duplicated in order', () => {

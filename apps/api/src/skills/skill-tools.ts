@@ -10,41 +10,10 @@ export const SKILL_SEARCH_TOOL = 'skill_search';
 export const SKILL_LOAD_TOOL = 'skill_load';
 export const SKILL_READ_RESOURCE_TOOL = 'skill_read_resource';
 export const AGENT_SKILL_MANAGE_TOOL = 'agent_skill_manage';
-/** tools a loaded Skill's `allowed-tools` never blocks (the model must still be able to use its Skills) */
-export const ALWAYS_ALLOWED_TOOLS: ReadonlySet<string> = new Set([SKILL_SEARCH_TOOL, SKILL_LOAD_TOOL, SKILL_READ_RESOURCE_TOOL]);
 
 export const SKILL_SEARCH_DEFAULT_LIMIT = 8;
 export const SKILL_SEARCH_MAX_LIMIT = 20;
 export const MANAGE_REASON_MAX_CHARS = 500;
-
-/**
- * Tool names of other agents (Claude Code style `allowed-tools`) → this server's tools. `Bash(git:*)` maps to `exec`
- * (the command pattern is not enforced), `Read` to `read_file`, and so on; other names are taken as they are.
- */
-const TOOL_ALIASES: Readonly<Record<string, string>> = {
-  bash: 'exec',
-  shell: 'exec',
-  read: 'read_file',
-  write: 'write_file',
-  edit: 'edit_file',
-  multiedit: 'edit_file',
-  ls: 'list_dir',
-  glob: 'glob',
-  grep: 'grep',
-  webfetch: 'web_fetch',
-  websearch: 'web_search',
-};
-
-/** The server tool names an `allowed-tools` list permits. */
-export function resolveAllowedTools(entries: readonly string[]): Set<string> {
-  const out = new Set<string>();
-  for (const entry of entries) {
-    const base = entry.replace(/\(.*$/s, '').trim();
-    if (base === '') continue;
-    out.add(TOOL_ALIASES[base.toLowerCase()] ?? base);
-  }
-  return out;
-}
 
 /**
  * JSON with Python's `json.dumps` spacing (`", "` and `": "`); `ascii` escapes non-ASCII like `ensure_ascii=True`.

@@ -1,6 +1,7 @@
 /**
  * Skills: the REST rules of spec §3.5 / §11.6–§11.9, ZIP import (§11.7), the skill tools (§11.10), explicit
- * selections and prompt hints for a chat turn (§5.2 steps 5/7b, §5.3, §11.11) and the `allowed-tools` policy.
+ * selections and prompt hints for a chat turn and the `allowed-tools` pre-approvals
+ * (the tools a loaded Skill lists run without asking in that turn; other tools are not restricted).
  *
  * Mutations are serialised (one at a time) and publish atomically through SkillStore; a rejected edit creates no
  * snapshot (§16.10). No response or tool result contains an absolute host path (§16.16): packages are named by their
@@ -48,15 +49,15 @@ import { ZIP_MAX_BYTES, extractSkillArchive } from './skill-archive';
 import { SEARCH_LIMIT_MAX, SkillCatalog, boundText, sanitizeDiagnostic, type CatalogEntry } from './skill-catalog';
 import { SkillStore, StagedPackage, epochSeconds, isPlausibleVersion, type SkillMeta } from './skill-store';
 import {
-  ALWAYS_ALLOWED_TOOLS,
   AgentSkillManageTool,
   MANAGE_REASON_MAX_CHARS,
   SkillLoadTool,
   SkillReadResourceTool,
   SkillSearchTool,
   pythonJson,
-  resolveAllowedTools,
 } from './skill-tools';
+import { ApprovalsService } from '../approvals/approvals.service';
+import { addAllowedTools, emptyPreApprovals, type PreApprovals } from '../approvals/skill-pre-approvals';
 import { SKILL_MESSAGES, SkillError } from './skills.errors';
 
 export const SKILL_CATALOG = Symbol('SKILL_CATALOG');
@@ -102,7 +103,8 @@ interface LoadedInTurn {
   name: string;
   hash: string;
   version: number;
-  allowed: Set<string> | null;
+  /** the manifest's `allowed-tools` entries as written (pre-approved while loaded), null when absent */
+  allowedTools: string[] | null;
 }
 
 interface TurnSkills {
@@ -190,6 +192,7 @@ export class SkillsService implements OnModuleInit {
     private readonly memory: MemoryStore,
     private readonly mcp: McpService,
     private readonly prompt: SystemPromptBuilder,
+    private readonly approvals: ApprovalsService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -198,7 +201,7 @@ export class SkillsService implements OnModuleInit {
     this.registry.registerMeta(new SkillLoadTool(this));
     this.registry.registerMeta(new SkillReadResourceTool(this));
     this.registry.register(new AgentSkillManageTool(this));
-    this.registry.setCallPolicy({ refusal: (chatId, tool) => this.toolRefusal(chatId, tool) });
+    this.approvals.setPreApprovalSource({ preApprovals: (chatId) => this.preApprovals(chatId) });
     this.prompt.registerSection({ name: 'skills.usage', order: 100, render: () => SKILL_USAGE_SECTION });
     this.prompt.registerSection({
       name: 'skills.recent',
@@ -581,18 +584,19 @@ export class SkillsService implements OnModuleInit {
     if (state && (turnId === undefined || state.turnId === turnId)) this.turns.delete(chatId);
   }
 
-  /** ToolCallPolicy: while loaded Skills declare `allowed-tools`, only those tools (and the skill tools) may run. */
-  toolRefusal(chatId: string, tool: string): string | null {
+  /**
+   * The tools pre-approved in a chat's current turn: the `allowed-tools` of every Skill loaded in it (Agent Skills
+   * meaning: they run without asking; nothing else is restricted). Null when no loaded Skill declares any.
+   */
+  preApprovals(chatId: string): PreApprovals | null {
     const state = this.turns.get(chatId);
-    if (!state || !state.active || ALWAYS_ALLOWED_TOOLS.has(tool)) return null;
-    const restricting = [...state.loaded.values()].filter((skill) => skill.allowed !== null);
-    if (restricting.length === 0) return null;
-    if (restricting.some((skill) => skill.allowed?.has(tool))) return null;
-    const allowed = [...new Set(restricting.flatMap((skill) => [...(skill.allowed ?? [])]))].sort();
-    return (
-      `Tool '${tool}' is not allowed while the Skill ${restricting.map((s) => s.name).join(', ')} is loaded ` +
-      `(allowed tools: ${allowed.length > 0 ? allowed.join(', ') : 'none besides the skill tools'}).`
-    );
+    if (!state || !state.active) return null;
+    let pre: PreApprovals | null = null;
+    for (const skill of state.loaded.values()) {
+      if (skill.allowedTools === null) continue;
+      pre = addAllowedTools(pre ?? emptyPreApprovals(), skill.allowedTools);
+    }
+    return pre;
   }
 
   private turnState(chatId: string, turnId: string): TurnSkills {
@@ -699,8 +703,8 @@ export class SkillsService implements OnModuleInit {
     const state = this.turnState(ctx.chatId, ctx.turnId);
     const previous = state.loaded.get(name);
     if (previous && previous.hash === pkg.hash) return { kind: 'already', name, receipt };
-    const allowed = pkg.manifest.allowed_tools ? resolveAllowedTools(pkg.manifest.allowed_tools) : null;
-    state.loaded.set(name, { name, hash: pkg.hash, version: pkg.manifest.version, allowed });
+    const allowedTools = pkg.manifest.allowed_tools ? [...pkg.manifest.allowed_tools] : null;
+    state.loaded.set(name, { name, hash: pkg.hash, version: pkg.manifest.version, allowedTools });
     await this.recordActivation(ctx.chatId, name, pkg.manifest.description, pkg.manifest.version, pkg.hash);
 
     const lines = [
@@ -718,7 +722,9 @@ export class SkillsService implements OnModuleInit {
         mcp_servers: pkg.manifest.optional.mcp_servers,
       })}`,
     );
-    if (allowed) lines.push(`Allowed tools while this Skill is loaded: ${[...allowed].sort().join(', ')}`);
+    if (allowedTools && allowedTools.length > 0) {
+      lines.push(`Pre-approved while this Skill is loaded (these run without asking the user): ${allowedTools.join(', ')}`);
+    }
     const model = `${lines.join('\n')}\n\n${pkg.body}`;
     this.logger.log(
       formatEvent('skill.loaded', { name, source: pkg.source, hash: pkg.hash.slice(0, 12) }),

@@ -197,3 +197,20 @@ export async function configureFakeModel(httpUrl: string, fakeBaseUrl: string): 
   });
   if (response.status !== 200) throw new Error(`PUT /api/settings/llm → ${response.status}: ${await response.text()}`);
 }
+
+/**
+ * Sets tool policies through the real REST API (`PUT /api/settings/tool-policies`). Suites about what tools do, not
+ * about approvals, use it to let `exec` and MCP tools run without asking: `allowToolsWithoutAsking(httpUrl)`.
+ */
+export async function putToolPolicies(httpUrl: string, body: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${httpUrl}/api/settings/tool-policies`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 200) throw new Error(`PUT /api/settings/tool-policies → ${response.status}: ${await response.text()}`);
+}
+
+export function allowToolsWithoutAsking(httpUrl: string): Promise<void> {
+  return putToolPolicies(httpUrl, { defaults: { exec: 'allow', mcp: 'allow' } });
+}

@@ -1,9 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type {
   McpServerListResponse,
   McpServerRecord,
   McpServerStatus,
   McpServerToolsResponse,
+  McpToolAnnotations,
   McpToolRecord,
   McpToolSource,
   McpTransportType,
@@ -44,6 +45,19 @@ export class McpToolRecordDto implements McpToolRecord {
   @ApiProperty({ type: 'object', additionalProperties: true }) input_schema!: Record<string, unknown>;
   @ApiProperty({ enum: ['live', 'cache'] }) source!: McpToolSource;
   @ApiProperty({ description: 'true for live tools of a connected server' }) callable!: boolean;
+  @ApiPropertyOptional({ description: "the tool's display title (`title`, else `annotations.title`)" }) title?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: {
+      title: { type: 'string' },
+      readOnlyHint: { type: 'boolean' },
+      destructiveHint: { type: 'boolean' },
+      idempotentHint: { type: 'boolean' },
+      openWorldHint: { type: 'boolean' },
+    },
+    description: 'behaviour hints the server declared in tools/list; absent when none. readOnlyHint decides the risk class',
+  })
+  annotations?: McpToolAnnotations;
 }
 
 export class McpServerToolsResponseDto implements McpServerToolsResponse {

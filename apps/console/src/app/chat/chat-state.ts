@@ -6,6 +6,7 @@
  * generating when the connection dropped is flagged for re-sync once it is re-attached.
  */
 import type {
+  ApprovalDecision,
   LoadedSkillReceipt,
   McpConnectorReceipt,
   MessageMetadata,
@@ -15,9 +16,22 @@ import type {
   SkillReceipt,
 } from '@cashcode/contracts';
 
+import {
+  approvalSent,
+  blockFromRequest,
+  cancelPendingApproval,
+  forgetSentDecisions,
+  isPending,
+  keepPendingApprovals,
+  pendingApprovalBlocks,
+  requestOnKnownCall,
+  resolveApproval,
+  type ApprovalState,
+} from './approval-state';
 import { normalizeLoadedSkills, normalizePersistedReceipts } from './capability-picker/capability-rules';
 
-export type ToolStatus = 'running' | 'ok' | 'error' | 'interrupted';
+/** `awaiting`: the call waits for the user's approval; `denied`: it was refused (by the user, a policy or the timer). */
+export type ToolStatus = 'awaiting' | 'running' | 'ok' | 'error' | 'interrupted' | 'denied';
 
 export interface ToolBlockState {
   callId: string;
@@ -28,6 +42,8 @@ export interface ToolBlockState {
   status: ToolStatus;
   durationMs: number | null;
   result: string | null;
+  /** the call needed the user's approval (open or settled) */
+  approval?: ApprovalState;
 }
 
 export interface ChatMessage {
@@ -150,10 +166,12 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
     if (loadedSkills.length > 0) row.loadedSkills = loadedSkills;
     return row;
   });
+  const kept = keepPendingApprovals(state.threads[chatId], mapped, nextId);
+  if (kept !== mapped) nextId++;
   const next = { ...state, nextMessageId: nextId };
   return withThread(next, chatId, (thread) => ({
     ...thread,
-    messages: mapped,
+    messages: kept,
     history: 'loaded',
     historyError: null,
     resync: false,
@@ -198,12 +216,14 @@ export function dismissError(state: ChatState, chatId: string | null): ChatState
 export function connectionLost(state: ChatState): ChatState {
   let changed = false;
   const threads: Record<string, ChatThread> = {};
-  for (const [chatId, thread] of Object.entries(state.threads)) {
+  for (const [chatId, original] of Object.entries(state.threads)) {
+    const thread = forgetSentDecisions(original);
     if (thread.generating && !thread.resync) {
       threads[chatId] = { ...thread, resync: true };
       changed = true;
     } else {
       threads[chatId] = thread;
+      changed ||= thread !== original;
     }
   }
   return changed ? { ...state, threads } : state;
@@ -247,16 +267,23 @@ function withStreamingAssistant(
   return { ...next, nextMessageId: nextId };
 }
 
+function isUnsettled(tool: ToolBlockState): boolean {
+  return tool.status === 'running' || tool.status === 'awaiting' || isPending(tool.approval);
+}
+
 function settleRunningTools(tools: ToolBlockState[]): ToolBlockState[] {
-  return tools.some((tool) => tool.status === 'running')
-    ? tools.map((tool) => (tool.status === 'running' ? { ...tool, status: 'interrupted' } : tool))
+  return tools.some(isUnsettled)
+    ? tools.map((tool) => {
+        const settled = cancelPendingApproval(tool);
+        return settled.status === 'running' ? { ...settled, status: 'interrupted' } : settled;
+      })
     : tools;
 }
 
 /** Ends the turn of a chat: nothing streams or runs any more; optionally marks the answer cancelled. */
 function endTurn(thread: ChatThread, cancelled: boolean, nextId: () => number): ChatThread {
   const messages = thread.messages.map((message) =>
-    message.streaming || message.tools.some((tool) => tool.status === 'running')
+    message.streaming || message.tools.some(isUnsettled)
       ? { ...message, streaming: false, tools: settleRunningTools(message.tools) }
       : message,
   );
@@ -270,6 +297,9 @@ function endTurn(thread: ChatThread, cancelled: boolean, nextId: () => number): 
   }
   return { ...thread, messages, generating: false };
 }
+
+/** Errors answering an `approval` frame (the call was settled meanwhile, or the decision could not be applied). */
+const APPROVAL_ERROR_CODES: ReadonlySet<string> = new Set(['unknown_approval', 'approval_failed']);
 
 function nullableString(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -323,8 +353,12 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
         };
         const index = message.tools.findIndex((tool) => tool.callId === callId);
         const tools = [...message.tools];
-        if (index >= 0) tools[index] = { ...tools[index], ...block };
-        else tools.push(block);
+        if (index >= 0) {
+          const existing = tools[index];
+          // a call still waiting for (or refused by) its approval does not run, whatever the event order
+          const status = existing.status === 'awaiting' || existing.status === 'denied' ? existing.status : 'running';
+          tools[index] = { ...existing, ...block, arguments: block.arguments || existing.arguments, status };
+        } else tools.push(block);
         return { ...message, tools };
       });
 
@@ -384,6 +418,10 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
         const ended = withThread(next, next.activeChatId, (thread) => endTurn(thread, false, () => nextId++));
         return { ...ended, nextMessageId: nextId };
       }
+      if (event.code !== undefined && APPROVAL_ERROR_CODES.has(event.code)) {
+        // a refused approval frame does not end the turn: the card can be answered again (or is settled already)
+        return withThread(state, chatId, (thread) => ({ ...forgetSentDecisions(thread), error: event.detail }));
+      }
       let nextId = state.nextMessageId;
       const next = withThread(state, chatId, (thread) => ({
         ...endTurn(thread, false, () => nextId++),
@@ -397,6 +435,27 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
       return state.threads[event.chat_id]?.resync && state.threads[event.chat_id].generating
         ? withThread(state, event.chat_id, (thread) => endTurn(thread, false, () => 0))
         : state;
+
+    case 'approval_request': {
+      if (typeof event.call_id !== 'string' || event.call_id === '') return state;
+      // an open approval means a turn is running in that chat (also after a reload, before any other event)
+      const thread = state.threads[event.chat_id];
+      const known = thread ? requestOnKnownCall(thread, event) : null;
+      // a repeat of a request that was settled meanwhile changes nothing
+      if (known === thread) return state;
+      if (known !== null) return withThread(state, event.chat_id, () => ({ ...known, generating: true }));
+      const next = withStreamingAssistant(state, event.chat_id, (message) => ({
+        ...message,
+        tools: [...message.tools, blockFromRequest(event, message.tools.at(-1)?.streamId ?? 0)],
+      }));
+      return withThread(next, event.chat_id, (thread) => ({ ...thread, generating: true }));
+    }
+
+    case 'approval_resolved': {
+      const thread = state.threads[event.chat_id];
+      const next = thread ? resolveApproval(thread, event) : thread;
+      return next === thread ? state : withThread(state, event.chat_id, () => next);
+    }
 
     case 'pong':
     case 'message':
@@ -442,7 +501,25 @@ function applyToolResult(thread: ChatThread, event: ToolResultEvent): ChatThread
   const messages = [...thread.messages];
   const message = messages[found.message];
   const tools = [...message.tools];
-  tools[found.tool] = { ...tools[found.tool], ...resultFields(event) };
+  const fields = resultFields(event);
+  // a refused call reports its refusal as a failed result: it stays "not run", not "failed"
+  if (tools[found.tool].status === 'denied') fields.status = 'denied';
+  tools[found.tool] = { ...tools[found.tool], ...fields };
   messages[found.message] = { ...message, tools };
   return { ...thread, messages };
+}
+
+/** The user answered an approval card and the frame was sent. */
+export function approvalDecisionSent(state: ChatState, chatId: string, callId: string, decision: ApprovalDecision): ChatState {
+  const thread = state.threads[chatId];
+  if (!thread) return state;
+  const next = approvalSent(thread, callId, decision);
+  return next === thread ? state : { ...state, threads: { ...state.threads, [chatId]: next } };
+}
+
+/** Chats with an approval waiting for the user (the sidebar marks them). */
+export function chatsAwaitingApproval(state: ChatState): string[] {
+  return Object.values(state.threads)
+    .filter((thread) => pendingApprovalBlocks(thread).length > 0)
+    .map((thread) => thread.chatId);
 }

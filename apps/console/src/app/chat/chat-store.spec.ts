@@ -273,4 +273,105 @@ describe('ChatStore', () => {
     expect(await removing).toBeNull();
     expect(store.sessions().map((session) => session.chat_id)).toEqual(['s2']);
   });
+  // ---- approvals -------------------------------------------------------------------------------------------
+
+  const approvalRequest = (chat_id = 's1', call_id = 'call-1') => ({
+    event: 'approval_request',
+    chat_id,
+    call_id,
+    tool: 'exec',
+    risk: 'exec',
+    arguments: '{"command":"git push"}',
+    expires_at: '2030-01-01T00:00:00Z',
+    always_scope: { kind: 'exec_program', program: 'git' },
+    sandboxed: true,
+  });
+
+  async function openChat(): Promise<void> {
+    await startWithSessions(['s1', 's2']);
+    http.expectOne('/api/sessions/s1/messages').flush({ chat_id: 's1', messages: [] });
+    await flushAsync();
+    sockets[0].open('fresh-1');
+  }
+
+  it('Scenario: a decision is sent as the approval frame and the card waits for approval_resolved', async () => {
+    await openChat();
+    sockets[0].emit(approvalRequest());
+    expect(store.awaitingApproval().has('s1')).toBe(true);
+    expect(store.decide('call-1', 'allow_always')).toBe(true);
+    expect(sockets[0].sent.at(-1)).toEqual({ type: 'approval', chat_id: 's1', call_id: 'call-1', decision: 'allow_always' });
+    expect(store.messages().at(-1)?.tools[0].approval?.sent).toBe('allow_always');
+    // a second click of another button sends nothing more for a settled call
+    sockets[0].emit({ event: 'approval_resolved', chat_id: 's1', call_id: 'call-1', decision: 'allow_always', by: 'user' });
+    const sent = sockets[0].sent.length;
+    expect(store.decide('call-1', 'deny')).toBe(false);
+    expect(sockets[0].sent).toHaveLength(sent);
+    expect(store.awaitingApproval().size).toBe(0);
+  });
+
+  it('nothing is sent (and the card stays open) when the socket is not open', async () => {
+    await openChat();
+    sockets[0].emit(approvalRequest());
+    sockets[0].drop();
+    expect(store.decide('call-1', 'deny')).toBe(false);
+    expect(store.messages().at(-1)?.tools[0].approval).toMatchObject({ sent: null, resolution: null });
+  });
+
+  it('Scenario: the sidebar marks a background chat that waits for an approval', async () => {
+    await openChat();
+    sockets[0].emit(approvalRequest('s2', 'call-2'));
+    expect(store.activeChatId()).toBe('s1');
+    expect([...store.awaitingApproval()]).toEqual(['s2']);
+    expect(store.decide('call-2', 'deny')).toBe(true);
+    expect(sockets[0].sent.at(-1)).toEqual({ type: 'approval', chat_id: 's2', call_id: 'call-2', decision: 'deny' });
+  });
+
+  describe('browser notifications', () => {
+    let shown: { title: string; options: NotificationOptions }[];
+    let visibility: DocumentVisibilityState;
+
+    beforeEach(() => {
+      shown = [];
+      visibility = 'hidden';
+      vi.spyOn(document, 'visibilityState', 'get').mockImplementation(() => visibility);
+    });
+
+    afterEach(() => {
+      vi.unstubAllGlobals();
+      vi.restoreAllMocks();
+    });
+
+    function stubNotification(permission: NotificationPermission): void {
+      class FakeNotification {
+        static permission = permission;
+        static requestPermission = vi.fn(() => Promise.resolve(permission));
+        onclick: (() => void) | null = null;
+        constructor(title: string, options: NotificationOptions) {
+          shown.push({ title, options });
+        }
+        close(): void {}
+      }
+      vi.stubGlobal('Notification', FakeNotification);
+    }
+
+    it('Scenario: a new approval while the tab is hidden shows a notification once (only with permission)', async () => {
+      stubNotification('granted');
+      await openChat();
+      sockets[0].emit(approvalRequest());
+      sockets[0].emit(approvalRequest()); // re-sent on attach: no second notification
+      expect(shown).toHaveLength(1);
+      expect(shown[0].title).toBe('Approval needed: exec');
+      expect(shown[0].options).toMatchObject({ tag: 'approval:call-1', body: 'S1: {"command":"git push"}' });
+      visibility = 'visible';
+      sockets[0].emit(approvalRequest('s1', 'call-3'));
+      expect(shown).toHaveLength(1);
+    });
+
+    it('shows nothing without permission', async () => {
+      stubNotification('default');
+      await openChat();
+      sockets[0].emit(approvalRequest());
+      expect(shown).toHaveLength(0);
+    });
+  });
 });

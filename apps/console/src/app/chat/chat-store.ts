@@ -1,16 +1,29 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
-import type { LlmModelEntry, LlmProvider, LlmProviderStatus, LlmSelection, ServerEvent } from '@cashcode/contracts';
+import { Router } from '@angular/router';
+import type {
+  ApprovalDecision,
+  ApprovalRequestEvent,
+  LlmModelEntry,
+  LlmProvider,
+  LlmProviderStatus,
+  LlmSelection,
+  ServerEvent,
+} from '@cashcode/contracts';
 
 import { ApiError, errorMessage } from '../core/api/api-error';
+import { ApprovalNotifier } from '../core/approvals/approval-notifier';
 import { I18n, type MessageKey } from '../core/i18n/i18n';
 import { ChatSocket } from '../core/socket/chat-socket';
 import { WsEndpoint } from '../core/socket/ws-endpoint';
 import { readStorage, writeStorage } from '../core/storage';
+import { findCall, isPending } from './approval-state';
 import { NO_SELECTIONS, type CapabilitySelections } from './capability-picker/capability-rules';
 import { ChatApi } from './chat-api';
 import {
   INITIAL_CHAT_STATE,
   activateChat,
+  approvalDecisionSent,
+  chatsAwaitingApproval,
   chatsToReattach,
   connectionLost,
   dismissError,
@@ -49,6 +62,8 @@ export class ChatStore {
   private readonly endpoint = inject(WsEndpoint);
   private readonly destroyRef = inject(DestroyRef);
   private readonly i18n = inject(I18n);
+  private readonly notifier = inject(ApprovalNotifier);
+  private readonly router = inject(Router);
 
   private readonly state = signal<ChatState>(INITIAL_CHAT_STATE);
   private readonly historyRequests = new Map<string, number>();
@@ -79,6 +94,10 @@ export class ChatStore {
   readonly banner = computed(() => this.state().banner);
   readonly historyStatus = computed(() => this.activeThread()?.history ?? 'idle');
   readonly historyError = computed(() => this.activeThread()?.historyError ?? null);
+  /** chats with an approval waiting for the user */
+  readonly awaitingApproval = computed(() => new Set(chatsAwaitingApproval(this.state())), {
+    equal: (a, b) => a.size === b.size && [...a].every((id) => b.has(id)),
+  });
 
   readonly models = this.modelList.asReadonly();
   readonly modelGroups = computed(() => groupModels(this.modelList()));
@@ -185,6 +204,21 @@ export class ChatStore {
     return this.socket.send({ type: 'cancel', chat_id: chatId });
   }
 
+  /**
+   * Answers an approval card with the `approval` frame. False when the socket is not open (nothing was sent) or
+   * the call no longer waits; the card shows the outcome once `approval_resolved` arrives.
+   */
+  decide(callId: string, decision: ApprovalDecision): boolean {
+    const thread = Object.values(this.state().threads).find((entry) => {
+      const at = findCall(entry, callId);
+      return at !== null && isPending(entry.messages[at.message].tools[at.tool].approval);
+    });
+    if (!thread) return false;
+    if (!this.socket.send({ type: 'approval', chat_id: thread.chatId, call_id: callId, decision })) return false;
+    this.update((state) => approvalDecisionSent(state, thread.chatId, callId, decision));
+    return true;
+  }
+
   dismissError(scope: 'chat' | 'banner'): void {
     const chatId = scope === 'chat' ? this.state().activeChatId : null;
     if (scope === 'chat' && chatId === null) return;
@@ -248,7 +282,9 @@ export class ChatStore {
       return;
     }
     this.update((state) => reduceServerEvent(state, event));
-    if (event.event === 'done') {
+    if (event.event === 'approval_request') {
+      if (!hasPendingApproval(before, event) && hasPendingApproval(this.state(), event)) this.announceApproval(event);
+    } else if (event.event === 'done') {
       if (before.threads[event.chat_id]?.resync) void this.loadHistory(event.chat_id);
       void this.loadSessions();
     } else if (event.event === 'attached') {
@@ -260,6 +296,24 @@ export class ChatStore {
         void this.loadHistory(event.chat_id);
       }
     }
+  }
+
+  /** A new approval while the tab is hidden: a browser notification (when permitted) that opens its chat. */
+  private announceApproval(event: ApprovalRequestEvent): void {
+    const session = this.state().sessions.find((entry) => entry.chat_id === event.chat_id);
+    const chat = session?.title.trim() || this.i18n.t('session.untitled');
+    const preview = event.arguments.length > 140 ? `${event.arguments.slice(0, 139)}…` : event.arguments;
+    this.notifier.notify(
+      {
+        tag: `approval:${event.call_id}`,
+        title: this.i18n.t('approval.notificationTitle', { tool: event.tool }),
+        body: this.i18n.t('approval.notificationBody', { chat, preview }),
+      },
+      () => {
+        this.open(event.chat_id);
+        void this.router.navigateByUrl('/');
+      },
+    );
   }
 
   private update(change: (state: ChatState) => ChatState): void {
@@ -307,4 +361,10 @@ export class ChatStore {
     );
     return false;
   }
+}
+
+function hasPendingApproval(state: ChatState, event: ApprovalRequestEvent): boolean {
+  const thread = state.threads[event.chat_id];
+  const at = thread ? findCall(thread, event.call_id) : null;
+  return at !== null && isPending(thread.messages[at.message].tools[at.tool].approval);
 }

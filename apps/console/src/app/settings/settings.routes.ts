@@ -1,8 +1,10 @@
 import type { Routes } from '@angular/router';
 
 import { LlmSettingsPage } from './llm-settings-page/llm-settings-page';
+import { ToolPoliciesPage } from './tool-policies-page/tool-policies-page';
 
 export const SETTINGS_ROUTES: Routes = [
   { path: '', pathMatch: 'full', redirectTo: 'llm' },
   { path: 'llm', component: LlmSettingsPage, title: 'LLM settings · CashCode' },
+  { path: 'tools', component: ToolPoliciesPage, title: 'Tools & approvals · CashCode' },
 ];

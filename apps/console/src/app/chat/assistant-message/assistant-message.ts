@@ -4,21 +4,30 @@ import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
 import { Logo } from '../../shared/logo/logo';
 import { Markdown } from '../../shared/markdown/markdown';
-import type { ChatMessage } from '../chat-state';
+import { ApprovalCard } from '../approval-card/approval-card';
+import type { ChatMessage, ToolBlockState } from '../chat-state';
 import { ToolBlock } from '../tool-block/tool-block';
 
-/** An assistant turn: tool blocks first, then the Markdown answer (with a cursor while streaming). */
+/**
+ * An assistant turn: tool blocks first (a call that needed approval shows its approval card, then its block once it
+ * was allowed to run), then the Markdown answer (with a cursor while streaming).
+ */
 @Component({
   selector: 'cc-assistant-message',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [Markdown, ToolBlock, Logo, Icon],
+  imports: [Markdown, ToolBlock, ApprovalCard, Logo, Icon],
   template: `
     <div class="cc-avatar"><cc-logo /></div>
     <div class="cc-body">
       @if (message().tools.length) {
         <div class="cc-tools">
           @for (tool of message().tools; track tool.callId) {
-            <cc-tool-block [tool]="tool" data-testid="tool-block" />
+            @if (tool.approval; as approval) {
+              <cc-approval-card [approval]="approval" />
+            }
+            @if (ran(tool)) {
+              <cc-tool-block [tool]="tool" data-testid="tool-block" />
+            }
           }
         </div>
       }
@@ -101,4 +110,11 @@ import { ToolBlock } from '../tool-block/tool-block';
 export class AssistantMessage {
   readonly message = input.required<ChatMessage>();
   protected readonly i18n = inject(I18n);
+
+  /** A call runs unless it waits for its approval or was refused. */
+  protected ran(tool: ToolBlockState): boolean {
+    const resolution = tool.approval?.resolution;
+    if (!tool.approval) return true;
+    return resolution !== null && resolution !== undefined && resolution.decision !== 'deny';
+  }
 }

@@ -49,4 +49,12 @@ describe('ToolBlock', () => {
     expect(failed.querySelector('.cc-error')).not.toBeNull();
     expect(failed.querySelector('.cc-tool-state')?.textContent).toBe('Failed');
   });
+
+  it('a call waiting for its approval or refused by it reads as such', async () => {
+    const awaiting = await render({ ...finished, status: 'awaiting', durationMs: null, result: null });
+    expect(awaiting.querySelector('.cc-tool-state')?.textContent).toBe('Waiting for approval');
+    expect(awaiting.querySelector('.cc-awaiting')).not.toBeNull();
+    const denied = await render({ ...finished, status: 'denied', durationMs: 0, result: 'The user denied running it.' });
+    expect(denied.querySelector('.cc-tool-state')?.textContent).toBe('Not run');
+  });
 });

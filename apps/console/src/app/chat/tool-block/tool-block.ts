@@ -7,10 +7,12 @@ import type { ToolBlockState, ToolStatus } from '../chat-state';
 import { formatDuration, prettyArguments, summarizeArguments } from './tool-format';
 
 const STATUS_LABELS: Record<ToolStatus, MessageKey> = {
+  awaiting: 'tool.awaiting',
   running: 'tool.running',
   ok: 'tool.ok',
   error: 'tool.error',
   interrupted: 'tool.interrupted',
+  denied: 'tool.denied',
 };
 
 /** One tool call: name, arguments summary, status, duration; expands to the full arguments and result preview. */

@@ -1,0 +1,41 @@
+/**
+ * The risk class of every tool: `read` (no side effects), `write` (files, memory, Skills), `network` (reaches the
+ * internet), `exec` (shell commands) and `mcp` (MCP server tools not annotated `readOnlyHint`).
+ *
+ * Built-in tools are classified by name (a test replacing a built-in keeps its class); an MCP wrapper by its
+ * server's annotations; any other tool by its `readOnly` flag (`read`, else `write`).
+ */
+import type { ToolRisk } from '@cashcode/contracts';
+import type { AgentTool } from '../agent/agent-tool';
+
+export const EXEC_TOOL = 'exec';
+
+export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
+  list_dir: 'read',
+  read_file: 'read',
+  glob: 'read',
+  grep: 'read',
+  session_search: 'read',
+  skill_search: 'read',
+  skill_load: 'read',
+  skill_read_resource: 'read',
+  tool_search: 'read',
+  mcp_prepare: 'read',
+  write_file: 'write',
+  edit_file: 'write',
+  save_memory: 'write',
+  agent_skill_manage: 'write',
+  web_fetch: 'network',
+  web_search: 'network',
+  exec: 'exec',
+};
+
+export function toolRisk(tool: AgentTool): ToolRisk {
+  if (tool.mcp) return tool.mcp.readOnly ? 'read' : 'mcp';
+  return BUILTIN_TOOL_RISKS[tool.name] ?? (tool.readOnly ? 'read' : 'write');
+}
+
+/** The key of a tool in the policy's `tools` map: the built-in name, or `<server>/<tool>` for an MCP tool. */
+export function policyKey(tool: AgentTool): string {
+  return tool.mcp ? `${tool.mcp.server}/${tool.mcp.tool}` : tool.name;
+}
