@@ -70,8 +70,10 @@ describe('approvals (e2e)', () => {
       tool: 'exec',
       risk: 'exec',
       always_scope: { kind: 'exec_program', program: 'touch' },
-      sandboxed: false,
     });
+    // the card says whether the command runs confined: the same answer the health probe gives
+    const health = await request(t.httpUrl).get('/api/health').expect(200);
+    expect(asked.sandboxed).toBe(health.body.exec_sandbox.active);
     expect(JSON.parse(asked.arguments)).toEqual({ command: 'touch denied.txt' });
     expect(Date.parse(asked.expires_at) - Date.now()).toBeGreaterThan(500_000);
     answer(chatId, 'x1', 'deny');

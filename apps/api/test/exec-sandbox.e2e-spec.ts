@@ -45,6 +45,12 @@ describeWithBwrap('exec sandbox through real turns', () => {
   let offline: TestApp;
   let counter = 0;
 
+  /** Answers the exec approval request of `chatId` with allow_once. */
+  async function approveOnce(client: WsTestClient, chatId: string): Promise<void> {
+    const asked = await client.waitFor('approval_request', (e) => e.chat_id === chatId);
+    client.send({ type: 'approval', chat_id: chatId, call_id: asked.call_id, decision: 'allow_once' });
+  }
+
   /** One turn in which the fake model runs `command` with exec; returns the tool message the model got back. */
   async function execTurn(t: TestApp, command: string): Promise<string> {
     fake.reset();
@@ -54,6 +60,8 @@ describeWithBwrap('exec sandbox through real turns', () => {
       fake.enqueue({ toolCalls: [{ id: 'x1', name: 'exec', arguments: JSON.stringify({ command }) }] }, { content: 'done' });
       const done = client.next('done', (e) => e.chat_id === chatId);
       client.sendMessage(chatId, 'run it');
+      // exec asks by default: the escapes are tried from a command the user approved once
+      await approveOnce(client, chatId);
       await done;
       const body = fake.completions[1]?.body as CompletionBody | undefined;
       const content = body?.messages.filter((m) => m.role === 'tool').at(-1)?.content;
@@ -280,6 +288,7 @@ describeWithBwrap('exec sandbox through real turns', () => {
         fake.enqueue({ toolCalls: [{ id: 'x1', name: 'exec', arguments: JSON.stringify({ command }) }] }, { content: 'never' });
         const done = client.next('done', (e) => e.chat_id === chatId);
         client.sendMessage(chatId, 'run it');
+        await approveOnce(client, chatId);
         expect(await eventually(() => [0, 1, 2].every((k) => processesMatching(`sleep ${n + k}`, true).length > 0))).toBe(true);
         client.send({ type: 'cancel', chat_id: chatId });
         expect((await done).cancelled).toBe(true);
