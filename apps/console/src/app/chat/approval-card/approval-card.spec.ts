@@ -71,6 +71,16 @@ describe('ApprovalCard', () => {
     expect(sandbox.getAttribute('data-sandbox')).toBe('unconfined');
     expect(sandbox.textContent).toContain('UNCONFINED');
     expect(sandboxLoad).not.toHaveBeenCalled();
+    expect(element.querySelector('[data-testid="approval-no-rule"]')).toBeNull();
+  });
+
+  it('offers no Always allow when the server offers no rule scope (it would only allow once)', async () => {
+    const { element } = await render(approval({ alwaysScope: null }));
+    expect(element.querySelector('[data-testid="approval-allow-always"]')).toBeNull();
+    expect(element.querySelector('[data-testid="approval-no-rule"]')?.textContent).toBe(
+      'No standing rule can cover this call, so it is asked every time.',
+    );
+    expect(element.querySelector('[data-testid="approval-allow-once"]')).not.toBeNull();
   });
 
   it('asks the sandbox status when the request does not say, and shows it', async () => {

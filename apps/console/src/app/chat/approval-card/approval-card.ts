@@ -59,7 +59,7 @@ function typingElsewhere(document: Document): boolean {
 /**
  * A tool call waiting for the user, inline in the running turn: the tool, its risk, the full command or arguments
  * (never cut), for exec whether it runs sandboxed or UNCONFINED, a countdown to the automatic denial, and Allow
- * once / Always allow (with the rule's scope) / Deny. Focus moves to the card when it appears. Once settled the card
+ * once / Always allow (with the rule's scope; only when the server offers one, else it would mean allow once) / Deny. Focus moves to the card when it appears. Once settled the card
  * shows the outcome instead of the buttons.
  */
 @Component({
@@ -106,10 +106,6 @@ export class ApprovalCard {
   protected readonly scope = computed(() => {
     const scope = this.approval().alwaysScope;
     return scope ? scopeLabel(scope) : null;
-  });
-  protected readonly allowAlwaysLabel = computed(() => {
-    const scope = this.scope();
-    return scope ? this.i18n.t('approval.allowAlwaysScope', { scope }) : this.i18n.t('approval.allowAlways');
   });
   protected readonly secondsLeft = computed(() => secondsLeft(this.approval().expiresAt, this.now()));
   protected readonly countdown = computed(() => {

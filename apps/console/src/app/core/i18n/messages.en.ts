@@ -103,6 +103,7 @@ export const EN_MESSAGES = {
   'approval.allowAlways': 'Always allow',
   'approval.allowAlwaysScope': 'Always allow {scope}',
   'approval.deny': 'Deny',
+  'approval.noAlwaysScope': 'No standing rule can cover this call, so it is asked every time.',
   'approval.sending': 'Sending your decision…',
   'approval.notConnected': 'Not connected: your decision was not sent. Try again once the connection is back.',
   'approval.notify': 'Notify me when a tool waits',

@@ -104,6 +104,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'approval.allowAlways': '始终允许',
   'approval.allowAlwaysScope': '始终允许 {scope}',
   'approval.deny': '拒绝',
+  'approval.noAlwaysScope': '没有长期规则可以覆盖此调用，因此每次都会询问。',
   'approval.sending': '正在发送你的决定…',
   'approval.notConnected': '未连接：你的决定没有发送。连接恢复后请重试。',
   'approval.notify': '有工具等待时通知我',
