@@ -1,6 +1,6 @@
 import { type DynamicModule, Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import { promises as fs } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import { installConsole } from './common/console-static';
 import { acquireDataDirLock, type DataDirLock } from './common/data-dir-lock';
 import { earlyErrorHandler, installHttpPipeline, REQUEST_BODY_LIMIT } from './common/http-pipeline';
 import { TokenVerifier } from './common/http-security';
+import { verifyJsonBodyDepth } from './common/json-limits';
 import { formatEvent } from './common/log-format';
 import { setupOpenApi } from './common/openapi';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
@@ -88,7 +89,13 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
     });
     const verifier = new TokenVerifier(config.apiToken);
     installHttpPipeline(app, config, verifier);
-    app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT });
+    // Size limit (413) and nesting limit (400, checked on the raw bytes before JSON.parse) on every JSON body. Nest's
+    // option type leaves out `verify` because its `rawBody` option uses it; this app never sets `rawBody`, so the hook
+    // reaches body-parser unchanged.
+    app.useBodyParser('json', {
+      limit: REQUEST_BODY_LIMIT,
+      verify: verifyJsonBodyDepth,
+    } as NestExpressBodyParserOptionsFor<'json'>);
     app.useBodyParser('urlencoded', { limit: REQUEST_BODY_LIMIT, extended: false });
     app.use(earlyErrorHandler());
     installConsole(app, config.consoleDir);
