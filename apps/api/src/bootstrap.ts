@@ -67,7 +67,7 @@ export async function createDataDirectories(config: AppConfig): Promise<void> {
  * user left readable to others is tightened. The workspace is the user's own folder and is never walked. Never throws:
  * failures are counted in the results, which the boot logs (one line per directory that needed changes).
  */
-export function tightenDataPermissions(config: AppConfig): Promise<PrivateRootsResult[]> {
+export function tightenDataPermissions(config: AppConfig): PrivateRootsResult[] {
   return tightenPrivateRoots([config.dataDir, config.memoryDir, config.logDir, config.configDir], [config.workspaceDir]);
 }
 
@@ -99,7 +99,7 @@ function logTightened(results: PrivateRootsResult[], logger: AppLogger): void {
  */
 export async function createCashcodeApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CashcodeApp> {
   await createDataDirectories(config);
-  const tightened = await tightenDataPermissions(config);
+  const tightened = tightenDataPermissions(config);
   const lock: DataDirLock | null = options.skipLock ? null : await acquireDataDirLock(config.dataDir);
   let logger: AppLogger;
   try {

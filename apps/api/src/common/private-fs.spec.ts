@@ -87,7 +87,7 @@ describe('private-fs', () => {
     await fs.symlink(join(outside, 'shared'), join(root, 'link-file'));
     await fs.chmod(root, 0o755);
 
-    const result = await tightenTree(root, { skip: [join(root, 'skipped')] });
+    const result = tightenTree(root, { skip: [join(root, 'skipped')] });
     expect(result).toEqual({ changed: 2, failed: 0, truncated: false }); // root + a
     expect(await modeOf(root)).toBe(0o700);
     expect(await modeOf(join(root, 'a'))).toBe(0o600);
@@ -95,16 +95,16 @@ describe('private-fs', () => {
     expect(await modeOf(join(root, 'skipped', 'inner', 'f'))).toBe(0o644);
     expect(await modeOf(outside)).toBe(0o755);
     expect(await modeOf(join(outside, 'shared'))).toBe(0o644);
-    expect(await tightenTree(root)).toEqual({ changed: 3, failed: 0, truncated: false }); // skipped + inner + f
-    expect(await tightenTree(root)).toEqual({ changed: 0, failed: 0, truncated: false });
-    expect((await tightenTree(root, { maxEntries: 2 })).truncated).toBe(true);
-    expect(await tightenTree(join(dir, 'missing'))).toEqual({ changed: 0, failed: 0, truncated: false });
+    expect(tightenTree(root)).toEqual({ changed: 3, failed: 0, truncated: false }); // skipped + inner + f
+    expect(tightenTree(root)).toEqual({ changed: 0, failed: 0, truncated: false });
+    expect(tightenTree(root, { maxEntries: 2 }).truncated).toBe(true);
+    expect(tightenTree(join(dir, 'missing'))).toEqual({ changed: 0, failed: 0, truncated: false });
   });
 
   it('tightenPrivateRoots walks a root nested in another once', async () => {
     await fs.mkdir(join(dir, 'data', 'memory'), { recursive: true, mode: 0o755 });
     await fs.chmod(join(dir, 'data'), 0o755);
-    const results = await tightenPrivateRoots([join(dir, 'data'), join(dir, 'data', 'memory'), join(dir, 'data')], []);
+    const results = tightenPrivateRoots([join(dir, 'data'), join(dir, 'data', 'memory'), join(dir, 'data')], []);
     expect(results).toEqual([{ root: join(dir, 'data'), changed: 2, failed: 0, truncated: false }]);
   });
 });
