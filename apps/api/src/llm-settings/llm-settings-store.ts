@@ -1,6 +1,6 @@
 /**
- * The LLM settings file (spec §13.1, §13.2): `<config dir>/settings/llm.json`, directory 0700, file 0600, written
- * atomically. The only code in this module that touches the disk.
+ * The LLM settings file (it holds the provider API keys): `<config dir>/settings/llm.json`, directory 0700, file 0600
+ * (private-fs.ts), written atomically. The only code in this module that touches the disk.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { promises as fs } from 'node:fs';

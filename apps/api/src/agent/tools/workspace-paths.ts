@@ -1,5 +1,5 @@
 /**
- * Path confinement for the file tools (SECURITY.md §2, spec §7).
+ * Path confinement for the file tools (read_file, write_file, edit_file, list_dir, glob, grep).
  *
  * Every user-given path is resolved against the realpath of WORKSPACE_DIR and accepted only when both the lexical
  * result and its realpath (the target's, or its nearest existing ancestor's when the target does not exist yet) are

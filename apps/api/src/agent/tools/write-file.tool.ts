@@ -1,4 +1,4 @@
-/** `write_file` (spec §7, §11.12): create or overwrite a workspace file atomically; Skill roots are refused. */
+/** `write_file`: create or overwrite a workspace file atomically; the Skill roots are refused (Skills have their own tool). */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../common/atomic-file';
