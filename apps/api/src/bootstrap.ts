@@ -1,7 +1,6 @@
 import { type DynamicModule, Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { promises as fs } from 'node:fs';
+import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
@@ -11,7 +10,9 @@ import { installConsole } from './common/console-static';
 import { acquireDataDirLock, type DataDirLock } from './common/data-dir-lock';
 import { earlyErrorHandler, installHttpPipeline, REQUEST_BODY_LIMIT } from './common/http-pipeline';
 import { TokenVerifier } from './common/http-security';
+import { verifyJsonBodyDepth } from './common/json-limits';
 import { formatEvent } from './common/log-format';
+import { mkdirPrivate, type PrivateRootsResult, tightenPrivateRoots } from './common/private-fs';
 import { setupOpenApi } from './common/openapi';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { registerSecretValue } from './common/redact';
@@ -57,21 +58,51 @@ function allowOwnOrigins(config: AppConfig): void {
   }
 }
 
-/** Creates the runtime directories of the data layout (data, memory, workspace, logs). */
+/** Creates the runtime directories (data, memory, workspace, logs), owner-only (0700) when they are new. */
 export async function createDataDirectories(config: AppConfig): Promise<void> {
   for (const dir of [config.dataDir, config.memoryDir, config.workspaceDir, config.logDir]) {
-    await fs.mkdir(dir, { recursive: true });
+    await mkdirPrivate(dir);
   }
 }
 
 /**
- * Boots CashCode: directories, data-dir lock, logger, Nest app with the HTTP pipeline (request id, access log,
- * Host/Origin/token guards, helmet, CORS, body limit, problem+json errors, validation), OpenAPI, the console,
+ * Makes the data, memory, log and config directories owner-only (0700 / 0600): what an earlier version, a copy or the
+ * user left readable to others is tightened. The workspace is the user's own folder and is never walked. Never throws:
+ * failures are counted in the results, which the boot logs (one line per directory that needed changes).
+ */
+export function tightenDataPermissions(config: AppConfig): PrivateRootsResult[] {
+  return tightenPrivateRoots([config.dataDir, config.memoryDir, config.logDir, config.configDir], [config.workspaceDir]);
+}
+
+function logTightened(results: PrivateRootsResult[], logger: AppLogger): void {
+  for (const { root, changed, failed, truncated } of results) {
+    if (changed > 0) {
+      logger.log(
+        formatEvent('fs.permissions.tightened', { root, paths: changed }) +
+          ` — Tightened permissions of ${changed} paths under ${root} to owner-only`,
+        'Bootstrap',
+      );
+    }
+    if (failed > 0 || truncated) {
+      logger.warn(
+        formatEvent('fs.permissions.incomplete', { root, failed, truncated }) +
+          ` — Some paths under ${root} may still be readable by other users; check their owner and mode`,
+        'Bootstrap',
+      );
+    }
+  }
+}
+
+/**
+ * Boots CashCode: directories (owner-only; existing ones tightened), data-dir lock, logger, Nest app with the HTTP
+ * pipeline (request id, access log, Host/Origin/token guards, helmet, CORS, body limits, problem+json errors,
+ * validation), OpenAPI, the console,
  * the WebSocket adapter; then listens on config.host:config.port (and config.wsHost:config.wsPort unless shared).
  * Shared by main.ts and the tests (test/support/test-app.ts).
  */
 export async function createCashcodeApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CashcodeApp> {
   await createDataDirectories(config);
+  const tightened = tightenDataPermissions(config);
   const lock: DataDirLock | null = options.skipLock
     ? null
     : await acquireDataDirLock(config.dataDir, {
@@ -87,6 +118,7 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
     throw error;
   }
   registerSecretValue(config.apiToken);
+  logTightened(tightened, logger);
   let app: NestExpressApplication | null = null;
   let adapter: CashcodeWsAdapter | null = null;
   try {
@@ -97,7 +129,13 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
     });
     const verifier = new TokenVerifier(config.apiToken);
     installHttpPipeline(app, config, verifier);
-    app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT });
+    // Size limit (413) and nesting limit (400, checked on the raw bytes before JSON.parse) on every JSON body. Nest's
+    // option type leaves out `verify` because its `rawBody` option uses it; this app never sets `rawBody`, so the hook
+    // reaches body-parser unchanged.
+    app.useBodyParser('json', {
+      limit: REQUEST_BODY_LIMIT,
+      verify: verifyJsonBodyDepth,
+    } as NestExpressBodyParserOptionsFor<'json'>);
     app.useBodyParser('urlencoded', { limit: REQUEST_BODY_LIMIT, extended: false });
     app.use(earlyErrorHandler());
     installConsole(app, config.consoleDir);

@@ -43,6 +43,9 @@ function describeStartupError(error: unknown): string {
 }
 
 async function main(): Promise<void> {
+  // Owner-only by default for anything created by this process and its children (tools, MCP servers). The server's
+  // own files do not rely on it: they are created with explicit modes (common/private-fs.ts).
+  process.umask(0o077);
   const envFile = join(rootDir, '.env');
   // Optional .env at the repo root; variables already in the environment win.
   if (existsSync(envFile)) loadDotenv({ path: envFile, override: false, quiet: true });

@@ -83,6 +83,15 @@ describe(ToolRegistry.name, () => {
       expect(result.ok).toBe(false);
     });
 
+    it('Scenario: arguments nested deeper than the JSON limit are a tool error', async () => {
+      const run = jest.fn(async () => 'ran');
+      registry.register(tool('echo', run));
+      const result = await registry.execute('echo', `{"a":${'['.repeat(60_000)}${']'.repeat(60_000)}}`, context(), scope());
+      expect(run).not.toHaveBeenCalled();
+      expect(result.ok).toBe(false);
+      expect(result.model).toMatch(/^Error: Invalid arguments for echo: the arguments are nested too deeply \(more than 64 levels\)/);
+    });
+
     it('Scenario: invalid JSON arguments are a tool error, never silently {}', async () => {
       const run = jest.fn(async () => 'ran');
       registry.register(tool('echo', run));

@@ -12,6 +12,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
 import type { AgentTool, ToolContext, ToolResult } from './agent-tool';
 
 /** Suffix appended to every registry/tool error the model sees (spec §6). */
@@ -89,12 +90,17 @@ type ParsedArguments = { ok: true; args: Record<string, unknown> } | { ok: false
 /** Tool-call arguments as the model sent them: a JSON object (an empty string means no arguments). */
 export function parseToolArguments(raw: string): ParsedArguments {
   if (raw.trim() === '') return { ok: true, args: {} };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (err) {
-    return { ok: false, reason: `the arguments are not valid JSON (${errorMessage(err)})` };
+  const result = parseJsonLimited(raw);
+  if (!result.ok) {
+    return {
+      ok: false,
+      reason:
+        result.reason === 'too_deep'
+          ? `the arguments are nested too deeply (more than ${MAX_JSON_DEPTH} levels)`
+          : `the arguments are not valid JSON (${result.message})`,
+    };
   }
+  const parsed = result.value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { ok: false, reason: 'the arguments must be a JSON object' };
   }

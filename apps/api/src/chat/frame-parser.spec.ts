@@ -103,6 +103,17 @@ describe('frame parser', () => {
     });
   });
 
+  it('Scenario: a WS frame nested 60,000 levels deep is an error event (parser)', () => {
+    const tooDeep = {
+      kind: 'reject',
+      reason: 'too_deep',
+      error: { event: 'error', detail: 'frame is nested too deeply (more than 64 levels)', code: 'too_deep' },
+    };
+    expect(parseFrameText(`{"type":"ping","pad":${'['.repeat(60_000)}${']'.repeat(60_000)}}`)).toEqual(tooDeep);
+    expect(parseFrameText(`{"type":"ping","pad":${'{"a":'.repeat(64)}1${'}'.repeat(64)}}`)).toEqual(tooDeep);
+    expect(parseFrameText(`{"type":"ping","pad":${'{"a":'.repeat(63)}1${'}'.repeat(63)}}`)).toEqual({ kind: 'ping' });
+  });
+
   it('Scenario: binary frames are UTF-8 decoded; undecodable ones are ignored', () => {
     expect(parseFrame(Buffer.from('{"type":"ping"}', 'utf8'), true)).toEqual({ kind: 'ping' });
     expect(parseFrame(Buffer.from([0xff, 0xfe, 0x7b]), true)).toEqual({ kind: 'ignore', reason: 'invalid_utf8' });

@@ -1,15 +1,20 @@
 /**
- * Client → server frame parsing and validation (spec §4.2, §4.4). Pure: no transport, no I/O.
+ * Client → server frame parsing and validation (the chat protocol's client frames and message metadata). Pure: no
+ * transport, no I/O.
  *
  * - Text is trimmed, must start with `{`, parse as a JSON object with a string `type` → else
  *   `typed JSON envelope required` (no chat_id).
+ * - JSON nested more than MAX_JSON_DEPTH (64) levels is refused before it is parsed → `frame is nested too deeply …`
+ *   (code `too_deep`, no chat_id); the connection stays open.
  * - Binary frames are UTF-8 decoded; undecodable ones are ignored silently.
  * - Chat ids match ^[A-Za-z0-9_:-]{1,64}$ → else `invalid chat_id` (no chat_id).
- * - message: blank/non-string content → `missing content` (with chat_id); metadata per §4.4 (with chat_id).
+ * - message: blank/non-string content → `missing content` (with chat_id); invalid selection metadata → the
+ *   sanitizer's message (with chat_id).
  * - approval: `call_id` a non-empty string of at most 256 printable characters and `decision` one of `allow_once`,
  *   `allow_always`, `deny` → else `invalid_frame` (with chat_id). Whether the call is pending is the gateway's concern.
  * - Unknown type T → `unknown type: 'T'` (Python repr of the value). Extra keys are ignored.
  */
+import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
 import {
   APPROVAL_DECISIONS,
   CHAT_ID_PATTERN,
@@ -22,6 +27,7 @@ import {
 /** Machine-readable reasons, also the `code` of the error event and the `reason` of `ws.frame.rejected` logs. */
 export type FrameRejectReason =
   | 'invalid_envelope'
+  | 'too_deep'
   | 'invalid_chat_id'
   | 'missing_content'
   | 'invalid_selection_metadata'
@@ -90,12 +96,13 @@ export function decodeFrame(data: Buffer | ArrayBuffer | Buffer[] | string, isBi
 export function parseFrameText(raw: string): ParsedFrame {
   const text = raw.trim();
   if (!text.startsWith('{')) return reject('invalid_envelope', 'typed JSON envelope required');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return reject('invalid_envelope', 'typed JSON envelope required');
+  const result = parseJsonLimited(text);
+  if (!result.ok) {
+    return result.reason === 'too_deep'
+      ? reject('too_deep', `frame is nested too deeply (more than ${MAX_JSON_DEPTH} levels)`)
+      : reject('invalid_envelope', 'typed JSON envelope required');
   }
+  const parsed = result.value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return reject('invalid_envelope', 'typed JSON envelope required');
   }
@@ -126,7 +133,7 @@ export function parseFrameText(raw: string): ParsedFrame {
       }
       const metadata = sanitizeMessageMetadata(frame['metadata']);
       if (!metadata.ok) return reject('invalid_selection_metadata', metadata.error, chatId);
-      // content is forwarded untrimmed (spec §4.2)
+      // content is forwarded untrimmed, like the reference server
       return { kind: 'message', chatId, content, metadata: metadata.metadata };
     }
     case 'approval': {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { PRIVATE_FILE_MODE } from './private-fs';
 
 export interface WriteFileAtomicOptions {
-  /** File mode for the new file (e.g. 0o600 for secrets). Defaults to 0o644. */
+  /** File mode for the new file. Defaults to owner-only 0o600 (PRIVATE_FILE_MODE, see private-fs.ts). */
   mode?: number;
   /** Text encoding when `data` is a string. Defaults to utf8. */
   encoding?: BufferEncoding;
@@ -26,11 +27,12 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
-  const mode = options.mode ?? 0o644;
+  const mode = options.mode ?? PRIVATE_FILE_MODE;
   const tmp = tempPathFor(target);
   let handle: fs.FileHandle | undefined;
   try {
-    handle = await fs.open(tmp, 'wx', mode);
+    // created owner-only whatever `mode` is: the final mode is only set once the content is written
+    handle = await fs.open(tmp, 'wx', PRIVATE_FILE_MODE);
     if (typeof data === 'string') {
       await handle.writeFile(data, { encoding: options.encoding ?? 'utf8' });
     } else {

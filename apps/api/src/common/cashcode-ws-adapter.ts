@@ -15,7 +15,10 @@ import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 /** Path of the gateway when it shares the HTTP server (WS_PORT === CASHCODE_PORT). */
 export const WS_SHARED_PATH = '/ws';
 
-/** Largest WebSocket message accepted (SECURITY.md §8); bigger frames close the connection with 1009. */
+/**
+ * Largest WebSocket message accepted; bigger frames close the connection with 1009 before they are buffered whole.
+ * Nesting inside an accepted frame is limited by the frame parser (json-limits.ts, an `error` event).
+ */
 export const WS_MAX_PAYLOAD = 1024 * 1024;
 
 type UpgradeRejection = { status: number; detail: string; reason: string; headers?: Record<string, string> };

@@ -1,8 +1,6 @@
 import {
   closeSync,
   lstatSync,
-  mkdirSync,
-  openSync,
   readdirSync,
   renameSync,
   symlinkSync,
@@ -11,6 +9,7 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import Transport from 'winston-transport';
+import { mkdirPrivateSync, openPrivateSync } from './private-fs';
 
 /** The rendered line winston's format puts on every record (triple-beam's MESSAGE). */
 const MESSAGE = Symbol.for('message');
@@ -138,7 +137,7 @@ export class DailyFileTransport extends Transport {
     this.baseName = options.baseName;
     this.retentionDays = Math.max(1, Math.floor(options.retentionDays));
     this.now = options.now ?? Date.now;
-    mkdirSync(this.dirname, { recursive: true });
+    mkdirPrivateSync(this.dirname);
     const now = new Date(this.now());
     this.file = this.openDay(now);
     this.nextRotationAt = nextLocalMidnight(now);
@@ -192,7 +191,7 @@ export class DailyFileTransport extends Transport {
 
   private openDay(now: Date): DayFile {
     const path = join(this.dirname, `${this.baseName}.${localDay(now)}`);
-    const fd = openSync(path, 'a');
+    const fd = openPrivateSync(path, 'a');
     return new DayFile(path, fd, (failedPath, error) => this.onWriteResult(failedPath, error));
   }
 

@@ -6,10 +6,13 @@ import type { AppConfig } from '../config/app-config';
 import { bearerToken, isAllowedHost, isAllowedOrigin, isCorsOrigin, TokenVerifier } from './http-security';
 import { logIds, runRequestWithLogContext } from './log-context';
 import { formatEvent } from './log-format';
-import { buildProblem, sendProblem, UNHANDLED_ERROR_TYPE } from './problem-details.filter';
+import { buildProblem, sendProblem, toProblemInit, UNHANDLED_ERROR_TYPE } from './problem-details.filter';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 
-/** Largest JSON / form body accepted on REST (skill create carries support files). */
+/**
+ * Largest JSON / form body accepted on REST (skill create carries support files); bigger bodies answer 413. JSON bodies
+ * are also limited to MAX_JSON_DEPTH levels of nesting (json-limits.ts; 400).
+ */
 export const REQUEST_BODY_LIMIT = '10mb';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -99,19 +102,16 @@ export function tokenMiddleware(verifier: TokenVerifier): RequestHandler {
   };
 }
 
-/** Express error handler for errors raised before Nest routing (body parser, static files). */
+/**
+ * Express error handler for errors raised before Nest routing (body parser, static files). Client errors (body-parser's
+ * `expose: true` 4xx: malformed, too large, too deep, bad charset) answer the same problem+json as inside Nest; anything
+ * else is a logged, generic 500.
+ */
 export function earlyErrorHandler(): (error: unknown, req: Request, res: Response, next: NextFunction) => void {
   return (error, req, res, _next) => {
-    const err = error as { status?: unknown; statusCode?: unknown; expose?: unknown; type?: unknown };
-    const status = typeof err.status === 'number' ? err.status : typeof err.statusCode === 'number' ? err.statusCode : 500;
-    if (status >= 400 && status < 500 && err.expose === true) {
-      const detail =
-        err.type === 'entity.parse.failed'
-          ? 'Malformed JSON request body'
-          : err.type === 'entity.too.large'
-            ? 'Request body is too large'
-            : undefined;
-      sendProblem(res, buildProblem({ status, detail: detail ?? 'Bad Request' }, req, String(res.getHeader(REQUEST_ID_HEADER) ?? '')));
+    const init = toProblemInit(error);
+    if (init && init.status >= 400 && init.status < 500) {
+      sendProblem(res, buildProblem(init, req, String(res.getHeader(REQUEST_ID_HEADER) ?? '')));
       return;
     }
     res.locals[UNHANDLED_ERROR_TYPE] = error instanceof Error ? error.constructor.name : typeof error;

@@ -7,12 +7,14 @@ import {
   type ProblemFieldError,
   statusTitle,
 } from './problem-details';
+import { JSON_TOO_DEEP_ERROR_TYPE, MAX_JSON_DEPTH } from './json-limits';
 import { REQUEST_ID_HEADER } from './request-id';
 
 /** Errors of body-parser and similar http-errors (`expose: true`) mapped to fixed, safe messages. */
 const HTTP_ERROR_DETAILS: Record<string, string> = {
   'entity.parse.failed': 'Malformed JSON request body',
   'entity.too.large': 'Request body is too large',
+  [JSON_TOO_DEEP_ERROR_TYPE]: `JSON request body is nested too deeply (more than ${MAX_JSON_DEPTH} levels)`,
   'encoding.unsupported': 'Unsupported request body encoding',
   'charset.unsupported': 'Unsupported request body charset',
   'request.aborted': 'Request aborted',

@@ -9,6 +9,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { SkillEvolutionEvidence } from '@cashcode/contracts';
 import { writeJsonAtomic } from '../common/atomic-file';
 import { formatEvent } from '../common/log-format';
+import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { EVIDENCE_ID_PATTERN, parseEvidence } from './evidence';
 
@@ -31,7 +32,7 @@ export class EvidenceStore {
   /** Writes a record, then deletes the oldest records beyond the cap. */
   async add(evidence: SkillEvolutionEvidence): Promise<void> {
     const index = await this.load();
-    await fs.mkdir(this.dir, { recursive: true });
+    await mkdirPrivate(this.dir);
     await writeJsonAtomic(this.fileOf(evidence.id), evidence);
     index.set(evidence.id, evidence.fingerprint);
     await this.prune(index);

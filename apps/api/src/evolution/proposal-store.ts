@@ -17,6 +17,7 @@ import {
 } from '@cashcode/contracts';
 import { writeJsonAtomic } from '../common/atomic-file';
 import { formatEvent } from '../common/log-format';
+import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 
 export const PROPOSAL_ID_PATTERN = /^[0-9a-f]{32}$/;
@@ -89,7 +90,7 @@ export class ProposalStore {
   }
 
   async save(proposal: SkillEvolutionProposal): Promise<void> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await mkdirPrivate(this.dir);
     await writeJsonAtomic(join(this.dir, `${proposal.id}.json`), proposal);
   }
 

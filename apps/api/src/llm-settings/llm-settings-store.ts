@@ -1,11 +1,12 @@
 /**
- * The LLM settings file (spec §13.1, §13.2): `<config dir>/settings/llm.json`, directory 0700, file 0600, written
- * atomically. The only code in this module that touches the disk.
+ * The LLM settings file (it holds the provider API keys): `<config dir>/settings/llm.json`, directory 0700, file 0600
+ * (private-fs.ts), written atomically. The only code in this module that touches the disk.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
+import { mkdirPrivate, PRIVATE_DIR_MODE } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import {
   apiKeyError,
@@ -108,13 +109,13 @@ export class LlmSettingsStore {
 
   /** Atomically replaces the file (0600) inside a 0700 directory; on failure the previous file is intact. */
   async save(settings: StoredLlmSettings): Promise<void> {
-    await fs.mkdir(this.directory, { recursive: true, mode: 0o700 });
-    await fs.chmod(this.directory, 0o700).catch(() => undefined);
+    await mkdirPrivate(this.directory);
+    await fs.chmod(this.directory, PRIVATE_DIR_MODE).catch(() => undefined);
     await this.writeFile(serialiseSettingsFile(settings));
   }
 
   /** The write step (separate so tests can inject an I/O failure). */
   protected async writeFile(content: string): Promise<void> {
-    await writeFileAtomic(this.filePath, content, { mode: 0o600 });
+    await writeFileAtomic(this.filePath, content);
   }
 }

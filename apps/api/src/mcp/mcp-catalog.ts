@@ -9,6 +9,7 @@ import { MCP_SERVER_NAME_PATTERN, type McpTransportType } from '@cashcode/contra
 import { promises as fs } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
+import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { McpError } from './mcp.errors';
 import type { McpServerConfig } from './mcp.types';
@@ -184,8 +185,8 @@ export class McpCatalog {
       if (Object.keys(config.headers).length > 0) entry['headers'] = config.headers;
       file[name] = entry;
     }
-    await fs.mkdir(dirname(this.config.mcpUserCatalogPath), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(this.config.mcpUserCatalogPath, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    await mkdirPrivate(dirname(this.config.mcpUserCatalogPath));
+    await writeFileAtomic(this.config.mcpUserCatalogPath, `${JSON.stringify(file, null, 2)}\n`);
   }
 
   private async loadBuiltins(file: string): Promise<Map<string, McpServerConfig>> {

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
+import { mkdirPrivate } from '../common/private-fs';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { McpServerConfig, McpToolDescriptor } from './mcp.types';
@@ -121,7 +122,7 @@ export class McpSchemaCache {
       prompts: [],
     };
     try {
-      await fs.mkdir(this.config.mcpCacheDir, { recursive: true });
+      await mkdirPrivate(this.config.mcpCacheDir);
       await writeFileAtomic(this.pathOf(server.name), `${JSON.stringify(body, null, 2)}\n`);
     } catch (error) {
       this.logger.warn(

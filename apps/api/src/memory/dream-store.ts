@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { DreamRun } from '@cashcode/contracts';
 import { writeFileAtomic } from '../common/atomic-file';
+import { mkdirPrivate, openPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 
 export const DREAM_CURSOR_FILE = '.dream_cursor';
@@ -87,7 +88,7 @@ export class DreamStore {
     const run = this.cursorLane.then(async () => {
       const next = change(await this.readCursor());
       if (next === null) return;
-      await fs.mkdir(this.memoryDir, { recursive: true });
+      await mkdirPrivate(this.memoryDir);
       await writeFileAtomic(join(this.memoryDir, DREAM_CURSOR_FILE), JSON.stringify(next));
     });
     this.cursorLane = run.catch(() => undefined);
@@ -99,8 +100,8 @@ export class DreamStore {
   /** Appends a run record; prunes the oldest runs and their snapshots beyond `maxRuns`. */
   appendRun(run: DreamRun): Promise<void> {
     const task = this.runsLane.then(async () => {
-      await fs.mkdir(this.dreamsDir, { recursive: true });
-      const handle = await fs.open(join(this.dreamsDir, RUNS_FILE), 'a+');
+      await mkdirPrivate(this.dreamsDir);
+      const handle = await openPrivate(join(this.dreamsDir, RUNS_FILE), 'a+');
       try {
         // after a crash mid-append the file may end with a torn line: start on a new line
         const { size } = await handle.stat();
@@ -135,7 +136,7 @@ export class DreamStore {
 
   async saveSnapshot(runId: string, content: string): Promise<void> {
     const dir = join(this.dreamsDir, SNAPSHOTS_DIR);
-    await fs.mkdir(dir, { recursive: true });
+    await mkdirPrivate(dir);
     await writeFileAtomic(join(dir, `${runId}.md`), content);
   }
 

@@ -15,6 +15,7 @@ import { CHAT_ID_PATTERN } from '@cashcode/contracts';
 import { constants as fsConstants, promises as fs, statSync, writeSync, type BigIntStats, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
+import { mkdirPrivate, openPrivate, writeFilePrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { recordToMessage, serializeHistoryRecord, turnRecords, type PendingRecord } from './history-record';
 import { parseHistoryBuffer, scanHistoryBackward, type ReadAt, type SmartLoadResult } from './history-scan';
@@ -254,7 +255,7 @@ export class MemoryStore implements OnApplicationShutdown {
         this.logger.warn(`event=memory.metadata.skipped chat_id=${chatId} reason=deleted`);
         return;
       }
-      await fs.mkdir(this.chatDir(chatId), { recursive: true });
+      await mkdirPrivate(this.chatDir(chatId));
       await writeFileAtomic(join(this.chatDir(chatId), METADATA_FILE), text);
       const cached = this.states.get(chatId);
       if (cached && cached.metadata !== metadata) cached.metadata = metadata;
@@ -445,7 +446,7 @@ export class MemoryStore implements OnApplicationShutdown {
       if (existing.includes(content)) return 'duplicate';
       const head = existing.replace(/\n+$/, '');
       const line = `[${formatLocalMinute(this.now())}] ${content}`;
-      await fs.mkdir(this.memoryDir, { recursive: true });
+      await mkdirPrivate(this.memoryDir);
       await writeFileAtomic(join(this.memoryDir, LONG_TERM_FILE), head === '' ? `${line}\n` : `${head}\n${line}\n`);
       this.logger.log(`event=memory.long_term.saved chars=${content.length}`);
       return 'saved';
@@ -476,7 +477,7 @@ export class MemoryStore implements OnApplicationShutdown {
       const current = await this.readOptionalText(document);
       const decision = await update(current);
       if (decision.content !== null && decision.content !== current) {
-        await fs.mkdir(this.memoryDir, { recursive: true });
+        await mkdirPrivate(this.memoryDir);
         await writeFileAtomic(join(this.memoryDir, document), decision.content);
         this.logger.log(`event=memory.document.replaced document=${document} chars=${decision.content.length}`);
       }
@@ -625,7 +626,7 @@ export class MemoryStore implements OnApplicationShutdown {
   private async prepareWriter(chatId: string): Promise<WriterState> {
     const known = this.writers.get(chatId);
     if (known) return known;
-    await fs.mkdir(this.chatDir(chatId), { recursive: true });
+    await mkdirPrivate(this.chatDir(chatId));
     let lastCursor = 0;
     let handle: fs.FileHandle | undefined;
     try {
@@ -687,7 +688,7 @@ export class MemoryStore implements OnApplicationShutdown {
       this.appendHandles.set(chatId, known);
       return known;
     }
-    const handle = await fs.open(this.historyPath(chatId), APPEND_FLAGS, 0o666);
+    const handle = await openPrivate(this.historyPath(chatId), APPEND_FLAGS);
     this.appendHandles.set(chatId, handle);
     if (this.appendHandles.size > this.maxOpenAppendHandles) {
       for (const [id, open] of this.appendHandles) {
@@ -711,7 +712,7 @@ export class MemoryStore implements OnApplicationShutdown {
   private async writeCursorHint(chatId: string, cursor: number): Promise<void> {
     if (this.writers.get(chatId)?.nextCursor !== cursor + 1) return; // superseded or the chat was deleted
     try {
-      await fs.writeFile(join(this.chatDir(chatId), CURSOR_FILE), String(cursor));
+      await writeFilePrivate(join(this.chatDir(chatId), CURSOR_FILE), String(cursor));
     } catch (error) {
       if (isErrorCode(error, 'ENOENT')) return; // the chat directory is gone: nothing to hint
       this.logger.warn(`event=memory.cursor.write_failed chat_id=${chatId} error=${String((error as { code?: unknown }).code)}`);

@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fsCallback from 'node:fs';
-import { createWriteStream, promises as fs, type Dirent } from 'node:fs';
+import { promises as fs, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
@@ -32,6 +32,13 @@ import {
   type SkillManifest,
 } from '@cashcode/skill-format';
 import { fsyncDirectory, writeFileAtomic } from '../common/atomic-file';
+import {
+  copyTreePrivate,
+  createPrivateWriteStream,
+  mkdirPrivate,
+  PRIVATE_DIR_MODE,
+  writeFilePrivate,
+} from '../common/private-fs';
 import { formatEvent } from '../common/log-format';
 
 export interface SkillRoots {
@@ -186,19 +193,19 @@ export class StagedPackage {
   }
 
   async ensureDir(rel: string): Promise<void> {
-    await fs.mkdir(this.target(rel), { recursive: true });
+    await mkdirPrivate(this.target(rel));
   }
 
   async writeFile(rel: string, data: string | Uint8Array): Promise<void> {
     const target = this.target(rel);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.writeFile(target, data, { flag: 'wx', mode: 0o644 });
+    await mkdirPrivate(path.dirname(target));
+    await writeFilePrivate(target, data, 'wx');
   }
 
   /** Streams a file in, counting the bytes actually written; more than `maxBytes` → StagingLimitError. */
   async writeStream(rel: string, input: Readable, maxBytes: number, onChunk?: (chunk: Buffer) => void): Promise<number> {
     const target = this.target(rel);
-    await fs.mkdir(path.dirname(target), { recursive: true });
+    await mkdirPrivate(path.dirname(target));
     let written = 0;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
@@ -216,7 +223,7 @@ export class StagedPackage {
         callback(null, chunk);
       },
     });
-    await pipeline(input, counter, createWriteStream(target, { flags: 'wx', mode: 0o644 }));
+    await pipeline(input, counter, createPrivateWriteStream(target, 'wx'));
     return written;
   }
 
@@ -229,7 +236,7 @@ export class StagedPackage {
   }
 
   async writeMeta(meta: SkillMeta): Promise<void> {
-    await fs.writeFile(path.join(this.dir, META_FILE), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o644 });
+    await writeFilePrivate(path.join(this.dir, META_FILE), `${JSON.stringify(meta, null, 2)}\n`);
   }
 
   async discard(): Promise<void> {
@@ -251,7 +258,7 @@ export class SkillStore {
   /** Creates the user/agent roots and the snapshots directory; removes staging leftovers of a crash. */
   async prepare(): Promise<void> {
     for (const dir of [this.roots.user, this.roots.agent, this.roots.snapshots]) {
-      await fs.mkdir(dir, { recursive: true });
+      await mkdirPrivate(dir);
     }
     for (const root of [this.roots.user, this.roots.agent]) {
       for (const entry of await fs.readdir(root, { withFileTypes: true })) {
@@ -465,15 +472,16 @@ export class SkillStore {
   /** A fresh hidden staging directory in the root of `source`. */
   async stage(source: SkillSource, kind: 'stage' | 'import' = 'stage'): Promise<StagedPackage> {
     const root = this.rootOf(source);
-    await fs.mkdir(root, { recursive: true });
+    await mkdirPrivate(root);
     const dir = path.join(root, `.skill-${kind}.${hex(8)}`);
-    await fs.mkdir(dir);
+    await fs.mkdir(dir, { mode: PRIVATE_DIR_MODE });
+    await fs.chmod(dir, PRIVATE_DIR_MODE);
     return new StagedPackage(source, dir);
   }
 
   /** Copies a published package byte-for-byte into a staging directory (symlinks inside are kept as links). */
   async copyInto(staged: StagedPackage, source: SkillSource, name: string): Promise<void> {
-    await fs.cp(path.join(this.rootOf(source), name), staged.dir, {
+    await copyTreePrivate(path.join(this.rootOf(source), name), staged.dir, {
       recursive: true,
       force: true,
       verbatimSymlinks: true,
@@ -483,7 +491,11 @@ export class SkillStore {
 
   /** Copies a snapshot (with its _meta.json) into a staging directory. */
   async copySnapshotInto(staged: StagedPackage, source: SkillSource, name: string, version: string): Promise<void> {
-    await fs.cp(this.snapshotDir(source, name, version), staged.dir, { recursive: true, force: true, verbatimSymlinks: true });
+    await copyTreePrivate(this.snapshotDir(source, name, version), staged.dir, {
+      recursive: true,
+      force: true,
+      verbatimSymlinks: true,
+    });
   }
 
   async readMeta(source: SkillSource, name: string): Promise<Record<string, unknown> | null> {
@@ -548,11 +560,15 @@ export class SkillStore {
   /** Full copy of a published package; returns the version id. */
   async snapshot(source: SkillSource, name: string): Promise<string> {
     const parent = path.join(this.roots.snapshots, source, name);
-    await fs.mkdir(parent, { recursive: true });
+    await mkdirPrivate(parent);
     const version = newVersionId();
     const temp = path.join(parent, `.tmp-${hex(6)}`);
     try {
-      await fs.cp(path.join(this.rootOf(source), name), temp, { recursive: true, verbatimSymlinks: true, errorOnExist: true });
+      await copyTreePrivate(path.join(this.rootOf(source), name), temp, {
+        recursive: true,
+        verbatimSymlinks: true,
+        errorOnExist: true,
+      });
       await fs.rename(temp, path.join(parent, version));
     } catch (error) {
       await fs.rm(temp, { recursive: true, force: true }).catch(() => undefined);
@@ -595,7 +611,7 @@ export class SkillStore {
   ): Promise<{ snapshot: string; undo: () => Promise<void> }> {
     const from = path.join(this.rootOf(source), directory);
     const parent = path.join(this.roots.snapshots, 'invalid', source, packageId);
-    await fs.mkdir(parent, { recursive: true });
+    await mkdirPrivate(parent);
     const version = newVersionId();
     const to = path.join(parent, version);
     await fs.rename(from, to);

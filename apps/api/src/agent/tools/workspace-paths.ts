@@ -1,5 +1,5 @@
 /**
- * Path confinement for the file tools (SECURITY.md §2, spec §7).
+ * Path confinement for the file tools (read_file, write_file, edit_file, list_dir, glob, grep).
  *
  * Every user-given path is resolved against the realpath of WORKSPACE_DIR and accepted only when both the lexical
  * result and its realpath (the target's, or its nearest existing ancestor's when the target does not exist yet) are
@@ -7,8 +7,9 @@
  * absolute paths outside the workspace, symbolic links pointing out and links that cannot be resolved are refused.
  * Messages show the path the user gave, never an absolute host path.
  */
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { mkdirPrivateSync } from '../../common/private-fs';
 
 /** A refused or failed path operation; the message is safe to show to the model and the user. */
 export class WorkspacePathError extends Error {
@@ -119,7 +120,7 @@ export class WorkspacePaths {
    */
   constructor(workspaceDir: string, protectedRoots: readonly string[]) {
     this.configuredRoot = path.resolve(workspaceDir);
-    mkdirSync(this.configuredRoot, { recursive: true });
+    mkdirPrivateSync(this.configuredRoot);
     this.root = realpathSync(this.configuredRoot);
     this.protectedRoots = protectedRoots.map((root) => path.resolve(root));
   }

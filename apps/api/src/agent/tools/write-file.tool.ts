@@ -1,7 +1,8 @@
-/** `write_file` (spec §7, §11.12): create or overwrite a workspace file atomically; Skill roots are refused. */
+/** `write_file`: create or overwrite a workspace file atomically; the Skill roots are refused (Skills have their own tool). */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../common/atomic-file';
+import { mkdirPrivate, PRIVATE_FILE_MODE } from '../../common/private-fs';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { requireString, toolError } from './tool-args';
 import { describeFsError, WorkspacePathError, type WorkspacePaths } from './workspace-paths';
@@ -13,9 +14,12 @@ export function characterCount(text: string): number {
   return count;
 }
 
-/** Writes `content` to a resolved path: parents created, temp file + fsync + rename, existing mode kept. */
+/**
+ * Writes `content` to a resolved path: parents created, temp file + fsync + rename. An existing file keeps its mode; a
+ * new file is owner-only (0600, its new parent directories 0700), like everything else the server creates.
+ */
 export async function writeWorkspaceFile(absolute: string, display: string, content: string): Promise<void> {
-  let mode = 0o644;
+  let mode = PRIVATE_FILE_MODE;
   try {
     const stat = await fs.stat(absolute);
     if (stat.isDirectory()) throw new WorkspacePathError(`${display} is a directory`);
@@ -24,7 +28,7 @@ export async function writeWorkspaceFile(absolute: string, display: string, cont
     if (error instanceof WorkspacePathError) throw error;
   }
   try {
-    await fs.mkdir(path.dirname(absolute), { recursive: true });
+    await mkdirPrivate(path.dirname(absolute));
     await writeFileAtomic(absolute, content, { mode });
   } catch (error) {
     throw new WorkspacePathError(describeFsError(error, display));
