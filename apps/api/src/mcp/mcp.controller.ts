@@ -35,7 +35,8 @@ export class McpController {
   @ApiOperation({
     summary: 'Replace a user MCP server',
     description:
-      'Replaces the whole entry (`********` keeps a stored header value); disconnects it, purges its activated ' +
+      'Replaces the whole entry (`********` keeps a stored header value while the URL stays on the same origin; a ' +
+      'moved URL needs the value again, 422 on `headers.<name>`); disconnects it, purges its activated ' +
       'tools from every chat and deletes its schema cache.',
   })
   @ApiBody({ type: UpdateMcpServerDto })

@@ -110,7 +110,8 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
 
   async update(name: string, body: Record<string, unknown>): Promise<McpServerRecord> {
     const current = this.mutable(name);
-    const entry = validateUserEntry(body, current.headers);
+    // `********` keeps a stored header value only while the URL stays on the stored entry's origin
+    const entry = validateUserEntry(body, { url: current.url, headers: current.headers });
     await this.teardown(current);
     const server = await this.catalog.replaceUser(name, entry);
     registerServerSecrets(server);

@@ -30,7 +30,8 @@ export class UpdateMcpServerDto implements UpdateMcpServerRequest {
     example: { Authorization: 'Bearer …' },
     description:
       'at most 32 headers (RFC 7230 token names, values 1–4096 characters without newlines). On update, the value ' +
-      '`********` keeps the stored value of that header; headers not listed are dropped.',
+      '`********` keeps the stored value of that header while the URL stays on the same origin (scheme, host, ' +
+      'port; otherwise 422 on `headers.<name>`: enter the value again); headers not listed are dropped.',
   })
   headers?: Record<string, string>;
 }
