@@ -1,5 +1,5 @@
 /**
- * MCP marketplace REST (spec §3.4): every validation rule in order, every status code, the user catalog file, masked
+ * MCP marketplace REST: every validation rule in order, every status code, the user catalog file, masked
  * headers, and the startup errors of a malformed user catalog. No server is connected here.
  */
 import { promises as fs } from 'node:fs';

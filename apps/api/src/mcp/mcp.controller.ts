@@ -6,7 +6,7 @@ import { CreateMcpServerDto, UpdateMcpServerDto } from './dto/mcp-server-body.dt
 import { McpServerListResponseDto, McpServerRecordDto, McpServerToolsResponseDto } from './dto/mcp-server-response.dto';
 import { McpService } from './mcp.service';
 
-/** `/api/mcp/servers` — the MCP marketplace (spec §3.4). */
+/** `/api/mcp/servers` — the MCP marketplace: list, create, replace, delete, connect, disconnect, tools. */
 @ApiTags('mcp')
 @Controller('api/mcp/servers')
 export class McpController {

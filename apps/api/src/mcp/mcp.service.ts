@@ -1,5 +1,5 @@
 /**
- * MCP orchestration (spec §3.4, §5.2 step 7a, §10): the catalog REST rules, one connection per server, wrapper
+ * MCP orchestration: the catalog REST rules, one connection per server, wrapper
  * registration with exact ownership, the schema cache, tool_search / mcp_prepare, activation purges, and the per-turn
  * preparation of explicitly selected connectors.
  */
@@ -185,7 +185,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     return { ...base, tools: [], source: 'none', tool_count: 0 };
   }
 
-  // ------------------------------------------------------------------------------------------ turns (§5.2 7a)
+  // ------------------------------------------------------------------------------ turns (selected connectors)
 
   /**
    * Prepares a turn of a chat: loads the chat's activation set (so its activated tools are visible from the first

@@ -4,7 +4,7 @@ import type { CreateMcpServerRequest, McpUserTransportType, UpdateMcpServerReque
 
 /**
  * Body of `PUT /api/mcp/servers/{name}`. Only the listed fields are accepted (others → 422 from the global
- * ValidationPipe); the rules themselves (spec §3.4, in order, exact messages) are applied by McpService.
+ * ValidationPipe); the rules themselves (in order, with their exact messages) are applied by McpService.
  */
 export class UpdateMcpServerDto implements UpdateMcpServerRequest {
   @Allow()

@@ -1,5 +1,5 @@
 /**
- * LLM settings draft, client-side validation and payloads (spec §15.9), and mapping of the API's validation
+ * LLM settings draft, client-side validation and payloads, and mapping of the API's validation
  * errors (problem+json `errors[].field`, e.g. `openai_compatible.base_url`) onto the form fields.
  */
 import type {

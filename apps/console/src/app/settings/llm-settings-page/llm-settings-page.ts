@@ -19,7 +19,7 @@ import { LlmSettingsStore } from '../llm-settings-store';
 
 const TABS: readonly SettingsTab[] = ['openai_compatible', 'ollama'];
 
-/** LLM settings (spec §15.9): OpenAI-compatible and Ollama tabs, test connection, save. */
+/** LLM settings: OpenAI-compatible and Ollama tabs, test connection, save. */
 @Component({
   selector: 'cc-llm-settings-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
