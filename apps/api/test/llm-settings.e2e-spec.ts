@@ -6,6 +6,7 @@ import request from 'supertest';
 import type { LlmModelsResponse, PublicLlmSettings, TestLlmConnectionResponse } from '@cashcode/contracts';
 import { LlmSettingsService } from '../src/llm-settings/llm-settings.service';
 import { FakeModelServer } from './support/fake-model-server';
+import { SinkServer } from './support/sink-server';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const KEY = 'sk-e2e-secret-key-0123456789';
@@ -106,7 +107,7 @@ describe('LLM settings REST (e2e)', () => {
       expect((await stat(join(app.configDir, 'settings'))).mode & 0o777).toBe(0o700);
       expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
         version: 2,
-        openai_compatible: { base_url: fake.baseUrl, api_key: KEY },
+        openai_compatible: { base_url: fake.baseUrl, api_key: KEY, api_key_origin: fake.rootUrl },
         ollama: { base_url: '' },
       });
       expect((await getSettings()).body).toEqual(response.body);
@@ -228,7 +229,11 @@ describe('LLM settings REST (e2e)', () => {
         background: null,
       });
       const file = JSON.parse(await readFile(join(app.configDir, 'settings', 'llm.json'), 'utf8')) as unknown;
-      expect(file).toEqual({ version: 2, openai_compatible: { base_url: fake.baseUrl, api_key: KEY }, ollama: { base_url: '' } });
+      expect(file).toEqual({
+        version: 2,
+        openai_compatible: { base_url: fake.baseUrl, api_key: KEY, api_key_origin: fake.rootUrl },
+        ollama: { base_url: '' },
+      });
     });
   });
 
@@ -399,6 +404,192 @@ describe('LLM settings REST (e2e)', () => {
     });
   });
 
+  describe('API key origin binding', () => {
+    const NEW_KEY = 'sk-e2e-new-key-for-origin-b-4242';
+    const MOVED = 'The base URL moved to another origin; enter the API key for it again (or clear the stored key)';
+    let a: SinkServer;
+    let b: SinkServer;
+    const settingsFile = () => join(app.configDir, 'settings', 'llm.json');
+    const movedProblem = (response: request.Response) => {
+      expect(response.status).toBe(422);
+      expect(response.headers['content-type']).toContain('application/problem+json');
+      expect(response.body as Problem).toMatchObject({ detail: MOVED, errors: [{ field: 'openai_compatible.api_key', message: MOVED }] });
+    };
+    /** stores KEY for origin A (the sink `a`) and forgets the requests so far */
+    const storeKeyOnA = async () => {
+      expect((await put({ openai_compatible: { base_url: `${a.origin}/v1`, api_key: KEY }, ollama: {} })).status).toBe(200);
+      a.reset();
+    };
+
+    beforeAll(async () => {
+      a = await SinkServer.start();
+      b = await SinkServer.start();
+    });
+
+    afterAll(async () => {
+      await a.close();
+      await b.close();
+    });
+
+    beforeEach(() => {
+      a.reset();
+      b.reset();
+    });
+
+    afterEach(() => {
+      // origin B never receives the key stored for origin A, whatever the test did
+      expect(b.sawHeaderValue(KEY)).toBe(false);
+    });
+
+    it('Scenario: a PUT that moves the base URL to another origin without a key is refused and changes nothing', async () => {
+      await storeKeyOnA();
+      const fileBefore = await readFile(settingsFile(), 'utf8');
+      const settingsBefore = (await getSettings()).body as PublicLlmSettings;
+      // 127.0.0.1 and localhost on the same port, and http vs https, are other origins too
+      const elsewhere = [`${b.origin}/v1`, `${b.localhostOrigin}/v1`, `${a.localhostOrigin}/v1`, `https://127.0.0.1:${a.port}/v1`];
+      for (const base_url of elsewhere) {
+        for (const keyFields of [{}, { api_key: null }, { api_key: '   ' }, { clear_api_key: false }]) {
+          movedProblem(await put({ openai_compatible: { base_url, ...keyFields }, ollama: {} }));
+        }
+      }
+      expect(await readFile(settingsFile(), 'utf8')).toBe(fileBefore);
+      expect((await getSettings()).body).toEqual(settingsBefore);
+      expect(a.requests).toHaveLength(0);
+      expect(b.requests).toHaveLength(0);
+    });
+
+    it('Scenario: /test with a base URL on another origin and no key answers 422 and sends nothing', async () => {
+      await storeKeyOnA();
+      const fileBefore = await readFile(settingsFile(), 'utf8');
+      for (const base_url of [`${b.origin}/v1`, `${a.localhostOrigin}/v1`]) {
+        movedProblem(await probe({ openai_compatible: { base_url }, ollama: {}, provider: 'openai_compatible' }));
+      }
+      expect(a.requests).toHaveLength(0);
+      expect(b.requests).toHaveLength(0);
+      expect(await readFile(settingsFile(), 'utf8')).toBe(fileBefore);
+    });
+
+    it('Scenario: with a new key the other origin sees only the new key', async () => {
+      await storeKeyOnA();
+      const draft = { openai_compatible: { base_url: `${b.origin}/v1`, api_key: NEW_KEY }, ollama: {} };
+      expect((await probe({ ...draft, provider: 'openai_compatible' })).status).toBe(200);
+      expect((await put(draft)).status).toBe(200);
+      const listed = await models();
+      expect(listed.body as LlmModelsResponse).toEqual({
+        models: [{ provider: 'openai_compatible', id: 'sink-model' }],
+        providers: { openai_compatible: { ready: true, error: null }, ollama: { ready: false, error: null } },
+      });
+      expect(b.authorizations).toEqual([`Bearer ${NEW_KEY}`, `Bearer ${NEW_KEY}`]);
+      expect(a.requests).toHaveLength(0);
+      expect(JSON.parse(await readFile(settingsFile(), 'utf8'))).toMatchObject({
+        openai_compatible: { base_url: `${b.origin}/v1`, api_key: NEW_KEY, api_key_origin: b.origin },
+      });
+    });
+
+    it('Scenario: clearing the key while moving to another origin sends no key', async () => {
+      await storeKeyOnA();
+      const cleared = await put({ openai_compatible: { base_url: `${b.origin}/v1`, clear_api_key: true }, ollama: { base_url: fake.rootUrl } });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body.openai_compatible).toEqual({ base_url: `${b.origin}/v1`, ready: false, api_key_configured: false });
+      expect((await models()).body.providers.openai_compatible).toEqual({ ready: false, error: null });
+      const noKey = await probe({ openai_compatible: { base_url: `${b.origin}/v1` }, ollama: {}, provider: 'openai_compatible' });
+      expect(noKey.status).toBe(422);
+      expect((noKey.body as Problem).errors?.[0]?.field).toBe('openai_compatible.api_key');
+      expect(b.requests).toHaveLength(0);
+    });
+
+    it('Scenario: spellings of the same origin and path-only changes keep the key', async () => {
+      await storeKeyOnA();
+      const sameOrigin: Array<[string, string]> = [
+        [`${a.origin}/proxy/v1`, '/proxy/v1/models'],
+        [`HTTP://127.0.0.1.:${a.port}/other/`, '/other/models'],
+        [`http://127.0.0.1:${a.port}`, '/models'],
+      ];
+      for (const [base_url, path] of sameOrigin) {
+        a.reset();
+        const response = await probe({ openai_compatible: { base_url }, ollama: {}, provider: 'openai_compatible' });
+        expect([base_url, response.status]).toEqual([base_url, 200]);
+        expect(a.requests.map((r) => [r.path, r.headers.authorization])).toEqual([[path, `Bearer ${KEY}`]]);
+      }
+      a.reset();
+      expect((await put({ openai_compatible: { base_url: `${a.origin}/proxy/v1` }, ollama: {} })).status).toBe(200);
+      expect((await models()).body.providers.openai_compatible).toEqual({ ready: true, error: null });
+      expect(a.requests.map((r) => [r.path, r.headers.authorization])).toEqual([['/proxy/v1/models', `Bearer ${KEY}`]]);
+    });
+
+    it('Scenario: model discovery never sends a key bound to another origin (a settings file edited by hand)', async () => {
+      await app.close();
+      const configDir = await mkdtemp(join(tmpdir(), 'cc-llm-bound-'));
+      try {
+        await mkdir(join(configDir, 'settings'), { recursive: true });
+        const text = JSON.stringify({
+          version: 2,
+          openai_compatible: { base_url: `${b.origin}/v1`, api_key: KEY, api_key_origin: a.origin },
+          ollama: { base_url: '' },
+        });
+        await writeFile(join(configDir, 'settings', 'llm.json'), text);
+        app = await startTestApp({ configDir });
+        expect((await getSettings()).body.openai_compatible).toEqual({ base_url: `${b.origin}/v1`, ready: false, api_key_configured: false });
+        expect((await models()).body.providers.openai_compatible).toEqual({ ready: false, error: null });
+        movedProblem(await probe({ openai_compatible: { base_url: `${b.origin}/v1` }, ollama: {}, provider: 'openai_compatible' }));
+        movedProblem(await put({ openai_compatible: { base_url: `${b.origin}/v1` }, ollama: {} }));
+        expect(await readFile(join(configDir, 'settings', 'llm.json'), 'utf8')).toBe(text);
+        expect(b.requests).toHaveLength(0);
+      } finally {
+        await app.close();
+        await rm(configDir, { recursive: true, force: true });
+      }
+    });
+
+    it('Scenario: a key stored without an origin is bound to the base URL it was stored with', async () => {
+      await app.close();
+      const configDir = await mkdtemp(join(tmpdir(), 'cc-llm-legacy-'));
+      try {
+        await mkdir(join(configDir, 'settings'), { recursive: true });
+        const text = JSON.stringify({ version: 2, openai_compatible: { base_url: `${a.origin}/v1`, api_key: KEY }, ollama: { base_url: '' } });
+        await writeFile(join(configDir, 'settings', 'llm.json'), text);
+        app = await startTestApp({ configDir });
+        expect((await models()).body.providers.openai_compatible).toEqual({ ready: true, error: null });
+        expect(a.authorizations).toEqual([`Bearer ${KEY}`]);
+        movedProblem(await put({ openai_compatible: { base_url: `${b.origin}/v1` }, ollama: {} }));
+        expect(await readFile(join(configDir, 'settings', 'llm.json'), 'utf8')).toBe(text);
+        expect(b.requests).toHaveLength(0);
+      } finally {
+        await app.close();
+        await rm(configDir, { recursive: true, force: true });
+      }
+    });
+
+    it('Scenario: a redirect to another origin does not carry the key', async () => {
+      // A → B (localhost, another port): B answers the model list but never sees the key
+      a.respond = (req) =>
+        req.path === '/v1/models' ? { status: 307, headers: { location: `${b.localhostOrigin}/v1/models` } } : undefined;
+      const tested = await probe({ ...openai({ base_url: `${a.origin}/v1` }), provider: 'openai_compatible' });
+      expect(tested.status).toBe(200);
+      expect(a.authorizations).toEqual([`Bearer ${KEY}`]);
+      expect(b.requests.map((r) => [r.path, r.headers.authorization])).toEqual([['/v1/models', undefined]]);
+
+      // saved settings and model discovery: a 302 to 127.0.0.1 on B's port, and A → B → A, which must not restore it
+      a.reset();
+      b.reset();
+      a.respond = (req) => (req.path === '/v1/models' ? { status: 302, headers: { location: `${b.origin}/bounce` } } : undefined);
+      b.respond = (req) => (req.path === '/bounce' ? { status: 302, headers: { location: `${a.origin}/back/models` } } : undefined);
+      expect((await put(openai({ base_url: `${a.origin}/v1` }))).status).toBe(200);
+      expect((await models()).body.providers.openai_compatible).toEqual({ ready: true, error: null });
+      expect(a.requests.map((r) => [r.path, r.headers.authorization])).toEqual([
+        ['/v1/models', `Bearer ${KEY}`],
+        ['/back/models', undefined],
+      ]);
+      expect(b.requests.map((r) => [r.path, r.headers.authorization])).toEqual([['/bounce', undefined]]);
+
+      // a redirect within the origin keeps it (fetch semantics)
+      a.reset();
+      a.respond = (req) => (req.path === '/v1/models' ? { status: 308, headers: { location: '/v2/models' } } : undefined);
+      expect((await models()).body.providers.openai_compatible).toEqual({ ready: true, error: null });
+      expect(a.authorizations).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`]);
+    });
+  });
+
   describe('provider clients', () => {
     it('Scenario: a lease keeps its client across a PUT; new leases get the new client', async () => {
       const second = await FakeModelServer.start();
@@ -406,7 +597,8 @@ describe('LLM settings REST (e2e)', () => {
         const service = app.app.get(LlmSettingsService);
         await put(openai());
         const oldLease = service.acquire('openai_compatible');
-        await put({ openai_compatible: { base_url: second.baseUrl }, ollama: {} });
+        // another origin: the key has to be entered again for it
+        await put({ openai_compatible: { base_url: second.baseUrl, api_key: KEY }, ollama: {} });
         const newLease = service.acquire('openai_compatible');
         expect(newLease.generation).toBeGreaterThan(oldLease.generation);
 

@@ -1,5 +1,5 @@
 /**
- * MCP marketplace REST (spec §3.4): every validation rule in order, every status code, the user catalog file, masked
+ * MCP marketplace REST: every validation rule in order, every status code, the user catalog file, masked
  * headers, and the startup errors of a malformed user catalog. No server is connected here.
  */
 import { promises as fs } from 'node:fs';
@@ -9,6 +9,7 @@ import request from 'supertest';
 import type { McpServerRecord } from '@cashcode/contracts';
 import { MCP_VALIDATION_MESSAGES as M } from '../src/mcp/mcp-validation';
 import { stdioEntry, writeCatalog } from './support/mcp-test-servers';
+import { SinkServer } from './support/sink-server';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const SECRET = 'rest-secret-value-91c2';
@@ -207,7 +208,8 @@ describe('MCP REST (e2e)', () => {
     it('Scenario: `********` keeps the stored value; unlisted headers are dropped', async () => {
       const res = await api()
         .put('/api/mcp/servers/editable')
-        .send({ display_name: 'Edited', url: 'http://127.0.0.1:8091/mcp', type: 'streamable_http', headers: { authorization: '********', 'X-New': 'new-value-42' } })
+        // same origin as the stored entry (http://127.0.0.1:8090), another path and transport
+        .send({ display_name: 'Edited', url: 'http://127.0.0.1:8090/mcp', type: 'streamable_http', headers: { authorization: '********', 'X-New': 'new-value-42' } })
         .expect(200);
       expect(res.body).toMatchObject({
         name: 'editable',
@@ -229,6 +231,73 @@ describe('MCP REST (e2e)', () => {
         M.headerMasked('X-Unknown'),
         'headers.X-Unknown',
       );
+    });
+
+    it('Scenario: `********` with the URL moved to another origin → 422 naming the header; nothing changes', async () => {
+      const fileBefore = await fs.readFile(app.config.mcpUserCatalogPath, 'utf8');
+      // another host (localhost is not 127.0.0.1; a name that starts like the address), scheme or port
+      const elsewhere = [
+        'http://localhost:8090/mcp',
+        'https://127.0.0.1:8090/mcp',
+        'http://127.0.0.1:8091/mcp',
+        'http://[::1]:8090/mcp',
+        'http://127.0.0.1.nip.io:8090/mcp',
+      ];
+      for (const url of elsewhere) {
+        await expect422(
+          'put',
+          '/api/mcp/servers/editable',
+          { display_name: 'Moved', url, headers: { authorization: '********' } },
+          M.headerOriginMoved('authorization'),
+          'headers.authorization',
+        );
+      }
+      expect(await fs.readFile(app.config.mcpUserCatalogPath, 'utf8')).toBe(fileBefore);
+      const record = (await api().get('/api/mcp/servers')).body.servers.find((s: McpServerRecord) => s.name === 'editable');
+      expect(record).toMatchObject({ display_name: 'Edited', url: 'http://127.0.0.1:8090/mcp' });
+    });
+
+    it('Scenario: `********` on a spelling of the same origin keeps the value; a new value may move', async () => {
+      const kept = await api()
+        .put('/api/mcp/servers/editable')
+        .send({ display_name: 'Same', url: 'HTTP://127.0.0.1.:8090/other', headers: { authorization: '********' } })
+        .expect(200);
+      expect(kept.body.headers).toEqual({ authorization: '********' });
+      let stored = JSON.parse(await fs.readFile(app.config.mcpUserCatalogPath, 'utf8')) as Record<string, { headers: Record<string, string> }>;
+      expect(stored['editable']!.headers).toEqual({ authorization: `Bearer ${SECRET}` });
+      await api()
+        .put('/api/mcp/servers/editable')
+        .send({ display_name: 'Moved', url: 'http://localhost:8090/mcp', headers: { authorization: 'Bearer moved-value-77' } })
+        .expect(200);
+      stored = JSON.parse(await fs.readFile(app.config.mcpUserCatalogPath, 'utf8')) as Record<string, { headers: Record<string, string> }>;
+      expect(stored['editable']!.headers).toEqual({ authorization: 'Bearer moved-value-77' });
+    });
+
+    it('Scenario: after a refused move the stored secret only ever goes to the stored origin', async () => {
+      const a = await SinkServer.start();
+      const b = await SinkServer.start();
+      try {
+        await api()
+          .post('/api/mcp/servers')
+          .send(valid({ name: 'sinky', url: `${a.origin}/sse`, headers: { 'X-Api-Key': SECRET } }))
+          .expect(201);
+        await expect422(
+          'put',
+          '/api/mcp/servers/sinky',
+          { display_name: 'Sinky', url: `${b.origin}/sse`, headers: { 'X-Api-Key': '********' } },
+          M.headerOriginMoved('X-Api-Key'),
+          'headers.X-Api-Key',
+        );
+        const connected = await api().post('/api/mcp/servers/sinky/connect').expect(200);
+        expect(connected.body.status).toBe('error');
+        expect(a.requests.length).toBeGreaterThan(0);
+        expect(a.requests[0]!.headers['x-api-key']).toBe(SECRET);
+        expect(b.requests).toHaveLength(0);
+        await api().delete('/api/mcp/servers/sinky').expect(204);
+      } finally {
+        await a.close();
+        await b.close();
+      }
     });
 
     it('Scenario: update validates like create (type, display name, url)', async () => {

@@ -26,23 +26,30 @@ describe(LlmSettingsStore.name, () => {
   });
 
   it('Scenario: save writes version 2 with 2-space indent, a trailing newline, file 0600 in a 0700 directory', async () => {
-    await store.save({ openaiCompatible: { baseUrl: 'https://api.example.com', apiKey: 'sk-abc' }, ollama: { baseUrl: '' } });
+    await store.save({
+      openaiCompatible: { baseUrl: 'https://api.example.com', apiKey: 'sk-abc', apiKeyOrigin: 'https://api.example.com' },
+      ollama: { baseUrl: '' },
+    });
     const text = await readFile(store.filePath, 'utf8');
     expect(text).toBe(
       '{\n  "version": 2,\n  "openai_compatible": {\n    "base_url": "https://api.example.com",\n' +
-        '    "api_key": "sk-abc"\n  },\n  "ollama": {\n    "base_url": ""\n  }\n}\n',
+        '    "api_key": "sk-abc",\n    "api_key_origin": "https://api.example.com"\n  },\n' +
+        '  "ollama": {\n    "base_url": ""\n  }\n}\n',
     );
     expect((await stat(store.filePath)).mode & 0o777).toBe(0o600);
     expect((await stat(store.directory)).mode & 0o777).toBe(0o700);
     await expect(store.load()).resolves.toEqual({
       status: 'loaded',
-      settings: { openaiCompatible: { baseUrl: 'https://api.example.com', apiKey: 'sk-abc' }, ollama: { baseUrl: '' } },
+      settings: {
+        openaiCompatible: { baseUrl: 'https://api.example.com', apiKey: 'sk-abc', apiKeyOrigin: 'https://api.example.com' },
+        ollama: { baseUrl: '' },
+      },
     });
   });
 
   it('Scenario: the background model is saved and loaded; an invalid one is ignored', async () => {
     const settings = {
-      openaiCompatible: { baseUrl: 'https://api.example.com', apiKey: 'sk-abc' },
+      openaiCompatible: { baseUrl: 'https://api.example.com', apiKey: 'sk-abc', apiKeyOrigin: 'https://api.example.com' },
       ollama: { baseUrl: '' },
       background: { provider: 'openai_compatible' as const, model: 'm-bg' },
     };
@@ -71,7 +78,8 @@ describe(LlmSettingsStore.name, () => {
     expect(result).toEqual({
       status: 'loaded',
       settings: {
-        openaiCompatible: { baseUrl: 'https://api.example.com', apiKey: 'sk-v1' },
+        // a file without api_key_origin binds its key to the origin of the base URL stored with it
+        openaiCompatible: { baseUrl: 'https://api.example.com', apiKey: 'sk-v1', apiKeyOrigin: 'https://api.example.com' },
         ollama: { baseUrl: 'http://127.0.0.1:11434' },
       },
     });
@@ -92,6 +100,8 @@ describe(LlmSettingsStore.name, () => {
       ['{"version": 2, "openai_compatible": {"base_url": "ftp://x"}}', 'invalid LLM settings file'],
       ['{"version": 2, "openai_compatible": {"api_key": 5}}', 'invalid LLM settings file'],
       ['{"version": 2, "ollama": "http://x"}', 'invalid LLM settings file'],
+      ['{"version": 2, "openai_compatible": {"api_key": "k", "api_key_origin": 7}}', 'invalid LLM settings file'],
+      ['{"version": 2, "openai_compatible": {"api_key": "k", "api_key_origin": "ftp://x"}}', 'invalid LLM settings file'],
     ];
     for (const [content, reason] of cases) {
       await writeFile(store.filePath, content);
@@ -105,8 +115,36 @@ describe(LlmSettingsStore.name, () => {
   });
 
   it('Scenario: parse and serialise round-trip', () => {
-    const settings = { openaiCompatible: { baseUrl: 'http://h:1/v1', apiKey: 'k' }, ollama: { baseUrl: 'http://o' } };
+    const settings = {
+      openaiCompatible: { baseUrl: 'http://h:1/v1', apiKey: 'k', apiKeyOrigin: 'http://h:1' },
+      ollama: { baseUrl: 'http://o' },
+    };
     expect(parseSettingsFile(serialiseSettingsFile(settings))).toEqual(settings);
     expect(() => parseSettingsFile('nope')).toThrow(LlmSettingsFileError);
+  });
+
+  it('Scenario: a key stored without an origin is bound to the base URL it was stored with', () => {
+    const legacy = (openai: Record<string, unknown>) =>
+      parseSettingsFile(JSON.stringify({ version: 2, openai_compatible: openai, ollama: { base_url: '' } })).openaiCompatible;
+    expect(legacy({ base_url: 'HTTPS://API.Example.com:443/v1/', api_key: 'k' })).toEqual({
+      baseUrl: 'https://api.example.com/v1',
+      apiKey: 'k',
+      apiKeyOrigin: 'https://api.example.com',
+    });
+    // no base URL: the key is bound to nothing and must be entered again before it is sent anywhere
+    expect(legacy({ base_url: '', api_key: 'k' }).apiKeyOrigin).toBe('');
+    // a recorded origin wins over the base URL (and is normalised); no key, no origin
+    expect(legacy({ base_url: 'http://b.example', api_key: 'k', api_key_origin: 'HTTP://A.example:80' }).apiKeyOrigin).toBe(
+      'http://a.example',
+    );
+    expect(legacy({ base_url: 'http://b.example', api_key: '', api_key_origin: 'http://a.example' }).apiKeyOrigin).toBe('');
+  });
+
+  it('Scenario: no api_key_origin is written when no key is stored', () => {
+    const text = serialiseSettingsFile({
+      openaiCompatible: { baseUrl: 'http://h:1/v1', apiKey: '', apiKeyOrigin: '' },
+      ollama: { baseUrl: 'http://o' },
+    });
+    expect(JSON.parse(text)).toEqual({ version: 2, openai_compatible: { base_url: 'http://h:1/v1', api_key: '' }, ollama: { base_url: 'http://o' } });
   });
 });

@@ -1,6 +1,11 @@
 /**
- * The LLM settings file (it holds the provider API keys): `<config dir>/settings/llm.json`, directory 0700, file 0600
- * (private-fs.ts), written atomically. The only code in this module that touches the disk.
+ * The LLM settings file: `<config dir>/settings/llm.json`, directory 0700, file 0600
+ * (private-fs.ts), written atomically. The only
+ * code in this module that touches the disk.
+ *
+ * A stored key is written with the origin it is bound to (`openai_compatible.api_key_origin`, a CashCode addition
+ * older readers ignore). A file without it (written by an older version or by the original server) binds its key to
+ * the origin of the base URL stored with it.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { promises as fs } from 'node:fs';
@@ -8,8 +13,10 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
 import { mkdirPrivate, PRIVATE_DIR_MODE } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { urlSecretBinding } from '../common/secret-binding';
 import {
   apiKeyError,
+  apiKeyOriginFor,
   normaliseBaseUrl,
   parseBackgroundSelection,
   type StoredLlmSettings,
@@ -38,7 +45,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function serialiseSettingsFile(settings: StoredLlmSettings): string {
   const body = {
     version: LLM_SETTINGS_FILE_VERSION,
-    openai_compatible: { base_url: settings.openaiCompatible.baseUrl, api_key: settings.openaiCompatible.apiKey },
+    openai_compatible: {
+      base_url: settings.openaiCompatible.baseUrl,
+      api_key: settings.openaiCompatible.apiKey,
+      ...(settings.openaiCompatible.apiKey !== '' ? { api_key_origin: settings.openaiCompatible.apiKeyOrigin } : {}),
+    },
     ollama: { base_url: settings.ollama.baseUrl },
     ...(settings.background ? { background: { provider: settings.background.provider, model: settings.background.model } } : {}),
   };
@@ -70,8 +81,9 @@ export function parseSettingsFile(text: string): StoredLlmSettings {
   }
   const apiKey = rawKey.trim();
   if (apiKeyError(apiKey) !== null) throw new LlmSettingsFileError('invalid LLM settings file');
+  const apiKeyOrigin = parseKeyOrigin(openai['api_key_origin'], openaiUrl.value);
   const settings: StoredLlmSettings = {
-    openaiCompatible: { baseUrl: openaiUrl.value, apiKey },
+    openaiCompatible: { baseUrl: openaiUrl.value, apiKey, apiKeyOrigin: apiKey === '' ? '' : apiKeyOrigin },
     ollama: { baseUrl: ollamaUrl.value },
   };
   // optional background model (CashCode addition); an invalid entry is ignored rather than failing the whole file
@@ -80,6 +92,19 @@ export function parseSettingsFile(text: string): StoredLlmSettings {
     if ('value' in background) settings.background = background.value;
   }
   return settings;
+}
+
+/**
+ * The origin a stored key is bound to: the recorded `api_key_origin` (normalised; '' = bound to nothing), or, for a
+ * file without one, the origin of the base URL stored with the key.
+ */
+function parseKeyOrigin(raw: unknown, baseUrl: string): string {
+  if (raw === undefined || raw === null) return apiKeyOriginFor(baseUrl);
+  if (typeof raw !== 'string') throw new LlmSettingsFileError('invalid LLM settings file');
+  if (raw.trim() === '') return '';
+  const origin = urlSecretBinding(raw);
+  if (origin === null) throw new LlmSettingsFileError('invalid LLM settings file');
+  return origin;
 }
 
 @Injectable()

@@ -12,7 +12,7 @@ import { UpdateLlmSettingsDto } from './dto/update-llm-settings.dto';
 import { LlmOriginGuard } from './llm-origin.guard';
 import { LlmSettingsService } from './llm-settings.service';
 
-/** `/api/settings/llm` (spec §3.3). */
+/** `/api/settings/llm`: read and save the provider connections, test a draft, list the models. */
 @ApiTags('llm-settings')
 @Controller('api/settings/llm')
 export class LlmSettingsController {
@@ -36,7 +36,8 @@ export class LlmSettingsController {
     description:
       'Validates and normalises the connections, requires at least one ready provider, writes the settings file ' +
       'atomically (0600) and installs new provider clients; turns in flight keep their client until they finish. ' +
-      'A missing, null or blank `api_key` keeps the stored key; `clear_api_key` removes it.',
+      'A missing, null or blank `api_key` keeps the stored key, but only on the origin it was entered for: a ' +
+      '`base_url` on another origin answers 422 on `openai_compatible.api_key`; `clear_api_key` removes it.',
   })
   @ApiBody({ type: UpdateLlmSettingsDto })
   @ApiOkResponse({ type: PublicLlmSettingsDto })

@@ -35,6 +35,8 @@ export const LLM_SETTINGS_MESSAGES = {
   saveFailed: 'unable to save the LLM settings file',
   noProvider: 'at least one provider connection is required',
   keyConflict: 'api_key and clear_api_key cannot be submitted together',
+  keyOriginMoved: 'The base URL moved to another origin; enter the API key for it again (or clear the stored key)',
+  keyUnbound: 'The stored API key was saved without a base URL; enter the API key for this base URL again (or clear the stored key)',
   originNotAllowed: 'Origin is not allowed',
 } as const;
 

@@ -75,7 +75,11 @@ describe(LlmSettingsService.name, () => {
       const saved = JSON.parse(await readFile(store.filePath, 'utf8')) as unknown;
       expect(saved).toEqual({
         version: 2,
-        openai_compatible: { base_url: 'https://api.deepseek.com', api_key: 'sk-legacy-key-1' },
+        openai_compatible: {
+          base_url: 'https://api.deepseek.com',
+          api_key: 'sk-legacy-key-1',
+          api_key_origin: 'https://api.deepseek.com',
+        },
         ollama: { base_url: '' },
       });
       expect((await stat(store.filePath)).mode & 0o777).toBe(0o600);
@@ -136,11 +140,45 @@ describe(LlmSettingsService.name, () => {
     it('Scenario: the stored key is kept when the next PUT omits it', async () => {
       const service = await start();
       await service.updateSettings(OPENAI);
-      await service.updateSettings({ openai_compatible: { base_url: 'https://other.example.com' }, ollama: {} });
+      await service.updateSettings({ openai_compatible: { base_url: 'https://api.example.com/v2' }, ollama: {} });
       const lease = service.acquire('openai_compatible');
       expect(lease.client.apiKey).toBe('sk-first-key-123');
-      expect(lease.client.baseURL).toBe('https://other.example.com');
+      expect(lease.client.baseURL).toBe('https://api.example.com/v2');
       lease.release();
+    });
+
+    it('Scenario: a PUT that moves the base URL to another origin without a key is refused and changes nothing', async () => {
+      const service = await start();
+      const before = await service.updateSettings(OPENAI);
+      const fileBefore = await readFile(store.filePath, 'utf8');
+      const generationBefore = service.currentGeneration;
+      const error = await settingsError(
+        service.updateSettings({ openai_compatible: { base_url: 'https://other.example.com' }, ollama: {} }),
+      );
+      expect(error.code).toBe('invalid_settings');
+      expect(error.fieldErrors.map((e) => e.field)).toEqual(['openai_compatible.api_key']);
+      expect(await readFile(store.filePath, 'utf8')).toBe(fileBefore);
+      expect(service.getPublicSettings()).toEqual(before);
+      expect(service.currentGeneration).toBe(generationBefore);
+    });
+
+    it('Scenario: a settings file whose key is bound to another origin installs no openai client', async () => {
+      await mkdir(join(root, 'config', 'settings'), { recursive: true });
+      await writeFile(
+        join(root, 'config', 'settings', 'llm.json'),
+        JSON.stringify({
+          version: 2,
+          openai_compatible: { base_url: 'https://b.example.com/v1', api_key: 'sk-a', api_key_origin: 'https://a.example.com' },
+          ollama: { base_url: '' },
+        }),
+      );
+      const service = await start();
+      expect(service.getPublicSettings().openai_compatible).toEqual({
+        base_url: 'https://b.example.com/v1',
+        ready: false,
+        api_key_configured: false,
+      });
+      expect(() => service.acquire('openai_compatible')).toThrow(LlmNotConfiguredError);
     });
 
     it('Scenario: an I/O failure answers save_failed and leaves the file, runtime and public state unchanged', async () => {
@@ -184,11 +222,12 @@ describe(LlmSettingsService.name, () => {
       await service.updateSettings(OPENAI);
       const oldLease = service.acquire('openai_compatible');
       const oldGeneration = oldLease.generation;
-      await service.updateSettings({ openai_compatible: { base_url: 'https://second.example.com' }, ollama: {} });
+      await service.updateSettings({ openai_compatible: { base_url: 'https://second.example.com', api_key: 'sk-second' }, ollama: {} });
       const newLease = service.acquire('openai_compatible');
       expect(newLease.generation).toBeGreaterThan(oldGeneration);
       expect(oldLease.client.baseURL).toBe('https://api.example.com/v1');
       expect(newLease.client.baseURL).toBe('https://second.example.com');
+      expect(newLease.client.apiKey).toBe('sk-second');
       expect(service.openGenerations()).toEqual([oldGeneration, newLease.generation]);
       oldLease.release();
       oldLease.release(); // idempotent
@@ -225,10 +264,10 @@ describe(LlmSettingsService.name, () => {
       const service = await start();
       const results = await Promise.all([
         service.updateSettings(OPENAI),
-        service.updateSettings({ openai_compatible: { base_url: 'https://b.example.com' }, ollama: {} }),
+        service.updateSettings({ openai_compatible: { base_url: 'https://api.example.com/v2' }, ollama: {} }),
       ]);
       // the second kept the key the first one stored
-      expect(results[1].openai_compatible).toEqual({ base_url: 'https://b.example.com', ready: true, api_key_configured: true });
+      expect(results[1].openai_compatible).toEqual({ base_url: 'https://api.example.com/v2', ready: true, api_key_configured: true });
       const saved = JSON.parse(await readFile(store.filePath, 'utf8')) as { openai_compatible: { api_key: string } };
       expect(saved.openai_compatible.api_key).toBe('sk-first-key-123');
     });

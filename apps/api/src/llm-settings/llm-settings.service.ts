@@ -19,10 +19,12 @@ import { LlmSettingsStore } from './llm-settings-store';
 import {
   EMPTY_LLM_SETTINGS,
   apiKeyError,
+  apiKeyOriginFor,
   applySettingsUpdate,
   isProviderReady,
   normaliseBaseUrl,
   readyProviders,
+  usableApiKey,
   requireDraftProviderReady,
   requireBackgroundProviderReady,
   requireReadyProvider,
@@ -34,7 +36,7 @@ import { discoverModels } from './model-discovery';
 import { OLLAMA_API_KEY, createProviderClient } from './provider-client';
 import { classifyProviderError, probeErrorMessage } from './provider-errors';
 
-/** Default base URL of the legacy DEEPSEEK_* migration (spec §13.4). */
+/** Default base URL of the legacy DEEPSEEK_* migration. */
 export const LEGACY_DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
 
 /** One installed set of provider clients. Leases pin a generation until released. */
@@ -94,7 +96,10 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     return toPublicSettings(this.settings);
   }
 
-  /** PUT semantics of §3.3: validate, require a ready provider, write the file atomically, install new clients. */
+  /**
+   * PUT: validate (including the origin binding of a kept key), require a ready provider, write the file atomically,
+   * install new clients. A refused update changes nothing.
+   */
   updateSettings(update: LlmSettingsUpdate): Promise<PublicLlmSettings> {
     return this.exclusive(async () => {
       const next = applySettingsUpdate(this.settings, update);
@@ -115,7 +120,10 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     });
   }
 
-  /** Probes a draft (the stored key is kept unless replaced or cleared); never persists; the probe client is dropped. */
+  /**
+   * Probes a draft (the stored key is kept unless replaced or cleared, and only on its own origin); never persists;
+   * the probe client is dropped.
+   */
   async testConnection(input: LlmTestConnectionInput): Promise<TestLlmConnectionResponse> {
     const { provider } = input;
     const draft = applySettingsUpdate(this.settings, {
@@ -233,7 +241,10 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     }
   }
 
-  /** §13.4: only when llm.json does not exist and DEEPSEEK_API_KEY is set; DEEPSEEK_MODEL is ignored. */
+  /**
+   * Legacy migration: only when llm.json does not exist and DEEPSEEK_API_KEY is set; DEEPSEEK_MODEL is ignored. The
+   * key is bound to the origin of DEEPSEEK_API_BASE.
+   */
   private async migrateLegacySettings(): Promise<void> {
     const key = this.config.legacyDeepseekApiKey?.trim() ?? '';
     if (key === '') return;
@@ -246,7 +257,10 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
       this.logger.warn(formatEvent('llm.settings.migration_skipped', { reason: 'invalid DEEPSEEK_API_BASE or key' }));
       return;
     }
-    const settings: StoredLlmSettings = { openaiCompatible: { baseUrl: base.value, apiKey: key }, ollama: { baseUrl: '' } };
+    const settings: StoredLlmSettings = {
+      openaiCompatible: { baseUrl: base.value, apiKey: key, apiKeyOrigin: apiKeyOriginFor(base.value) },
+      ollama: { baseUrl: '' },
+    };
     try {
       await this.store.save(settings);
       this.logger.log(formatEvent('llm.settings.migrated', { source: 'DEEPSEEK_API_KEY' }));
@@ -270,7 +284,8 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     return provider === 'openai_compatible'
       ? createProviderClient({
           baseURL: settings.openaiCompatible.baseUrl,
-          apiKey: settings.openaiCompatible.apiKey,
+          // only a key bound to this base URL's origin (callers build clients for ready providers only)
+          apiKey: usableApiKey(settings.openaiCompatible),
           timeoutMs: this.config.llmTimeoutMs,
         })
       : // Node's fetch does not use proxy environment variables, so a loopback Ollama is reached directly.

@@ -2,19 +2,22 @@ import { LlmSettingsError } from './llm-settings.errors';
 import {
   EMPTY_LLM_SETTINGS,
   applySettingsUpdate,
+  isProviderReady,
   normaliseBaseUrl,
   requireBackgroundProviderReady,
   requireDraftProviderReady,
   requireReadyProvider,
   toPublicSettings,
+  usableApiKey,
   type LlmSettingsUpdate,
   type StoredLlmSettings,
 } from './llm-settings.validation';
 
 const STORED: StoredLlmSettings = {
-  openaiCompatible: { baseUrl: 'https://api.example.com/v1', apiKey: 'sk-stored-key' },
+  openaiCompatible: { baseUrl: 'https://api.example.com/v1', apiKey: 'sk-stored-key', apiKeyOrigin: 'https://api.example.com' },
   ollama: { baseUrl: '' },
 };
+const MOVED = 'The base URL moved to another origin; enter the API key for it again (or clear the stored key)';
 
 function update(openai: LlmSettingsUpdate['openai_compatible'], ollama: LlmSettingsUpdate['ollama'] = {}): LlmSettingsUpdate {
   return { openai_compatible: openai, ollama };
@@ -85,9 +88,64 @@ describe('LLM settings validation', () => {
   describe('applySettingsUpdate', () => {
     it('Scenario: a missing, null or blank api_key keeps the stored key', () => {
       for (const apiKey of [undefined, null, '', '   ']) {
-        const next = applySettingsUpdate(STORED, update({ base_url: 'https://other.example.com', api_key: apiKey }));
-        expect(next.openaiCompatible).toEqual({ baseUrl: 'https://other.example.com', apiKey: 'sk-stored-key' });
+        const next = applySettingsUpdate(STORED, update({ base_url: 'https://api.example.com/other', api_key: apiKey }));
+        expect(next.openaiCompatible).toEqual({
+          baseUrl: 'https://api.example.com/other',
+          apiKey: 'sk-stored-key',
+          apiKeyOrigin: 'https://api.example.com',
+        });
       }
+    });
+
+    it('Scenario: a base URL on another origin without a new key is refused on openai_compatible.api_key', () => {
+      for (const apiKey of [undefined, null, '', '   ']) {
+        const error = settingsError(() => applySettingsUpdate(STORED, update({ base_url: 'https://other.example.com/v1', api_key: apiKey })));
+        expect(error.code).toBe('invalid_settings');
+        expect(error.message).toBe(MOVED);
+        expect(error.fieldErrors).toEqual([{ field: 'openai_compatible.api_key', message: MOVED }]);
+      }
+    });
+
+    it('Scenario: a new key on another origin is bound to that origin; clearing sends no key', () => {
+      const moved = applySettingsUpdate(STORED, update({ base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-new' }));
+      expect(moved.openaiCompatible).toEqual({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-new', apiKeyOrigin: 'http://127.0.0.1:9' });
+      const cleared = applySettingsUpdate(STORED, update({ base_url: 'http://127.0.0.1:9/v1', clear_api_key: true }));
+      expect(cleared.openaiCompatible).toEqual({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: '', apiKeyOrigin: '' });
+    });
+
+    it('Scenario: an emptied base URL keeps the key and its origin; only that origin gets it back', () => {
+      const parked = applySettingsUpdate(STORED, update({ base_url: '' }, { base_url: 'http://127.0.0.1:11434' }));
+      expect(parked.openaiCompatible).toEqual({ baseUrl: '', apiKey: 'sk-stored-key', apiKeyOrigin: 'https://api.example.com' });
+      expect(toPublicSettings(parked).openai_compatible.api_key_configured).toBe(true);
+      expect(applySettingsUpdate(parked, update({ base_url: 'https://api.example.com/v2' })).openaiCompatible.apiKey).toBe('sk-stored-key');
+      expect(settingsError(() => applySettingsUpdate(parked, update({ base_url: 'https://evil.example' }))).message).toBe(MOVED);
+    });
+
+    it('Scenario: a key saved without a base URL is bound to nothing', () => {
+      const unbound = applySettingsUpdate(EMPTY_LLM_SETTINGS, update({ base_url: '', api_key: 'sk-u' }, { base_url: 'http://o' }));
+      expect(unbound.openaiCompatible).toEqual({ baseUrl: '', apiKey: 'sk-u', apiKeyOrigin: '' });
+      const error = settingsError(() => applySettingsUpdate(unbound, update({ base_url: 'https://api.example.com' })));
+      expect(error.fieldErrors).toEqual([
+        {
+          field: 'openai_compatible.api_key',
+          message: 'The stored API key was saved without a base URL; enter the API key for this base URL again (or clear the stored key)',
+        },
+      ]);
+    });
+
+    it('Scenario: settings whose key is bound to another origin than their base URL make no key usable', () => {
+      const tampered: StoredLlmSettings = {
+        openaiCompatible: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-a', apiKeyOrigin: 'https://api.example.com' },
+        ollama: { baseUrl: '' },
+      };
+      expect(usableApiKey(tampered.openaiCompatible)).toBe('');
+      expect(isProviderReady(tampered, 'openai_compatible')).toBe(false);
+      expect(toPublicSettings(tampered).openai_compatible).toEqual({
+        base_url: 'http://127.0.0.1:9/v1',
+        ready: false,
+        api_key_configured: false,
+      });
+      expect(usableApiKey(STORED.openaiCompatible)).toBe('sk-stored-key');
     });
 
     it('Scenario: a non-blank api_key replaces the stored key, trimmed', () => {
@@ -133,7 +191,7 @@ describe('LLM settings validation', () => {
 
     it('Scenario: omitted base URLs mean empty', () => {
       expect(applySettingsUpdate(STORED, update({}, {}))).toEqual({
-        openaiCompatible: { baseUrl: '', apiKey: 'sk-stored-key' },
+        openaiCompatible: { baseUrl: '', apiKey: 'sk-stored-key', apiKeyOrigin: 'https://api.example.com' },
         ollama: { baseUrl: '' },
       });
     });
@@ -189,11 +247,11 @@ describe('LLM settings validation', () => {
 
     it('Scenario: an omitted background keeps the stored one and null clears it', () => {
       const current: StoredLlmSettings = { ...STORED, background: { provider: 'openai_compatible', model: 'm1' } };
-      expect(applySettingsUpdate(current, update({ base_url: 'https://a.example.com' })).background).toEqual({
+      expect(applySettingsUpdate(current, update({ base_url: 'https://api.example.com' })).background).toEqual({
         provider: 'openai_compatible',
         model: 'm1',
       });
-      const cleared = applySettingsUpdate(current, { ...update({ base_url: 'https://a.example.com' }), background: null });
+      const cleared = applySettingsUpdate(current, { ...update({ base_url: 'https://api.example.com' }), background: null });
       expect(cleared.background).toBeUndefined();
       expect(toPublicSettings(cleared).background).toBeNull();
     });

@@ -1,9 +1,10 @@
 /**
- * Pure rules of spec §3.3: URL normalisation, the update semantics of PUT (and of the `/test` draft), readiness and
- * the public projection. No I/O.
+ * Pure rules of the LLM settings: URL normalisation, the update semantics of PUT (and of the `/test` draft), the
+ * origin binding of the stored API key, readiness and the public projection. No I/O.
  */
 import { LLM_PROVIDERS, MAX_MODEL_CHARS, type LlmProvider, type LlmSelection, type PublicLlmSettings } from '@cashcode/contracts';
 import type { ProblemFieldError } from '../common/problem-details';
+import { secretMayFollow, urlSecretBinding } from '../common/secret-binding';
 import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
 
 export const BASE_URL_MAX_CHARS = 2048;
@@ -11,14 +12,18 @@ export const API_KEY_MAX_CHARS = 16384;
 
 /** What is stored (and what the runtime uses). Model ids are never stored; there is no "active provider". */
 export interface StoredLlmSettings {
-  openaiCompatible: { baseUrl: string; apiKey: string };
+  /**
+   * `apiKeyOrigin` is the origin (see urlSecretBinding) the key was entered for; the key is only ever sent there.
+   * '' when no key is stored, or when the key was stored without a base URL (then it is bound to nothing).
+   */
+  openaiCompatible: { baseUrl: string; apiKey: string; apiKeyOrigin: string };
   ollama: { baseUrl: string };
   /** the model background jobs (Dream) use; unset → the last model a turn used */
   background?: LlmSelection;
 }
 
 export const EMPTY_LLM_SETTINGS: StoredLlmSettings = Object.freeze({
-  openaiCompatible: Object.freeze({ baseUrl: '', apiKey: '' }),
+  openaiCompatible: Object.freeze({ baseUrl: '', apiKey: '', apiKeyOrigin: '' }),
   ollama: Object.freeze({ baseUrl: '' }),
 }) as StoredLlmSettings;
 
@@ -78,9 +83,25 @@ export function apiKeyError(key: string): string | null {
   return null;
 }
 
+/** The origin a key entered together with `baseUrl` is bound to ('' for no base URL: bound to nothing). */
+export function apiKeyOriginFor(baseUrl: string): string {
+  return baseUrl === '' ? '' : (urlSecretBinding(baseUrl) ?? '');
+}
+
+/**
+ * The key that may be sent to the stored base URL: the stored key when it is bound to that URL's origin, else ''.
+ * Every provider client is built with this key, so a key never leaves for an origin it was not entered for, whatever
+ * produced the settings (a PUT, a `/test` draft, the settings file).
+ */
+export function usableApiKey(openai: StoredLlmSettings['openaiCompatible']): string {
+  if (openai.apiKey === '' || openai.baseUrl === '') return '';
+  const bound = openai.apiKeyOrigin === '' ? null : openai.apiKeyOrigin;
+  return secretMayFollow(bound, urlSecretBinding(openai.baseUrl)) ? openai.apiKey : '';
+}
+
 export function isProviderReady(settings: StoredLlmSettings, provider: LlmProvider): boolean {
   return provider === 'openai_compatible'
-    ? settings.openaiCompatible.baseUrl !== '' && settings.openaiCompatible.apiKey !== ''
+    ? usableApiKey(settings.openaiCompatible) !== ''
     : settings.ollama.baseUrl !== '';
 }
 
@@ -96,7 +117,11 @@ export function toPublicSettings(settings: StoredLlmSettings): PublicLlmSettings
     openai_compatible: {
       base_url: settings.openaiCompatible.baseUrl,
       ready: openaiReady,
-      api_key_configured: settings.openaiCompatible.apiKey !== '',
+      // a key bound to another origin than the stored base URL cannot be kept: it counts as not configured
+      api_key_configured:
+        settings.openaiCompatible.baseUrl === ''
+          ? settings.openaiCompatible.apiKey !== ''
+          : usableApiKey(settings.openaiCompatible) !== '',
     },
     ollama: { base_url: settings.ollama.baseUrl, ready: ollamaReady },
     background: settings.background ? { ...settings.background } : null,
@@ -135,11 +160,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Applies an update to the current settings (§3.3 "Update semantics"). Field errors are collected and thrown
+ * Applies an update to the current settings (PUT, and the draft of `/test`). Field errors are collected and thrown
  * together as `invalid_settings` (422). Does not check that a provider is ready (see requireReadyProvider).
  *  - clear_api_key true → key emptied (a non-blank api_key alongside it is an error);
- *  - else a non-blank api_key replaces the key (stored trimmed);
- *  - else (missing / null / blank) the stored key is kept.
+ *  - else a non-blank api_key replaces the key (stored trimmed) and is bound to the new base URL's origin;
+ *  - else (missing / null / blank) the stored key is kept, but only while the base URL stays on the origin the key
+ *    is bound to (or is emptied, which sends it nowhere); a base URL on another origin is refused on
+ *    `openai_compatible.api_key` — the stored key never leaves for an origin it was not entered for.
  */
 export function applySettingsUpdate(current: StoredLlmSettings, update: LlmSettingsUpdate): StoredLlmSettings {
   const errors: ProblemFieldError[] = [];
@@ -184,11 +211,28 @@ export function applySettingsUpdate(current: StoredLlmSettings, update: LlmSetti
     if ('errors' in parsed) errors.push(...parsed.errors);
     else background = parsed.value;
   }
+  const baseUrl = 'value' in openaiUrl ? openaiUrl.value : '';
+  const stored = current.openaiCompatible;
+  let apiKey = stored.apiKey;
+  let apiKeyOrigin = stored.apiKeyOrigin;
+  if (clear) {
+    apiKey = '';
+    apiKeyOrigin = '';
+  } else if (submittedKey !== '') {
+    apiKey = submittedKey;
+    apiKeyOrigin = apiKeyOriginFor(baseUrl);
+  } else if (stored.apiKey !== '' && baseUrl !== '' && 'value' in openaiUrl) {
+    const bound = stored.apiKeyOrigin === '' ? null : stored.apiKeyOrigin;
+    if (!secretMayFollow(bound, urlSecretBinding(baseUrl))) {
+      const message = bound === null ? LLM_SETTINGS_MESSAGES.keyUnbound : LLM_SETTINGS_MESSAGES.keyOriginMoved;
+      errors.push({ field: 'openai_compatible.api_key', message });
+    }
+  }
+  if (apiKey === '') apiKeyOrigin = '';
   if (errors.length > 0) throw invalidSettings(errors);
 
-  const apiKey = clear ? '' : submittedKey !== '' ? submittedKey : current.openaiCompatible.apiKey;
   const next: StoredLlmSettings = {
-    openaiCompatible: { baseUrl: (openaiUrl as { value: string }).value, apiKey },
+    openaiCompatible: { baseUrl, apiKey, apiKeyOrigin },
     ollama: { baseUrl: (ollamaUrl as { value: string }).value },
   };
   if (background) next.background = { ...background };

@@ -28,11 +28,33 @@ describe('MCP catalog validation', () => {
   });
 
   it('Scenario: a masked value keeps the stored value of the same header (case-insensitive)', () => {
-    expect(validateHeaders({ 'x-key': '********', ' X-New ': 'v' }, { 'X-Key': 'stored-secret' })).toEqual({
+    const stored = { values: { 'X-Key': 'stored-secret' }, binding: 'https://mcp.example' };
+    expect(validateHeaders({ 'x-key': '********', ' X-New ': 'v' }, stored, 'https://mcp.example')).toEqual({
       'x-key': 'stored-secret',
       'X-New': 'v',
     });
-    expect(messageOf(() => validateHeaders({ 'X-Other': '********' }, { 'X-Key': 'stored' }))).toBe(M.headerMasked('X-Other'));
+    expect(messageOf(() => validateHeaders({ 'X-Other': '********' }, stored, 'https://mcp.example'))).toBe(M.headerMasked('X-Other'));
+    expect(messageOf(() => validateHeaders({ 'X-Key': '********' }, null, 'https://mcp.example'))).toBe(M.headerMasked('X-Key'));
+  });
+
+  it('Scenario: a masked value is refused when the URL moved to another origin', () => {
+    const stored = { url: 'https://mcp.example/sse', headers: { Authorization: 'Bearer stored-secret' } };
+    const entry = (url: string, headers: Record<string, string>) => () =>
+      validateUserEntry({ display_name: 'W', url, headers }, stored);
+    // same origin in other spellings, another path: kept
+    for (const url of ['https://mcp.example/mcp', 'HTTPS://MCP.EXAMPLE.:443/sse']) {
+      expect(entry(url, { Authorization: '********' })().headers).toEqual({ Authorization: 'Bearer stored-secret' });
+    }
+    // another host, scheme or port: refused on the header's field; a new value is fine
+    for (const url of ['https://evil.example/sse', 'http://mcp.example/sse', 'https://mcp.example:8443/sse']) {
+      expect(messageOf(entry(url, { authorization: '********' }))).toBe(M.headerOriginMoved('authorization'));
+      try {
+        entry(url, { authorization: '********' })();
+      } catch (error) {
+        expect((error as McpError).field).toBe('headers.authorization');
+      }
+      expect(entry(url, { Authorization: 'Bearer new' })().headers).toEqual({ Authorization: 'Bearer new' });
+    }
   });
 
   it('Scenario: a user entry defaults to sse, trims texts, and accepts displayName', () => {

@@ -1,6 +1,6 @@
 /**
- * Validation of MCP catalog entries (spec §3.4 create/update rules, in order, with their exact meaning; §10.1 built-in
- * entries). Throws McpError('validation') with the first failing rule's message and field.
+ * Validation of MCP catalog entries: the create/update rules of the REST API, applied in order, and the built-in
+ * catalog's network entries. Throws McpError('validation') with the first failing rule's message and field.
  */
 import {
   MCP_HEADER_NAME_PATTERN,
@@ -10,6 +10,7 @@ import {
   MCP_USER_TRANSPORTS,
   type McpUserTransportType,
 } from '@cashcode/contracts';
+import { secretMayFollow, urlSecretBinding, type SecretBinding } from '../common/secret-binding';
 import { McpError } from './mcp.errors';
 
 export const MCP_VALIDATION_MESSAGES = {
@@ -26,6 +27,8 @@ export const MCP_VALIDATION_MESSAGES = {
   headerDuplicate: (name: string) => `duplicate header name: '${name}'`,
   headerString: (name: string) => `header '${name}' must have a string value`,
   headerMasked: (name: string) => `header '${name}' uses a masked value without a stored secret`,
+  headerOriginMoved: (name: string) =>
+    `header '${name}' keeps a stored value, but the url moved to another origin; enter the value for it again`,
   headerLength: (name: string) => `header '${name}' must be non-empty and at most 4096 characters`,
   headerNewline: (name: string) => `header '${name}' must not contain newlines`,
 } as const;
@@ -78,20 +81,43 @@ export function validateUrl(raw: unknown, field = 'url'): string {
 }
 
 /**
+ * Stored secret values with the binding they were entered for: for headers the origin of the server's URL (a stdio
+ * server's `env` values would be bound to its command the same way).
+ */
+export interface StoredSecrets {
+  values: Readonly<Record<string, string>>;
+  binding: SecretBinding | null;
+}
+
+/**
+ * The stored value a masked submission keeps: the stored value of the same name (names compared case-insensitively),
+ * only while the submission is for the same binding. Fails on `field` when there is no such value or when the
+ * binding moved (then the secret has to be entered again: it never follows to another place).
+ */
+function keptSecret(name: string, stored: StoredSecrets | null, target: SecretBinding | null, field: string): string {
+  const values: Readonly<Record<string, string | undefined>> = stored?.values ?? {};
+  const lower = name.toLowerCase();
+  const kept = values[name] ?? Object.entries(values).find(([storedName]) => storedName.toLowerCase() === lower)?.[1];
+  if (stored === null || kept === undefined) fail(field, MCP_VALIDATION_MESSAGES.headerMasked(name));
+  if (!secretMayFollow(stored.binding, target)) fail(field, MCP_VALIDATION_MESSAGES.headerOriginMoved(name));
+  return kept;
+}
+
+/**
  * Rule 6: headers. `********` keeps the stored value of an existing header of the same name (update only; names
- * compared case-insensitively); the result holds real values only.
+ * compared case-insensitively) while the URL stays on the origin of the stored entry (`target` is the binding of the
+ * submitted URL); the result holds real values only.
  */
 export function validateHeaders(
   raw: unknown,
-  stored: Readonly<Record<string, string>> | null,
+  stored: StoredSecrets | null,
+  target: SecretBinding | null = null,
   field = 'headers',
 ): Record<string, string> {
   if (raw === undefined || raw === null) return {};
   if (!isPlainObject(raw)) fail(field, MCP_VALIDATION_MESSAGES.headersObject);
   const entries = Object.entries(raw);
   if (entries.length > MCP_MAX_HEADERS) fail(field, MCP_VALIDATION_MESSAGES.headersCount);
-  const storedByLower = new Map<string, string>();
-  for (const [name, value] of Object.entries(stored ?? {})) storedByLower.set(name.toLowerCase(), value);
   const seen = new Set<string>();
   const out: Record<string, string> = {};
   for (const [rawName, value] of entries) {
@@ -101,12 +127,7 @@ export function validateHeaders(
     if (seen.has(name.toLowerCase())) fail(key, MCP_VALIDATION_MESSAGES.headerDuplicate(name));
     seen.add(name.toLowerCase());
     if (typeof value !== 'string') fail(key, MCP_VALIDATION_MESSAGES.headerString(name));
-    let real = value;
-    if (value === MCP_MASKED_VALUE) {
-      const kept = stored === null ? undefined : (stored[name] ?? storedByLower.get(name.toLowerCase()));
-      if (kept === undefined) fail(key, MCP_VALIDATION_MESSAGES.headerMasked(name));
-      real = kept;
-    }
+    const real = value === MCP_MASKED_VALUE ? keptSecret(name, stored, target, key) : value;
     const length = codePoints(real);
     if (length < 1 || length > 4096) fail(key, MCP_VALIDATION_MESSAGES.headerLength(name));
     if (/[\r\n]/.test(real)) fail(key, MCP_VALIDATION_MESSAGES.headerNewline(name));
@@ -115,11 +136,17 @@ export function validateHeaders(
   return out;
 }
 
+/** What an update starts from: the stored entry's URL (its origin binds the header values) and header values. */
+export interface StoredNetworkEntry {
+  url: string;
+  headers: Readonly<Record<string, string>>;
+}
+
 /**
- * Rules 2–6 of a user entry (create: after rule 1; update: the body without `name`). `stored` is the stored headers
- * of the entry being updated (null on create). Display name and description are stored trimmed.
+ * Rules 2–6 of a user entry (create: after rule 1; update: the body without `name`). `stored` is the entry being
+ * updated (null on create). Display name and description are stored trimmed.
  */
-export function validateUserEntry(input: Record<string, unknown>, stored: Readonly<Record<string, string>> | null): ValidUserEntry {
+export function validateUserEntry(input: Record<string, unknown>, stored: StoredNetworkEntry | null): ValidUserEntry {
   const rawType = input['type'] ?? 'sse';
   if (typeof rawType !== 'string' || !(MCP_USER_TRANSPORTS as readonly string[]).includes(rawType)) {
     fail('type', MCP_VALIDATION_MESSAGES.type);
@@ -132,7 +159,8 @@ export function validateUserEntry(input: Record<string, unknown>, stored: Readon
   const description = rawDescription.trim();
   if (codePoints(description) > 1000) fail('description', MCP_VALIDATION_MESSAGES.description);
   const url = validateUrl(input['url']);
-  const headers = validateHeaders(input['headers'], stored);
+  const storedSecrets = stored === null ? null : { values: stored.headers, binding: urlSecretBinding(stored.url) };
+  const headers = validateHeaders(input['headers'], storedSecrets, urlSecretBinding(url));
   return { type: rawType as McpUserTransportType, displayName, description, url, headers };
 }
 

@@ -6,7 +6,7 @@ import { CreateMcpServerDto, UpdateMcpServerDto } from './dto/mcp-server-body.dt
 import { McpServerListResponseDto, McpServerRecordDto, McpServerToolsResponseDto } from './dto/mcp-server-response.dto';
 import { McpService } from './mcp.service';
 
-/** `/api/mcp/servers` — the MCP marketplace (spec §3.4). */
+/** `/api/mcp/servers` — the MCP marketplace: list, create, replace, delete, connect, disconnect, tools. */
 @ApiTags('mcp')
 @Controller('api/mcp/servers')
 export class McpController {
@@ -35,7 +35,8 @@ export class McpController {
   @ApiOperation({
     summary: 'Replace a user MCP server',
     description:
-      'Replaces the whole entry (`********` keeps a stored header value); disconnects it, purges its activated ' +
+      'Replaces the whole entry (`********` keeps a stored header value while the URL stays on the same origin; a ' +
+      'moved URL needs the value again, 422 on `headers.<name>`); disconnects it, purges its activated ' +
       'tools from every chat and deletes its schema cache.',
   })
   @ApiBody({ type: UpdateMcpServerDto })

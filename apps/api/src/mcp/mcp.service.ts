@@ -1,5 +1,5 @@
 /**
- * MCP orchestration (spec §3.4, §5.2 step 7a, §10): the catalog REST rules, one connection per server, wrapper
+ * MCP orchestration: the catalog REST rules, one connection per server, wrapper
  * registration with exact ownership, the schema cache, tool_search / mcp_prepare, activation purges, and the per-turn
  * preparation of explicitly selected connectors.
  */
@@ -117,7 +117,8 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
 
   async update(name: string, body: Record<string, unknown>): Promise<McpServerRecord> {
     const current = this.mutable(name);
-    const entry = validateUserEntry(body, current.headers);
+    // `********` keeps a stored header value only while the URL stays on the stored entry's origin
+    const entry = validateUserEntry(body, { url: current.url, headers: current.headers });
     await this.teardown(current);
     const server = await this.catalog.replaceUser(name, entry);
     registerServerSecrets(server);
@@ -199,7 +200,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     return { ...base, tools: [], source: 'none', tool_count: 0 };
   }
 
-  // ------------------------------------------------------------------------------------------ turns (§5.2 7a)
+  // ------------------------------------------------------------------------------ turns (selected connectors)
 
   /**
    * Prepares a turn of a chat: loads the chat's activation set (so its activated tools are visible from the first

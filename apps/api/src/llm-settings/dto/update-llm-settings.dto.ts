@@ -4,7 +4,7 @@ import { Type } from 'class-transformer';
 import { Allow, IsDefined, IsObject, ValidateNested } from 'class-validator';
 
 /**
- * OpenAI-compatible connection fields (spec §3.3). The pipe only rejects unknown fields here; the values (types,
+ * OpenAI-compatible connection fields. The pipe only rejects unknown fields here; the values (types,
  * URL rules, lengths) are checked by the service so that every message names its field as the spec words it.
  */
 export class OpenAiCompatibleSettingsDto {
@@ -21,8 +21,10 @@ export class OpenAiCompatibleSettingsDto {
 
   @ApiPropertyOptional({
     description:
-      'A new API key (stored trimmed, write-only: never returned). Missing, null or blank keeps the stored key. ' +
-      'At most 16384 characters.',
+      'A new API key (stored trimmed, write-only: never returned), bound to the origin (scheme, host, port) of ' +
+      '`base_url`. Missing, null or blank keeps the stored key while `base_url` stays on the origin the key is bound ' +
+      'to; a `base_url` on another origin then answers 422 on this field (enter the key again, or set ' +
+      '`clear_api_key`). At most 16384 characters.',
     type: String,
     nullable: true,
     example: 'sk-...',
@@ -39,7 +41,7 @@ export class OpenAiCompatibleSettingsDto {
   clear_api_key?: boolean;
 }
 
-/** Ollama connection fields (spec §3.3). */
+/** Ollama connection fields. */
 export class OllamaSettingsDto {
   @ApiPropertyOptional({
     description:

@@ -4,7 +4,7 @@ import type { CreateMcpServerRequest, McpUserTransportType, UpdateMcpServerReque
 
 /**
  * Body of `PUT /api/mcp/servers/{name}`. Only the listed fields are accepted (others → 422 from the global
- * ValidationPipe); the rules themselves (spec §3.4, in order, exact messages) are applied by McpService.
+ * ValidationPipe); the rules themselves (in order, with their exact messages) are applied by McpService.
  */
 export class UpdateMcpServerDto implements UpdateMcpServerRequest {
   @Allow()
@@ -30,7 +30,8 @@ export class UpdateMcpServerDto implements UpdateMcpServerRequest {
     example: { Authorization: 'Bearer …' },
     description:
       'at most 32 headers (RFC 7230 token names, values 1–4096 characters without newlines). On update, the value ' +
-      '`********` keeps the stored value of that header; headers not listed are dropped.',
+      '`********` keeps the stored value of that header while the URL stays on the same origin (scheme, host, ' +
+      'port; otherwise 422 on `headers.<name>`: enter the value again); headers not listed are dropped.',
   })
   headers?: Record<string, string>;
 }

@@ -4,6 +4,8 @@ import {
   buildUpdateRequest,
   draftFromSettings,
   mapServerError,
+  secretOrigin,
+  storedKeyKept,
   validateDraft,
   type LlmSettingsDraft,
 } from './llm-settings-form';
@@ -27,6 +29,7 @@ describe('LLM settings form', () => {
       apiKeyConfigured: true,
       clearApiKey: false,
       ollamaBaseUrl: '',
+      savedApiBaseUrl: 'https://api.example.com/v1',
     });
   });
 
@@ -47,6 +50,33 @@ describe('LLM settings form', () => {
     const stored = draftFromSettings(saved);
     expect(validateDraft(stored)).toEqual({});
     expect(validateDraft({ ...stored, clearApiKey: true })).toEqual({ apiKey: 'settings.error.keyRequired' });
+  });
+
+  it('Scenario: a stored key is kept only on the origin it was saved for', () => {
+    const stored = draftFromSettings(saved);
+    for (const url of ['https://api.example.com/v2', 'HTTPS://API.EXAMPLE.COM.:443/', '']) {
+      expect([url, storedKeyKept({ ...stored, apiBaseUrl: url })]).toEqual([url, true]);
+    }
+    for (const url of ['https://other.example.com/v1', 'http://api.example.com/v1', 'https://api.example.com:8443/v1']) {
+      expect([url, storedKeyKept({ ...stored, apiBaseUrl: url })]).toEqual([url, false]);
+      expect(validateDraft({ ...stored, apiBaseUrl: url })).toEqual({ apiKey: 'settings.error.keyOriginMoved' });
+      expect(validateDraft({ ...stored, apiBaseUrl: url, apiKey: 'sk-new' })).toEqual({});
+    }
+    expect(validateDraft({ ...stored, apiBaseUrl: 'nope' })).toEqual({
+      apiBaseUrl: 'settings.error.invalidUrl',
+      apiKey: 'settings.error.keyRequired',
+    });
+    expect(storedKeyKept({ ...stored, clearApiKey: true })).toBe(false);
+    expect(secretOrigin('http://[0:0::1]:80/x')).toBe('http://[::1]');
+    expect(secretOrigin('ftp://x')).toBeNull();
+  });
+
+  it('Scenario: the server refusing a key for a moved origin lands at the API key field', () => {
+    const message = 'The base URL moved to another origin; enter the API key for it again (or clear the stored key)';
+    expect(mapServerError(new ApiError(422, message, [{ field: 'openai_compatible.api_key', message }]))).toEqual({
+      fields: { apiKey: message },
+      general: null,
+    });
   });
 
   it('Scenario: the payload has both profiles, the key only when typed, and test adds the tab', () => {

@@ -1,5 +1,5 @@
 /**
- * LLM settings draft, client-side validation and payloads (spec §15.9), and mapping of the API's validation
+ * LLM settings draft, client-side validation and payloads, and mapping of the API's validation
  * errors (problem+json `errors[].field`, e.g. `openai_compatible.base_url`) onto the form fields.
  */
 import type {
@@ -22,6 +22,8 @@ export interface LlmSettingsDraft {
   apiKeyConfigured: boolean;
   clearApiKey: boolean;
   ollamaBaseUrl: string;
+  /** the saved OpenAI-compatible base URL: the stored key is bound to its origin */
+  savedApiBaseUrl: string;
 }
 
 export type FieldName = 'apiBaseUrl' | 'apiKey' | 'ollamaBaseUrl';
@@ -49,6 +51,7 @@ export function draftFromSettings(settings: PublicLlmSettings | null, tab: Setti
     apiKeyConfigured: settings?.openai_compatible.api_key_configured ?? false,
     clearApiKey: false,
     ollamaBaseUrl: settings?.ollama.base_url ?? '',
+    savedApiBaseUrl: settings?.openai_compatible.base_url ?? '',
   };
 }
 
@@ -61,6 +64,35 @@ export function isHttpUrl(text: string): boolean {
   }
 }
 
+/**
+ * The origin (scheme, host, port) the server binds a stored key to, or null for no http(s) URL. Mirrors the server's
+ * rule (WHATWG URL parsing, one trailing dot of a host name dropped); the server has the last word.
+ */
+export function secretOrigin(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return null;
+  let host = url.hostname;
+  if (!host.startsWith('[') && host.endsWith('.') && host.length > 1) host = host.slice(0, -1);
+  return `${url.protocol}//${host}${url.port === '' ? '' : `:${url.port}`}`;
+}
+
+/**
+ * Whether a blank key field keeps the stored key: a key is stored, it is not being cleared, and the base URL stays on
+ * the origin the key was saved for (or is emptied). Otherwise the key has to be entered again.
+ */
+export function storedKeyKept(draft: LlmSettingsDraft): boolean {
+  if (!draft.apiKeyConfigured || draft.clearApiKey) return false;
+  const url = draft.apiBaseUrl.trim();
+  if (url === '') return true;
+  const saved = secretOrigin(draft.savedApiBaseUrl);
+  return saved !== null && saved === secretOrigin(url);
+}
+
 /** Validates the visible tab only. */
 export function validateDraft(draft: LlmSettingsDraft): ClientFieldErrors {
   const errors: ClientFieldErrors = {};
@@ -68,8 +100,10 @@ export function validateDraft(draft: LlmSettingsDraft): ClientFieldErrors {
     const url = draft.apiBaseUrl.trim();
     if (url === '') errors.apiBaseUrl = 'settings.error.baseUrlRequired';
     else if (!isHttpUrl(url)) errors.apiBaseUrl = 'settings.error.invalidUrl';
-    const keyKept = draft.apiKeyConfigured && !draft.clearApiKey;
-    if (draft.apiKey.trim() === '' && !keyKept) errors.apiKey = 'settings.error.keyRequired';
+    if (draft.apiKey.trim() === '' && !storedKeyKept(draft)) {
+      const moved = draft.apiKeyConfigured && !draft.clearApiKey && errors.apiBaseUrl === undefined;
+      errors.apiKey = moved ? 'settings.error.keyOriginMoved' : 'settings.error.keyRequired';
+    }
   } else {
     const url = draft.ollamaBaseUrl.trim();
     if (url === '') errors.ollamaBaseUrl = 'settings.error.ollamaRequired';

@@ -76,10 +76,12 @@ export class LlmSettingsStore {
 
   update(field: FieldName, value: string): void {
     this.draftState.update((draft) => ({ ...draft, [field]: value }));
+    // a key refused for the base URL's origin is about that URL too: editing either clears the message
+    const stale: FieldName[] = field === 'apiBaseUrl' ? ['apiBaseUrl', 'apiKey'] : [field];
     this.serverErrors.update((errors) => {
-      if (errors[field] === undefined) return errors;
+      if (stale.every((name) => errors[name] === undefined)) return errors;
       const next = { ...errors };
-      delete next[field];
+      for (const name of stale) delete next[name];
       return next;
     });
   }

@@ -187,6 +187,7 @@ export const EN_MESSAGES = {
   'settings.error.ollamaRequired': 'Enter the Ollama server URL',
   'settings.error.invalidUrl': 'Enter a valid HTTP(S) URL',
   'settings.error.keyRequired': 'Enter the API key',
+  'settings.error.keyOriginMoved': 'The base URL moved to another origin; enter the API key for it again',
 
   'market.comingSoon': 'Coming soon',
   'market.mcpBody': 'Browse, connect and manage MCP tool servers here. This view arrives with the MCP release.',

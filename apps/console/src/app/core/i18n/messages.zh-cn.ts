@@ -188,6 +188,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'settings.error.ollamaRequired': '请输入 Ollama 地址',
   'settings.error.invalidUrl': '请输入有效的 HTTP(S) 地址',
   'settings.error.keyRequired': '请输入 API Key',
+  'settings.error.keyOriginMoved': 'Base URL 已改到其他源（协议、主机或端口），请重新输入该地址的 API Key',
 
   'market.comingSoon': '即将推出',
   'market.mcpBody': '在这里浏览、连接和管理 MCP 工具服务。该页面将随 MCP 功能一起发布。',

@@ -14,12 +14,12 @@ import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../shared/icon/icon';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { BackgroundModelPicker } from '../../memory/background-model-picker/background-model-picker';
-import type { FieldName, SettingsTab } from '../llm-settings-form';
+import { storedKeyKept, type FieldName, type SettingsTab } from '../llm-settings-form';
 import { LlmSettingsStore } from '../llm-settings-store';
 
 const TABS: readonly SettingsTab[] = ['openai_compatible', 'ollama'];
 
-/** LLM settings (spec §15.9): OpenAI-compatible and Ollama tabs, test connection, save. */
+/** LLM settings: OpenAI-compatible and Ollama tabs, test connection, save. */
 @Component({
   selector: 'cc-llm-settings-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -47,10 +47,10 @@ export class LlmSettingsPage {
 
   protected readonly showKey = signal(false);
   protected readonly tabIndex = computed(() => TABS.indexOf(this.store.draft().tab));
-  protected readonly keyPlaceholder = computed(() => {
-    const draft = this.store.draft();
-    return draft.apiKeyConfigured && !draft.clearApiKey ? this.i18n.t('settings.keepKey') : '';
-  });
+  /** "leave blank to keep" only while a blank key really keeps the stored one (same origin, not being cleared) */
+  protected readonly keyPlaceholder = computed(() =>
+    storedKeyKept(this.store.draft()) ? this.i18n.t('settings.keepKey') : '',
+  );
 
   constructor() {
     void this.store.load();
