@@ -15,6 +15,7 @@ import { CHAT_ID_PATTERN } from '@cashcode/contracts';
 import { constants as fsConstants, promises as fs, statSync, writeSync, type BigIntStats, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
+import { trimTrailing } from '../common/trim';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { recordToMessage, serializeHistoryRecord, turnRecords, type PendingRecord } from './history-record';
 import { parseHistoryBuffer, scanHistoryBackward, type ReadAt, type SmartLoadResult } from './history-scan';
@@ -443,7 +444,7 @@ export class MemoryStore implements OnApplicationShutdown {
     const run = this.longTermLane.then(async (): Promise<LongTermMemorySaveResult> => {
       const existing = await this.readOptionalText(LONG_TERM_FILE);
       if (existing.includes(content)) return 'duplicate';
-      const head = existing.replace(/\n+$/, '');
+      const head = trimTrailing(existing, '\n');
       const line = `[${formatLocalMinute(this.now())}] ${content}`;
       await fs.mkdir(this.memoryDir, { recursive: true });
       await writeFileAtomic(join(this.memoryDir, LONG_TERM_FILE), head === '' ? `${line}\n` : `${head}\n${line}\n`);

@@ -39,7 +39,8 @@ const TOOL_ALIASES: Readonly<Record<string, string>> = {
 export function resolveAllowedTools(entries: readonly string[]): Set<string> {
   const out = new Set<string>();
   for (const entry of entries) {
-    const base = entry.replace(/\(.*$/s, '').trim();
+    const open = entry.indexOf('(');
+    const base = (open === -1 ? entry : entry.slice(0, open)).trim();
     if (base === '') continue;
     out.add(TOOL_ALIASES[base.toLowerCase()] ?? base);
   }
