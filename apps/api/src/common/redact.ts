@@ -14,9 +14,11 @@ const BEARER = /\b(Bearer)\s+[^\s"',;]+/gi;
  * and names a secret somewhere inside it (the look-ahead, which cannot leave the run), so no start position inside a
  * run is tried twice and no split of the run between quantifiers is ever explored; every value alternative begins
  * with a different character class and each loop inside one has a single way to consume a character.
+ * A quote may close the key even when none opened it here: in `{"note":"cookie:","api_key":"…"}` the quoted value
+ * of `cookie:` ends on the quote that opens `"api_key"`, whose value must still be found.
  */
 const SECRET_PAIR =
-  /((["']?)(?<![\w-])(?=[\w-]*?(?:api[_-]?key|authorization|cookie|access[_-]?token|refresh[_-]?token|secret|password))[\w-]+\2\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Bearer|Basic|Token)\s+)?(?:\[redacted\]|[^\s"',;&}\]]+))/gi;
+  /((["']?)(?<![\w-])(?=[\w-]*?(?:api[_-]?key|authorization|cookie|access[_-]?token|refresh[_-]?token|secret|password))[\w-]+["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Bearer|Basic|Token)\s+)?(?:\[redacted\]|[^\s"',;&}\]]+))/gi;
 
 /**
  * A secret key name anywhere in the text: every SECRET_PAIR match contains one (same names, same flags), so a line
