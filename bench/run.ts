@@ -9,6 +9,7 @@ import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
 import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
+import { runTextBench } from './text-bench';
 import { runToolBench } from './tool-bench';
 
 /** Each suite by name; `npm run bench -- server mcp` runs only those. */
@@ -18,6 +19,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   memory: runMemoryBench,
   mcp: runMcpBench,
   skills: runSkillsBench,
+  text: runTextBench,
 };
 
 async function main(): Promise<void> {

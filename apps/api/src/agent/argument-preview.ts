@@ -4,13 +4,14 @@
  * points.
  */
 import { redactSecrets } from '../common/redact';
+import { firstCodePoints } from '../common/trim';
 
 export const ARGUMENT_PREVIEW_MAX_CHARS = 500;
 
 /** Redacted and truncated argument text for clients; never more than 500 code points. */
 export function argumentPreview(rawArguments: string): string {
   const redacted = redactSecrets(rawArguments);
-  const chars = Array.from(redacted);
-  if (chars.length <= ARGUMENT_PREVIEW_MAX_CHARS) return redacted;
-  return chars.slice(0, ARGUMENT_PREVIEW_MAX_CHARS - 1).join('') + '…';
+  const head = firstCodePoints(redacted, ARGUMENT_PREVIEW_MAX_CHARS);
+  if (!head.cut) return redacted;
+  return firstCodePoints(head.text, ARGUMENT_PREVIEW_MAX_CHARS - 1).text + '…';
 }

@@ -74,10 +74,12 @@ function execMatcher(spec: string): CommandMatcher | 'any' | null {
 export function addAllowedTools(into: PreApprovals, entries: readonly string[]): PreApprovals {
   for (const raw of entries) {
     const entry = raw.trim();
-    const match = /^([^()]+?)\s*(?:\((.*)\))?$/s.exec(entry);
-    if (!match) continue;
-    const base = (match[1] as string).trim();
-    const argument = match[2];
+    // `Name` or `Name(argument)`; split by hand rather than with a regex (linear on any input)
+    const open = entry.indexOf('(');
+    if (open !== -1 && !entry.endsWith(')')) continue;
+    const base = (open === -1 ? entry : entry.slice(0, open)).trim();
+    if (base === '' || base.includes(')')) continue;
+    const argument = open === -1 ? undefined : entry.slice(open + 1, -1);
     const mapped = ALLOWED_TOOL_ALIASES[base.toLowerCase()] ?? base;
     if (mapped === 'exec') {
       const matcher = argument === undefined ? 'any' : execMatcher(argument);

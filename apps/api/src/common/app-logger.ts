@@ -167,7 +167,7 @@ export class AppLogger implements LoggerService {
     if (isError) {
       for (const extra of rest) {
         if (extra instanceof Error) text += `\n${describeError(extra)}`;
-        else if (typeof extra === 'string' && /\n\s+at /.test(extra)) {
+        else if (typeof extra === 'string' && /\n[ \t]+at /.test(extra)) {
           // A stack string passed by Nest: keep only the frames.
           const frames = extra.split('\n').filter((line) => /^\s+at /.test(line));
           if (frames.length > 0) text += `\n${frames.join('\n')}`;

@@ -24,7 +24,8 @@ export interface Bm25Hit<K> {
 }
 
 const CAMEL_LOWER_UPPER = /([a-z0-9])([A-Z])/g;
-const CAMEL_ACRONYM = /([A-Z]+)([A-Z][a-z])/g;
+/** between the capitals of an acronym and the capitalised word after it (`HTMLParser` → `HTML Parser`) */
+const CAMEL_ACRONYM = /(?<=[A-Z])(?=[A-Z][a-z])/g;
 
 /** Whether a code point is in one of the CJK ranges of spec §10.6. */
 export function isCjkCodePoint(cp: number): boolean {
@@ -43,7 +44,7 @@ export function isCjkCodePoint(cp: number): boolean {
 
 /** Splits camelCase words: `getWeatherData` → `get Weather Data`, `HTTPServer` → `HTTP Server`. */
 export function splitCamelCase(text: string): string {
-  return text.replace(CAMEL_LOWER_UPPER, '$1 $2').replace(CAMEL_ACRONYM, '$1 $2');
+  return text.replace(CAMEL_LOWER_UPPER, '$1 $2').replace(CAMEL_ACRONYM, ' ');
 }
 
 function isUpper(code: number): boolean {

@@ -2,6 +2,7 @@ import { homedir, platform } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import type { ExecSandboxMode } from '@cashcode/contracts';
+import { trimTrailing } from '../common/trim';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -161,7 +162,7 @@ function parseList(raw: string | undefined): string[] {
   if (!raw) return [];
   return raw
     .split(',')
-    .map((entry) => entry.trim().replace(/\/+$/, ''))
+    .map((entry) => trimTrailing(entry.trim(), '/'))
     .filter((entry) => entry !== '');
 }
 
@@ -177,7 +178,7 @@ function parseUrl(name: string, raw: string | undefined): string | null {
   try {
     const url = new URL(raw.trim());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    return url.toString().replace(/\/+$/, '');
+    return trimTrailing(url.toString(), '/');
   } catch {
     throw new ConfigError(`${name} must be an http or https URL`);
   }

@@ -6,6 +6,7 @@ import { LLM_PROVIDERS, MAX_MODEL_CHARS, type LlmProvider, type LlmSelection, ty
 import type { ProblemFieldError } from '../common/problem-details';
 import { secretMayFollow, urlSecretBinding } from '../common/secret-binding';
 import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
+import { trimTrailing } from '../common/trim';
 
 export const BASE_URL_MAX_CHARS = 2048;
 export const API_KEY_MAX_CHARS = 16384;
@@ -70,8 +71,8 @@ export function normaliseBaseUrl(
     return { error: `${field} must not contain credentials` };
   }
   if (text.includes('?') || text.includes('#')) return { error: `${field} must not contain query or fragment` };
-  let path = url.pathname.replace(/\/+$/, '');
-  if (provider === 'ollama') path = path.replace(/\/v1$/, '').replace(/\/+$/, '');
+  let path = trimTrailing(url.pathname, '/');
+  if (provider === 'ollama') path = trimTrailing(path.replace(/\/v1$/, ''), '/');
   return { value: `${url.protocol}//${url.host}${path}` };
 }
 

@@ -194,7 +194,7 @@ export function classifyProviderError(err: unknown): ClassifiedProviderError {
 
 function isConnectionLike(item: ErrorLike): boolean {
   const code = typeof item.code === 'string' ? item.code : '';
-  if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_SOCKET)$/.test(code)) {
+  if (/^(?:ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_SOCKET)$/.test(code)) {
     return true;
   }
   const name = nameOf(item);

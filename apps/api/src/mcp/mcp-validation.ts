@@ -66,7 +66,7 @@ export function validateServerName(raw: unknown): string {
 export function validateUrl(raw: unknown, field = 'url'): string {
   const url = typeof raw === 'string' ? raw.trim() : '';
   if (url === '' || codePoints(url) > 2048) fail(field, MCP_VALIDATION_MESSAGES.urlLength);
-  const match = /^(https?):\/\/([^/?#]*)/i.exec(url);
+  const match = /^https?:\/\/([^/?#]*)/i.exec(url);
   let parsed: URL | null;
   try {
     parsed = new URL(url);
@@ -76,7 +76,7 @@ export function validateUrl(raw: unknown, field = 'url'): string {
   if (!match || !parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
     fail(field, MCP_VALIDATION_MESSAGES.urlAbsolute);
   }
-  if (match[2]!.includes('@')) fail(field, MCP_VALIDATION_MESSAGES.urlCredentials);
+  if (match[1]!.includes('@')) fail(field, MCP_VALIDATION_MESSAGES.urlCredentials);
   return url;
 }
 

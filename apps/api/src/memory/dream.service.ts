@@ -25,6 +25,7 @@ import { countMemoryEntries } from './memory-entries';
 import { MemoryError } from './memory.errors';
 import { MEMORY_CLOCK, MemoryStore, type MemoryClock } from './memory-store';
 import { DREAM_FINISHED_EVENT, SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } from './memory.types';
+import { trimTrailing } from '../common/trim';
 
 /** the header of a Dream run's MEMORY.md diff */
 const MEMORY_DIFF_LABELS = { before: 'MEMORY.md (before)', after: 'MEMORY.md (after)' };
@@ -330,7 +331,7 @@ export class DreamService implements OnModuleDestroy {
       if (current !== memoryBefore) {
         if (!current.startsWith(memoryBefore)) return { content: null, result: { status: 'conflict', current } };
         const appended = current.slice(memoryBefore.length).trim();
-        if (appended !== '') next = `${proposal.replace(/\n+$/, '')}\n${appended}\n`;
+        if (appended !== '') next = `${trimTrailing(proposal, '\n')}\n${appended}\n`;
       }
       if (next === current) return { content: null, result: { status: 'same', current } };
       await this.store.saveSnapshot(runId, current);

@@ -16,6 +16,7 @@ import { constants as fsConstants, promises as fs, statSync, writeSync, type Big
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
 import { mkdirPrivate, openPrivate, writeFilePrivate } from '../common/private-fs';
+import { trimTrailing } from '../common/trim';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { recordToMessage, serializeHistoryRecord, turnRecords, type PendingRecord } from './history-record';
 import { parseHistoryBuffer, scanHistoryBackward, type ReadAt, type SmartLoadResult } from './history-scan';
@@ -444,7 +445,7 @@ export class MemoryStore implements OnApplicationShutdown {
     const run = this.longTermLane.then(async (): Promise<LongTermMemorySaveResult> => {
       const existing = await this.readOptionalText(LONG_TERM_FILE);
       if (existing.includes(content)) return 'duplicate';
-      const head = existing.replace(/\n+$/, '');
+      const head = trimTrailing(existing, '\n');
       const line = `[${formatLocalMinute(this.now())}] ${content}`;
       await mkdirPrivate(this.memoryDir);
       await writeFileAtomic(join(this.memoryDir, LONG_TERM_FILE), head === '' ? `${line}\n` : `${head}\n${line}\n`);

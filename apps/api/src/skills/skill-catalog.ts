@@ -77,7 +77,7 @@ function replaceControl(text: string): string {
 }
 
 const WINDOWS_PATH = /\b[A-Za-z]:[\\/][^\s'"<>|]*/g;
-const POSIX_PATH = /(^|[\s'"(=:])\/(?:[^\s'"<>()]+)/g;
+const POSIX_PATH = /(^|[\s'"(=:])\/[^\s'"<>()]+/g;
 
 /**
  * A diagnostic message safe to show: known root/package paths and any absolute path replaced by `<path>`, control

@@ -143,7 +143,7 @@ export interface UploadedZip {
 }
 
 /** A legacy leading `@name` selection (spec §5.2 step 5). */
-const LEGACY_MENTION = /^@([a-z0-9][a-z0-9._-]{0,63})(\s+|$)/;
+const LEGACY_MENTION = /^@([a-z0-9][a-z0-9._-]{0,63})(?:\s+|$)/;
 
 /**
  * The explicit Skill selection of a message (spec §5.2 step 5): `mentioned_skills` names plus a legacy leading

@@ -2,100 +2,141 @@
  * HTML → readable Markdown for `web_fetch`, with a real HTML parser (turndown parses with domino in Node), never
  * regexes. Scripts, styles, navigation and form noise are dropped; links and images keep only http(s) targets,
  * resolved against the page URL.
+ *
+ * The conversion runs in a worker thread with a time budget, like `grep`'s regex: the HTML parser and turndown are
+ * not linear on hostile pages (10,000 nested `<div>`s or a long run of `&nbsp;` cost domino and turndown time
+ * quadratic in the run), so the page is converted where the main thread can stop it, and the input is cut to
+ * HTML_MAX_CHARS first. The text tidy that follows runs on the main thread and is linear.
  */
-import type TurndownService from 'turndown';
+import { Worker } from 'node:worker_threads';
 
-type TurndownConstructor = typeof import('turndown');
+/** decoded characters of a page handed to the converter (the fetch itself is bounded by CASHCODE_FETCH_MAX_BYTES) */
+export const HTML_MAX_CHARS = 2 * 1024 * 1024;
+/** time budget of one conversion */
+export const HTML_CONVERT_TIMEOUT_MS = 5000;
 
-/** turndown (and its DOM, domino) load on the first page converted: most runs never fetch a page. */
-let turndown: TurndownConstructor | null = null;
-function loadTurndown(): TurndownConstructor {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy loading, see above
-  turndown ??= require('turndown') as TurndownConstructor;
-  return turndown;
+/** The page could not be converted within the time budget. */
+export class HtmlConversionTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`converting the page to text took longer than ${timeoutMs} ms`);
+    this.name = 'HtmlConversionTimeout';
+  }
 }
 
-interface ElementLike {
-  getAttribute(name: string): string | null;
-}
-
-const NOISE = [
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'iframe',
-  'object',
-  'embed',
-  'svg',
-  'canvas',
-  'nav',
-  'footer',
-  'form',
-  'button',
-  'select',
-  'input',
-  'textarea',
-  'head',
-  'meta',
-  'link',
-];
-
-function absoluteHttpUrl(raw: string | null, base: string): string | null {
+/**
+ * The converter, plain JavaScript evaluated with `eval: true` so that it runs the same under the compiled server,
+ * the bundle (turndown stays an external module, resolved by the main thread) and Jest.
+ * Beyond turndown's defaults: `<br>` becomes a bare newline, so that a run of them is collapsed by turndown's join
+ * like block separators (its own `"  \n"` piles up into one long whitespace run), and whitespace in ordinary text
+ * (non-breaking spaces included) is folded to one space before escaping.
+ */
+const WORKER_SOURCE = `
+'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const TurndownService = require(workerData.turndownPath);
+const NOISE = ['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'svg', 'canvas', 'nav',
+  'footer', 'form', 'button', 'select', 'input', 'textarea', 'head', 'meta', 'link'];
+const baseUrl = workerData.baseUrl;
+function absoluteHttpUrl(raw) {
   if (raw === null || raw.trim() === '') return null;
   try {
-    const url = new URL(raw.trim(), base);
+    const url = new URL(raw.trim(), baseUrl);
     return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : null;
   } catch {
     return null;
   }
 }
+const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+service.remove(NOISE);
+service.addRule('title', {
+  filter: 'title',
+  replacement: (content) => (content.trim() === '' ? '' : 'Title: ' + content.trim() + '\\n\\n'),
+});
+service.addRule('safeLinks', {
+  filter: 'a',
+  replacement: (content, node) => {
+    const href = absoluteHttpUrl(node.getAttribute('href'));
+    const text = content.trim();
+    if (text === '') return '';
+    return href === null ? text : '[' + text + '](' + href + ')';
+  },
+});
+service.addRule('safeImages', {
+  filter: 'img',
+  replacement: (_content, node) => {
+    const alt = (node.getAttribute('alt') || '').trim();
+    const src = absoluteHttpUrl(node.getAttribute('src'));
+    if (alt === '') return '';
+    return src === null ? '[image: ' + alt + ']' : '![' + alt + '](' + src + ')';
+  },
+});
+service.addRule('lineBreak', { filter: 'br', replacement: () => '\\n' });
+const escape = service.escape.bind(service);
+service.escape = (text) => escape(text.replace(/\\s+/g, ' '));
+let markdown;
+try {
+  markdown = { ok: true, text: service.turndown(workerData.html) };
+} catch (error) {
+  markdown = { ok: false, message: error instanceof Error ? error.message : String(error) };
+}
+parentPort.postMessage(markdown);
+`;
 
-function createService(baseUrl: string): TurndownService {
-  const service = new (loadTurndown())({
-    headingStyle: 'atx',
-    codeBlockStyle: 'fenced',
-    bulletListMarker: '-',
-    emDelimiter: '*',
+type WorkerReply = { ok: true; text: string } | { ok: false; message: string };
+
+let turndownPath: string | null = null;
+
+/**
+ * Converts an HTML document or fragment to Markdown, whitespace tidied, in a worker stopped after `timeoutMs`
+ * (rejecting with HtmlConversionTimeout) or when `signal` aborts. Only the first HTML_MAX_CHARS characters are read.
+ */
+export function htmlToMarkdown(
+  html: string,
+  baseUrl: string,
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? HTML_CONVERT_TIMEOUT_MS;
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  turndownPath ??= require.resolve('turndown');
+  const input = html.length > HTML_MAX_CHARS ? html.slice(0, HTML_MAX_CHARS) : html;
+  return new Promise<string>((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { turndownPath, html: input, baseUrl },
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+      stdout: false,
+      stderr: false,
+    });
+    let settled = false;
+    const settle = (action: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      action();
+    };
+    const timer = setTimeout(() => settle(() => reject(new HtmlConversionTimeout(timeoutMs))), timeoutMs);
+    const onAbort = () => settle(() => reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted')));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (reply: WorkerReply) =>
+      settle(() => (reply.ok ? resolve(tidyText(reply.text)) : reject(new Error(`the page could not be converted: ${reply.message}`)))),
+    );
+    worker.on('error', (error) => settle(() => reject(error)));
+    worker.on('exit', (code) => settle(() => reject(new Error(`the conversion worker stopped unexpectedly (exit code ${code})`))));
   });
-  service.remove(NOISE as unknown as TurndownService.Filter);
-  service.addRule('title', {
-    filter: 'title' as unknown as TurndownService.Filter,
-    replacement: (content) => (content.trim() === '' ? '' : `Title: ${content.trim()}\n\n`),
-  });
-  service.addRule('safeLinks', {
-    filter: 'a' as unknown as TurndownService.Filter,
-    replacement: (content, node) => {
-      const href = absoluteHttpUrl((node as unknown as ElementLike).getAttribute('href'), baseUrl);
-      const text = content.trim();
-      if (text === '') return '';
-      return href === null ? text : `[${text}](${href})`;
-    },
-  });
-  service.addRule('safeImages', {
-    filter: 'img' as unknown as TurndownService.Filter,
-    replacement: (_content, node) => {
-      const element = node as unknown as ElementLike;
-      const alt = (element.getAttribute('alt') ?? '').trim();
-      const src = absoluteHttpUrl(element.getAttribute('src'), baseUrl);
-      if (alt === '') return '';
-      return src === null ? `[image: ${alt}]` : `![${alt}](${src})`;
-    },
-  });
-  return service;
 }
 
-/** Converts an HTML document or fragment to Markdown, whitespace tidied. */
-export function htmlToMarkdown(html: string, baseUrl: string): string {
-  const markdown = createService(baseUrl).turndown(html);
-  return tidyText(markdown);
-}
-
-/** Trims line ends and collapses runs of 3+ newlines (spec §7). */
+/**
+ * Trims spaces and tabs at line ends and collapses runs of 3+ newlines (spec §7). Linear: a blank run is only tried
+ * where it starts (the look-behind), so a long run of spaces that does not end a line is scanned once, not once
+ * per space.
+ */
 export function tidyText(text: string): string {
   return text
     .replace(/\r\n?/g, '\n')
-    .replace(/[ \t]+\n/g, '\n')
+    .replace(/(?<![ \t])[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

@@ -4,7 +4,7 @@
  */
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { FetchFailure, guardedFetch } from './guarded-fetch';
-import { htmlToMarkdown, tidyText } from './html-to-markdown';
+import { HtmlConversionTimeout, htmlToMarkdown, tidyText } from './html-to-markdown';
 import type { SsrfGuard } from './ssrf-guard';
 import { formatBytes, formatSeconds, requireString, toolError } from './tool-args';
 
@@ -109,7 +109,14 @@ export class WebFetchTool implements AgentTool {
       return toolError(`fetching ${raw} failed: the content is not text (${mime})`);
     }
     const decoded = decodeText(fetched.body, charsetOf(fetched.contentType, fetched.body));
-    const text = kind === 'html' ? htmlToMarkdown(decoded, fetched.url) : tidyText(decoded);
+    let text: string;
+    try {
+      text = kind === 'html' ? await htmlToMarkdown(decoded, fetched.url, { signal: ctx.signal }) : tidyText(decoded);
+    } catch (error) {
+      ctx.signal.throwIfAborted();
+      if (error instanceof HtmlConversionTimeout) return toolError(`fetching ${raw} failed: ${error.message}`);
+      throw error;
+    }
     const chars = Array.from(text);
     let body = chars.length > this.options.maxChars ? chars.slice(0, this.options.maxChars).join('') : text;
     if (chars.length > this.options.maxChars) {

@@ -7,6 +7,7 @@
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { formatSeconds, requireString, toolError } from './tool-args';
 import { WEB_FETCH_USER_AGENT } from './web-fetch.tool';
+import { trimTrailing } from '../../common/trim';
 
 export const DUCKDUCKGO_API_URL = 'https://api.duckduckgo.com/';
 export const WEB_SEARCH_MAX_RESULTS = 10;
@@ -177,7 +178,7 @@ export class WebSearchTool implements AgentTool {
     if (query === '') return toolError('search failed: the query is empty');
     try {
       if (this.options.searxngUrl) {
-        const url = new URL(`${this.options.searxngUrl.replace(/\/+$/, '')}/search`);
+        const url = new URL(`${trimTrailing(this.options.searxngUrl, '/')}/search`);
         url.searchParams.set('q', query);
         url.searchParams.set('format', 'json');
         return formatSearxng(query, await getJson(url, this.options.timeoutMs, ctx.signal));
