@@ -159,7 +159,7 @@ describe('HTTP platform (probe app)', () => {
   });
 
   it('Scenario: CORS echoes allowed origins only', async () => {
-    const allowed = 'http://localhost:4200';
+    const allowed = `http://localhost:${t.config.port}`;
     const ok = await request(t.httpUrl)
       .options('/api/probe/items')
       .set('Origin', allowed)
