@@ -67,7 +67,7 @@ function createExpressInstance(): express.Express {
 
 /** The first lines of the log: where the console, the API docs and the gateway are, and whether auth is on. */
 function startupBanner(config: AppConfig, httpUrl: string, wsUrl: string, consoleBuilt: boolean): string {
-  const auth = config.apiToken !== null ? 'on (bearer token)' : 'off (loopback only)';
+  const auth = config.apiToken !== null ? 'on (API token required)' : 'off (loopback only)';
   const consoleText = consoleBuilt ? `${httpUrl}/` : `${httpUrl}/ (not built yet: run npm run build)`;
   return `CashCode is running: console ${consoleText} · API docs ${httpUrl}/api/docs · WebSocket ${wsUrl} · auth: ${auth}`;
 }
