@@ -1,6 +1,7 @@
 import { type DynamicModule, Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication, type NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
+import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
@@ -8,8 +9,8 @@ import { AppLogger } from './common/app-logger';
 import { CashcodeWsAdapter, WS_SHARED_PATH } from './common/cashcode-ws-adapter';
 import { installConsole } from './common/console-static';
 import { acquireDataDirLock, type DataDirLock } from './common/data-dir-lock';
-import { earlyErrorHandler, installHttpPipeline, REQUEST_BODY_LIMIT } from './common/http-pipeline';
-import { TokenVerifier } from './common/http-security';
+import { earlyErrorHandler, installHttpPipeline, REQUEST_BODY_LIMIT, tokenGateMiddleware } from './common/http-pipeline';
+import { TokenVerifier, TrustedProxies } from './common/http-security';
 import { verifyJsonBodyDepth } from './common/json-limits';
 import { formatEvent } from './common/log-format';
 import { mkdirPrivate, type PrivateRootsResult, tightenPrivateRoots } from './common/private-fs';
@@ -56,6 +57,23 @@ function allowOwnOrigins(config: AppConfig): void {
     const origin = `http://${host}:${config.port}`;
     if (!config.allowedOrigins.includes(origin)) config.allowedOrigins.push(origin);
   }
+}
+
+/**
+ * The Express instance the app runs on. Routing is case-sensitive, so every route has one spelling (`/API/...` is not
+ * `/api/...`); the router reads the setting once, when it is created, so it is set before Nest adds anything.
+ */
+function createExpressInstance(): express.Express {
+  const instance = express();
+  instance.set('case sensitive routing', true);
+  return instance;
+}
+
+/** The first lines of the log: where the console, the API docs and the gateway are, and whether auth is on. */
+function startupBanner(config: AppConfig, httpUrl: string, wsUrl: string, consoleBuilt: boolean): string {
+  const auth = config.apiToken !== null ? 'on (API token required)' : 'off (loopback only)';
+  const consoleText = consoleBuilt ? `${httpUrl}/` : `${httpUrl}/ (not built yet: run npm run build)`;
+  return `CashCode is running: console ${consoleText} · API docs ${httpUrl}/api/docs · WebSocket ${wsUrl} · auth: ${auth}`;
 }
 
 /** Creates the runtime directories (data, memory, workspace, logs), owner-only (0700) when they are new. */
@@ -122,13 +140,14 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
   let app: NestExpressApplication | null = null;
   let adapter: CashcodeWsAdapter | null = null;
   try {
-    app = await NestFactory.create<NestExpressApplication>(options.module ?? AppModule.forRoot(config), {
-      logger,
-      bodyParser: false,
-      abortOnError: false,
-    });
+    app = await NestFactory.create<NestExpressApplication>(
+      options.module ?? AppModule.forRoot(config),
+      new ExpressAdapter(createExpressInstance()),
+      { logger, bodyParser: false, abortOnError: false },
+    );
     const verifier = new TokenVerifier(config.apiToken);
-    installHttpPipeline(app, config, verifier);
+    const trusted = new TrustedProxies(config.trustedProxies);
+    installHttpPipeline(app, config, verifier, trusted);
     // Size limit (413) and nesting limit (400, checked on the raw bytes before JSON.parse) on every JSON body. Nest's
     // option type leaves out `verify` because its `rawBody` option uses it; this app never sets `rawBody`, so the hook
     // reaches body-parser unchanged.
@@ -138,11 +157,12 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
     } as NestExpressBodyParserOptionsFor<'json'>);
     app.useBodyParser('urlencoded', { limit: REQUEST_BODY_LIMIT, extended: false });
     app.use(earlyErrorHandler());
-    installConsole(app, config.consoleDir);
+    const consoleBuilt = installConsole(app, config.consoleDir);
+    app.use(tokenGateMiddleware(verifier, trusted));
     app.use(earlyErrorHandler());
     app.useGlobalFilters(new ProblemDetailsFilter());
     app.useGlobalPipes(createValidationPipe());
-    adapter = new CashcodeWsAdapter(app, config, verifier);
+    adapter = new CashcodeWsAdapter(app, config, verifier, trusted);
     app.useWebSocketAdapter(adapter);
     setupOpenApi(app);
 
@@ -171,7 +191,10 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
         );
       }
     }
-    bootLogger.log(formatEvent('server.started', { http_url: httpUrl, ws_url: wsUrl }));
+    bootLogger.log(startupBanner(config, httpUrl, wsUrl, consoleBuilt));
+    bootLogger.log(
+      formatEvent('server.started', { http_url: httpUrl, ws_url: wsUrl, token_required: config.apiToken !== null }),
+    );
 
     const nestApp = app;
     const wsAdapter = adapter;

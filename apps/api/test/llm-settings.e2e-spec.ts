@@ -255,8 +255,8 @@ describe('LLM settings REST (e2e)', () => {
 
     it('Scenario: GET /api/settings/llm has no Origin check; allowed or absent Origins pass', async () => {
       expect((await seen(await http().get('/api/settings/llm').set('Origin', 'http://evil.example'))).status).toBe(200);
-      expect((await put(openai(), 'http://localhost:4200')).status).toBe(200);
-      expect((await models('http://127.0.0.1:4200')).status).toBe(200);
+      expect((await put(openai(), `http://localhost:${app.config.port}`)).status).toBe(200);
+      expect((await models(`http://127.0.0.1:${app.config.port}`)).status).toBe(200);
       expect((await models()).status).toBe(200);
     });
   });

@@ -163,7 +163,7 @@ describe('HTTP platform (probe app)', () => {
   });
 
   it('Scenario: CORS echoes allowed origins only', async () => {
-    const allowed = 'http://localhost:4200';
+    const allowed = `http://localhost:${t.config.port}`;
     const ok = await request(t.httpUrl)
       .options('/api/probe/items')
       .set('Origin', allowed)
@@ -432,8 +432,8 @@ describe('Process startup (built server)', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
+      let out = '';
       const httpUrl = await new Promise<string>((resolve, reject) => {
-        let out = '';
         child.stdout.on('data', (chunk: Buffer) => {
           out += chunk.toString();
           const match = /event=server\.started http_url="([^"]+)"/.exec(out);
@@ -442,6 +442,12 @@ describe('Process startup (built server)', () => {
         child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
       });
       await request(httpUrl).get('/api/health').expect(200);
+      // first contact: the banner says where everything is, and Nest's route table is not on the console at INFO
+      expect(out).toContain(
+        `INFO     Bootstrap request_id=- chat_id=- turn_id=- CashCode is running: console ${httpUrl}/`,
+      );
+      expect(out).toContain(`· API docs ${httpUrl}/api/docs · WebSocket ws://127.0.0.1:`);
+      expect(out).not.toMatch(/Mapped \{|RoutesResolver|RouterExplorer|InstanceLoader/);
       // The ≤ 1 s target is measured by `npm run bench` on an idle machine; here only a loose bound that holds
       // on a loaded 2-core CI runner (the spawn includes loading Node and every module).
       const elapsed = performance.now() - started;

@@ -19,6 +19,19 @@ const LEVEL_NAMES: Record<string, string> = {
 
 export const LOG_FILE_NAME = 'cashcode.log';
 
+/**
+ * Nest's start-up bookkeeping (a line per module, route and gateway subscription): logged at DEBUG, so that the
+ * first INFO lines of a start are the application's own (where the console, the API docs and the gateway are).
+ */
+export const FRAMEWORK_STARTUP_LOGGERS: ReadonlySet<string> = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'WebSocketsController',
+  'NestApplication',
+]);
+
 export interface AppLoggerOptions {
   logDir: string;
   fileLevel: LogLevel;
@@ -107,7 +120,9 @@ export class AppLogger implements LoggerService {
   }
 
   log(message: unknown, ...optionalParams: unknown[]): void {
-    this.write('info', message, optionalParams);
+    const loggerName = optionalParams[optionalParams.length - 1];
+    const framework = typeof loggerName === 'string' && FRAMEWORK_STARTUP_LOGGERS.has(loggerName);
+    this.write(framework ? 'debug' : 'info', message, optionalParams);
   }
 
   error(message: unknown, ...optionalParams: unknown[]): void {

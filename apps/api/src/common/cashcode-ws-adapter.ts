@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { AppConfig } from '../config/app-config';
-import { bearerToken, isAllowedHost, isAllowedOrigin, type TokenVerifier } from './http-security';
+import { bearerToken, clientKey, isAllowedHost, isAllowedOrigin, type TokenVerifier, type TrustedProxies } from './http-security';
 import { logIds } from './log-context';
 import { formatEvent } from './log-format';
 import { buildProblem } from './problem-details.filter';
 import { PROBLEM_CONTENT_TYPE } from './problem-details';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
+import { matchesRoute, routePath } from './request-path';
 
 /** Path of the gateway when it shares the HTTP server (WS_PORT === CASHCODE_PORT). */
 export const WS_SHARED_PATH = '/ws';
@@ -27,8 +28,9 @@ type UpgradeRejection = { status: number; detail: string; reason: string; header
  * The WebSocket adapter of the app. The gateway (`@WebSocketGateway()` with no options) is placed by configuration:
  * - `config.wsSharesHttp`: on the HTTP server, upgrades at `/ws` only;
  * - otherwise its own server on `config.wsHost:config.wsPort` (any path, like the reference), never all interfaces.
- * Every upgrade is checked before the socket opens: Host allowlist (403), Origin allowlist (403), and the API token
- * when configured (`Authorization: Bearer` or `?token=` for browsers; 401, 429 when throttled). Messages are capped
+ * Every upgrade is checked before the socket opens: Host allowlist (403), Origin allowlist (403), the API token when
+ * configured (`Authorization: Bearer` or `?token=` for browsers; 401, 429 when throttled; the same verifier and client
+ * address as REST), then the path in shared mode (404). Messages are capped
  * at 1 MiB. Gateway-supplied port/path options are ignored (one endpoint, owned by configuration).
  */
 export class CashcodeWsAdapter extends WsAdapter {
@@ -43,6 +45,7 @@ export class CashcodeWsAdapter extends WsAdapter {
     app: INestApplicationContext,
     private readonly config: AppConfig,
     private readonly verifier: TokenVerifier,
+    private readonly trusted: TrustedProxies,
   ) {
     super(app);
   }
@@ -122,26 +125,24 @@ export class CashcodeWsAdapter extends WsAdapter {
     await super.dispose();
   }
 
-  private check(request: IncomingMessage, url: URL): UpgradeRejection | null {
-    if (this.config.wsSharesHttp && url.pathname !== WS_SHARED_PATH) {
-      return { status: 404, detail: 'No WebSocket endpoint at this path', reason: 'unknown_path' };
-    }
+  private check(request: IncomingMessage, path: string, query: URLSearchParams): UpgradeRejection | null {
     if (!isAllowedHost(request.headers.host, this.config)) {
       return { status: 403, detail: 'Host is not allowed', reason: 'host_not_allowed' };
     }
     if (!isAllowedOrigin(request.headers.origin, this.config, request.headers.host)) {
       return { status: 403, detail: 'Origin is not allowed', reason: 'origin_not_allowed' };
     }
+    // The token before the path, as on REST: without it, no path (however spelled) tells whether an endpoint is there.
     if (this.verifier.enabled) {
-      const clientKey = request.socket.remoteAddress ?? 'unknown';
-      const presented = bearerToken(request.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
-      const result = this.verifier.check(presented, clientKey);
+      const key = clientKey(request, this.trusted);
+      const presented = bearerToken(request.headers.authorization) ?? query.get('token') ?? undefined;
+      const result = this.verifier.check(presented, key);
       if (result === 'throttled') {
         return {
           status: 429,
           detail: 'Too many failed authentication attempts; try again later',
           reason: 'throttled',
-          headers: { 'Retry-After': String(this.verifier.retryAfterSeconds(clientKey)) },
+          headers: { 'Retry-After': String(this.verifier.retryAfterSeconds(key)) },
         };
       }
       if (result === 'unauthorized') {
@@ -153,6 +154,10 @@ export class CashcodeWsAdapter extends WsAdapter {
         };
       }
     }
+    // On the shared HTTP server the gateway has one route, matched like the REST routes (exact, case-sensitive).
+    if (this.config.wsSharesHttp && !matchesRoute(path, WS_SHARED_PATH)) {
+      return { status: 404, detail: 'No WebSocket endpoint at this path', reason: 'unknown_path' };
+    }
     if (!this.gatewayServer) {
       return { status: 503, detail: 'The WebSocket gateway is not available', reason: 'no_gateway' };
     }
@@ -161,19 +166,17 @@ export class CashcodeWsAdapter extends WsAdapter {
 
   private handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const requestId = newRequestId();
-    let url: URL;
-    try {
-      url = new URL(request.url ?? '/', 'http://localhost');
-    } catch {
-      url = new URL('http://localhost/');
-    }
-    const rejection = this.check(request, url);
+    const path = routePath(request);
+    const rawUrl = request.url ?? '';
+    const queryStart = rawUrl.indexOf('?');
+    const query = new URLSearchParams(queryStart === -1 ? '' : rawUrl.slice(queryStart + 1));
+    const rejection = this.check(request, path, query);
     if (rejection) {
       this.log.warn(
         formatEvent('ws.upgrade.rejected', { reason: rejection.reason, status: rejection.status }),
         logIds({ requestId }),
       );
-      this.reject(socket, rejection, url.pathname, requestId);
+      this.reject(socket, rejection, path, requestId);
       return;
     }
     const server = this.gatewayServer;

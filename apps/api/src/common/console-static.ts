@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import { static as serveStatic, type NextFunction, type Request, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROUTE_LABEL } from './http-pipeline';
+import { isApiOrGatewayPath } from './request-path';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>CashCode</title></head>
@@ -14,16 +15,17 @@ const NOT_BUILT_PAGE = `<!doctype html>
 </body></html>
 `;
 
-/** Paths the console must never answer: the API and the shared WebSocket endpoint. */
+/** Paths the console must never answer: every spelling of the API and the shared WebSocket endpoint. */
 function isReserved(path: string): boolean {
-  return path === '/api' || path.startsWith('/api/') || path === '/ws' || path.startsWith('/ws/');
+  return isApiOrGatewayPath(path);
 }
 
 /**
  * Serves the built console (config.consoleDir) at `/` with an SPA fallback to index.html for GET/HEAD page requests
- * outside `/api` and `/ws`. Without a build, `/` answers a short page saying how to build it.
+ * outside every spelling of `/api` and `/ws`. Without a build, `/` answers a short page saying how to build it.
+ * Returns whether the console is built.
  */
-export function installConsole(app: NestExpressApplication, consoleDir: string): void {
+export function installConsole(app: NestExpressApplication, consoleDir: string): boolean {
   const index = join(consoleDir, 'index.html');
   if (!existsSync(index)) {
     new Logger('Console').warn('event=console.not_built');
@@ -35,13 +37,14 @@ export function installConsole(app: NestExpressApplication, consoleDir: string):
       }
       next();
     });
-    return;
+    return false;
   }
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!isReserved(req.path)) res.locals[ROUTE_LABEL] = '<console>';
     next();
   });
-  app.useStaticAssets(consoleDir, { index: 'index.html', fallthrough: true, redirect: false, dotfiles: 'ignore' });
+  const assets = serveStatic(consoleDir, { index: 'index.html', fallthrough: true, redirect: false, dotfiles: 'ignore' });
+  app.use((req: Request, res: Response, next: NextFunction) => (isReserved(req.path) ? next() : assets(req, res, next)));
   app.use((req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || isReserved(req.path)) {
       delete res.locals[ROUTE_LABEL];
@@ -55,4 +58,5 @@ export function installConsole(app: NestExpressApplication, consoleDir: string):
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(index);
   });
+  return true;
 }

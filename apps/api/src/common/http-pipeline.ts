@@ -3,11 +3,22 @@ import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import type { AppConfig } from '../config/app-config';
-import { bearerToken, isAllowedHost, isAllowedOrigin, isCorsOrigin, TokenVerifier } from './http-security';
+import {
+  bearerToken,
+  clientKey,
+  isAllowedHost,
+  isAllowedOrigin,
+  isCorsOrigin,
+  isOpenApiRequest,
+  type TokenCheck,
+  type TokenVerifier,
+  type TrustedProxies,
+} from './http-security';
 import { logIds, runRequestWithLogContext } from './log-context';
 import { formatEvent } from './log-format';
 import { buildProblem, sendProblem, toProblemInit, UNHANDLED_ERROR_TYPE } from './problem-details.filter';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
+import { isApiOrGatewayPath } from './request-path';
 
 /**
  * Largest JSON / form body accepted on REST (skill create carries support files); bigger bodies answer 413. JSON bodies
@@ -16,9 +27,6 @@ import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 export const REQUEST_BODY_LIMIT = '10mb';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-/** Routes that stay open when CASHCODE_API_TOKEN is set (liveness, the console's bootstrap info, API description). */
-const TOKEN_EXEMPT = [/^\/api\/health\/?$/, /^\/api\/client-config\/?$/, /^\/api\/docs(?:[/-].*)?$/];
 
 /** Response locals key: the route label when a non-Nest handler (e.g. the console) answered. */
 export const ROUTE_LABEL = 'cashcodeRouteLabel';
@@ -83,22 +91,66 @@ export function originCheckMiddleware(config: AppConfig): RequestHandler {
   };
 }
 
-/** `Authorization: Bearer` guard on /api when a token is configured; one 401 body for missing and wrong tokens. */
-export function tokenMiddleware(verifier: TokenVerifier): RequestHandler {
+/** Response locals key: set once the request passed the token guard (valid token, or an open route). */
+const AUTHENTICATED = 'cashcodeAuthenticated';
+
+/**
+ * Answers a request that lacks a valid token: 429 with Retry-After when its client is over the failure limit, else
+ * 401 (`WWW-Authenticate: Bearer`), one body for a missing and a wrong token.
+ */
+function refuse(res: Response, req: Request, verifier: TokenVerifier, key: string, result: TokenCheck): void {
+  if (result === 'throttled') {
+    res.setHeader('Retry-After', String(verifier.retryAfterSeconds(key)));
+    problem(res, req, 429, 'Too many failed authentication attempts; try again later');
+    return;
+  }
+  res.setHeader('WWW-Authenticate', 'Bearer');
+  problem(res, req, 401, 'Authentication required: a valid API token is missing');
+}
+
+/**
+ * Token guard, first stage (before body parsing, the console and the routes), when CASHCODE_API_TOKEN is set. Every
+ * request needs `Authorization: Bearer <token>` except the explicit allowlist (isOpenApiRequest: exact routed
+ * spellings of health, client config and the OpenAPI pages). A page or asset request (GET/HEAD) outside every
+ * spelling of `/api` and `/ws` may still be answered by the console without a token: it is passed on unauthenticated,
+ * and tokenGateMiddleware, installed after the console, refuses it if the console did not answer it. Every other
+ * request without a valid token is refused here, so no route — known, unknown or spelled oddly — answers without one.
+ */
+export function tokenMiddleware(verifier: TokenVerifier, trusted: TrustedProxies): RequestHandler {
   return (req, res, next) => {
-    if (!verifier.enabled || req.method === 'OPTIONS') return next();
-    const path = req.path;
-    if (!/^\/api(?:\/|$)/.test(path) || TOKEN_EXEMPT.some((pattern) => pattern.test(path))) return next();
-    const clientKey = req.socket.remoteAddress ?? 'unknown';
-    const result = verifier.check(bearerToken(req.headers.authorization), clientKey);
-    if (result === 'ok') return next();
-    if (result === 'throttled') {
-      res.setHeader('Retry-After', String(verifier.retryAfterSeconds(clientKey)));
-      problem(res, req, 429, 'Too many failed authentication attempts; try again later');
-      return;
+    if (!verifier.enabled || isOpenApiRequest(req.method, req.path)) {
+      res.locals[AUTHENTICATED] = true;
+      return next();
     }
-    res.setHeader('WWW-Authenticate', 'Bearer');
-    problem(res, req, 401, 'Authentication required: a valid API token is missing');
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === undefined && (req.method === 'GET' || req.method === 'HEAD') && !isApiOrGatewayPath(req.path)) {
+      return next();
+    }
+    const key = clientKey(req, trusted);
+    const result = verifier.check(presented, key);
+    if (result === 'ok') {
+      res.locals[AUTHENTICATED] = true;
+      return next();
+    }
+    refuse(res, req, verifier, key, result);
+  };
+}
+
+/**
+ * Token guard, second stage: installed after the console and before the routes; refuses a request the first stage
+ * passed on for the console when the console did not answer it (an unknown path gets 401, not a 404 that tells
+ * which routes exist).
+ */
+export function tokenGateMiddleware(verifier: TokenVerifier, trusted: TrustedProxies): RequestHandler {
+  return (req, res, next) => {
+    if (!verifier.enabled || res.locals[AUTHENTICATED] === true) return next();
+    const key = clientKey(req, trusted);
+    const result = verifier.check(bearerToken(req.headers.authorization), key);
+    if (result === 'ok') {
+      res.locals[AUTHENTICATED] = true;
+      return next();
+    }
+    refuse(res, req, verifier, key, result);
   };
 }
 
@@ -158,9 +210,15 @@ export function securityHeadersMiddleware(config: AppConfig): RequestHandler {
 
 /**
  * Installs the cross-cutting HTTP pipeline on the Express instance, in order: request id + access log, Host
- * allowlist, security headers, CORS allowlist, Origin check, token guard. Must run before `app.init()`.
+ * allowlist, security headers, CORS allowlist, Origin check, token guard (its second stage, tokenGateMiddleware, goes
+ * after the console). Must run before `app.init()`.
  */
-export function installHttpPipeline(app: INestApplication, config: AppConfig, verifier: TokenVerifier): void {
+export function installHttpPipeline(
+  app: INestApplication,
+  config: AppConfig,
+  verifier: TokenVerifier,
+  trusted: TrustedProxies,
+): void {
   const logger = new Logger('HttpAccess');
   app.use(requestContextMiddleware(logger));
   app.use(hostCheckMiddleware(config));
@@ -176,5 +234,5 @@ export function installHttpPipeline(app: INestApplication, config: AppConfig, ve
     maxAge: 600,
   });
   app.use(originCheckMiddleware(config));
-  app.use(tokenMiddleware(verifier));
+  app.use(tokenMiddleware(verifier, trusted));
 }

@@ -1,4 +1,14 @@
-import { bearerToken, isAllowedHost, isAllowedOrigin, isCorsOrigin, TokenVerifier } from './http-security';
+import { parseTrustedProxies } from '../config/app-config';
+import {
+  bearerToken,
+  clientKey,
+  isAllowedHost,
+  isAllowedOrigin,
+  isCorsOrigin,
+  isOpenApiRequest,
+  TokenVerifier,
+  TrustedProxies,
+} from './http-security';
 
 const config = {
   allowedHosts: ['box.lan', 'other.lan:9000'],
@@ -62,15 +72,89 @@ describe(TokenVerifier.name, () => {
     expect(verifier.check('', 'a')).toBe('unauthorized');
   });
 
-  it('Scenario: repeated failures are throttled until the window ends', () => {
+  it('Scenario: repeated failures are throttled until the window ends; the right token is never refused', () => {
     let now = 1_000;
     const verifier = new TokenVerifier('correct-horse-battery', 3, 10_000, () => now);
     for (let i = 0; i < 3; i++) expect(verifier.check('wrong', 'client')).toBe('unauthorized');
-    expect(verifier.check('correct-horse-battery', 'client')).toBe('throttled');
+    expect(verifier.check('wrong', 'client')).toBe('throttled');
+    expect(verifier.check(undefined, 'client')).toBe('throttled');
     expect(verifier.retryAfterSeconds('client')).toBe(10);
-    expect(verifier.check('correct-horse-battery', 'other')).toBe('ok');
-    now += 10_001;
     expect(verifier.check('correct-horse-battery', 'client')).toBe('ok');
+    expect(verifier.check('wrong', 'other')).toBe('unauthorized');
+    now += 10_001;
+    expect(verifier.check('wrong', 'client')).toBe('unauthorized');
+  });
+
+  it('Scenario: a missing token is refused but not counted as a guess', () => {
+    const verifier = new TokenVerifier('correct-horse-battery', 2, 10_000, () => 0);
+    for (let i = 0; i < 5; i++) expect(verifier.check(undefined, 'client')).toBe('unauthorized');
+    expect(verifier.check('wrong', 'client')).toBe('unauthorized');
+    expect(verifier.check('wrong', 'client')).toBe('unauthorized');
+    expect(verifier.check('wrong', 'client')).toBe('throttled');
+  });
+});
+
+describe('clientKey', () => {
+  const req = (remoteAddress: string, forwarded?: string) => ({
+    socket: { remoteAddress },
+    headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
+  });
+
+  it('Scenario: without trusted proxies X-Forwarded-For is ignored', () => {
+    const none = new TrustedProxies([]);
+    expect(clientKey(req('10.0.0.1', '1.2.3.4'), none)).toBe('10.0.0.1');
+    expect(clientKey(req('::ffff:10.0.0.1'), none)).toBe('10.0.0.1');
+  });
+
+  it('Scenario: behind trusted proxies the right-most untrusted address is the client', () => {
+    const trusted = new TrustedProxies(parseTrustedProxies('X', '10.0.0.0/8, 127.0.0.1'));
+    expect(clientKey(req('127.0.0.1', '9.9.9.9, 203.0.113.7'), trusted)).toBe('203.0.113.7');
+    expect(clientKey(req('::ffff:127.0.0.1', '203.0.113.7, 10.1.2.3'), trusted)).toBe('203.0.113.7');
+    // a spoofed entry left of the proxy's own is never reached
+    expect(clientKey(req('127.0.0.1', '10.9.9.9, 198.51.100.1'), trusted)).toBe('198.51.100.1');
+    // an untrusted peer's header proves nothing
+    expect(clientKey(req('198.51.100.2', '203.0.113.7'), trusted)).toBe('198.51.100.2');
+    // only trusted hops: the left-most one is the client
+    expect(clientKey(req('127.0.0.1', '10.0.0.9'), trusted)).toBe('10.0.0.9');
+    expect(clientKey(req('127.0.0.1'), trusted)).toBe('127.0.0.1');
+    expect(clientKey(req('127.0.0.1', 'not-an-ip'), trusted)).toBe('other:not-an-ip');
+  });
+
+  it('Scenario: IPv6 clients are keyed by their /64', () => {
+    const none = new TrustedProxies([]);
+    expect(clientKey(req('2001:db8:1:2:aaaa::1'), none)).toBe(clientKey(req('2001:db8:1:2:bbbb::2'), none));
+    expect(clientKey(req('2001:db8:1:2::1'), none)).not.toBe(clientKey(req('2001:db8:1:3::1'), none));
+  });
+});
+
+describe('parseTrustedProxies', () => {
+  it('Scenario: addresses, ranges and names are accepted; anything else is a readable error', () => {
+    expect(parseTrustedProxies('P', ' 10.0.0.1 , 192.168.0.0/16,fd00::/8, ::ffff:10.0.0.0/104')).toEqual([
+      '10.0.0.1/32',
+      '192.168.0.0/16',
+      'fd00::/8',
+      '10.0.0.0/8',
+    ]);
+    expect(parseTrustedProxies('P', 'loopback')).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(parseTrustedProxies('P', undefined)).toEqual([]);
+    for (const bad of ['proxy.lan', '10.0.0.0/33', '127.1', '0x7f000001', '10.0.0.1/8/8', 'fe80::1%eth0', '::/129', '10.0.0.0/']) {
+      expect(() => parseTrustedProxies('CASHCODE_TRUSTED_PROXIES', bad)).toThrow(
+        new RegExp(`^CASHCODE_TRUSTED_PROXIES must list IP addresses or CIDR ranges .*got "${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"$`),
+      );
+    }
+  });
+});
+
+describe('isOpenApiRequest', () => {
+  it('Scenario: only exact GET/HEAD spellings of the open routes need no token', () => {
+    for (const path of ['/api/health', '/api/health/', '/api/client-config', '/api/docs', '/api/docs/', '/api/docs-json', '/api/docs/swagger-ui.css']) {
+      expect(isOpenApiRequest('GET', path)).toBe(true);
+      expect(isOpenApiRequest('HEAD', path)).toBe(true);
+    }
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) expect(isOpenApiRequest(method, '/api/health')).toBe(false);
+    for (const path of ['/API/health', '/api//health', '/api/%68ealth', '/api/health//', '/api/health/x', '/api/docs/..', '/api/docs/a/b', '/api/docsx', '/api/settings/llm']) {
+      expect(isOpenApiRequest('GET', path)).toBe(false);
+    }
   });
 });
 

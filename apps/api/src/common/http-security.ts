@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import type { AppConfig } from '../config/app-config';
+import { matchesRoute } from './request-path';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -67,10 +69,14 @@ export function isCorsOrigin(origin: string, config: Pick<AppConfig, 'allowedOri
 
 export type TokenCheck = 'ok' | 'unauthorized' | 'throttled';
 
+/** Failure records kept at most (expired ones are dropped first, then the oldest). */
+const MAX_TRACKED_CLIENTS = 10_000;
+
 /**
  * Bearer-token check for REST and the WS handshake when CASHCODE_API_TOKEN is set: constant-time comparison of
- * SHA-256 digests (no length leak), and a simple per-client failure throttle (after `maxFailures` failures inside
- * `windowMs`, that client is refused until the window ends, even with the right token).
+ * SHA-256 digests (no length leak), and a per-client failure throttle. Only wrong tokens are counted; after
+ * `maxFailures` of them inside `windowMs` that client gets 'throttled' for every further wrong or missing token until
+ * the window ends. The right token is always accepted, so nobody can lock the user out by failing on purpose.
  */
 export class TokenVerifier {
   private readonly expectedDigest: Buffer | null;
@@ -97,25 +103,103 @@ export class TokenVerifier {
 
   check(presented: string | undefined | null, clientKey: string): TokenCheck {
     if (this.expectedDigest === null) return 'ok';
-    const now = this.now();
-    const entry = this.failures.get(clientKey);
-    if (entry && entry.resetAt <= now) this.failures.delete(clientKey);
-    const current = this.failures.get(clientKey);
-    if (current && current.count >= this.maxFailures) return 'throttled';
     const digest = createHash('sha256')
       .update(presented ?? '', 'utf8')
       .digest();
     const ok = presented !== undefined && presented !== null && timingSafeEqual(digest, this.expectedDigest);
     if (ok) return 'ok';
+    const now = this.now();
+    const entry = this.failures.get(clientKey);
+    const current = entry && entry.resetAt > now ? entry : undefined;
+    if (entry && !current) this.failures.delete(clientKey);
+    if (current && current.count >= this.maxFailures) return 'throttled';
+    // A missing token is no guess at the token: refused, not counted.
+    if (presented === undefined || presented === null) return 'unauthorized';
     if (current) current.count += 1;
     else this.failures.set(clientKey, { count: 1, resetAt: now + this.windowMs });
-    if (this.failures.size > 10_000) this.pruneExpired(now);
+    if (this.failures.size > MAX_TRACKED_CLIENTS) this.prune(now);
     return 'unauthorized';
   }
 
-  private pruneExpired(now: number): void {
+  private prune(now: number): void {
     for (const [key, value] of this.failures) if (value.resetAt <= now) this.failures.delete(key);
+    for (const key of this.failures.keys()) {
+      if (this.failures.size <= MAX_TRACKED_CLIENTS) break;
+      this.failures.delete(key);
+    }
   }
+}
+
+/** Address ranges (parsed CASHCODE_TRUSTED_PROXIES entries) whose X-Forwarded-For is believed. */
+export class TrustedProxies {
+  private readonly ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+
+  /** `cidrs`: validated `address/bits` strings (see parseTrustedProxies in app-config). */
+  constructor(cidrs: readonly string[]) {
+    this.ranges = cidrs.map((cidr) => ipaddr.parseCIDR(cidr));
+  }
+
+  get empty(): boolean {
+    return this.ranges.length === 0;
+  }
+
+  trusts(address: string): boolean {
+    const parsed = parseAddress(address);
+    if (!parsed) return false;
+    return this.ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
+  }
+}
+
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const bare = address.trim().replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return null;
+  // IPv4-mapped IPv6 (`::ffff:10.0.0.1`, what a dual-stack socket reports) is the IPv4 address it carries
+  return ipaddr.process(bare);
+}
+
+/**
+ * The address a request comes from, for the failure throttle: the peer address, or — when the peer is a trusted
+ * proxy — the right-most address of `X-Forwarded-For` that is not a trusted proxy (entries left of it were written by
+ * the client and prove nothing). Without trusted proxies the header is ignored. IPv6 clients are keyed by their /64
+ * network (one host usually holds a whole /64), IPv4-mapped addresses by their IPv4 address.
+ */
+export function clientKey(
+  request: { socket: { remoteAddress?: string }; headers: Record<string, string | string[] | undefined> },
+  trusted: TrustedProxies,
+): string {
+  let address = request.socket.remoteAddress ?? 'unknown';
+  if (!trusted.empty && trusted.trusts(address)) {
+    const header = request.headers['x-forwarded-for'];
+    const chain = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+    for (let i = chain.length - 1; i >= 0; i--) {
+      address = chain[i];
+      if (!trusted.trusts(address)) break;
+    }
+  }
+  const parsed = parseAddress(address);
+  if (!parsed) return `other:${address.slice(0, 64)}`;
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+/** The OpenAPI pages: the Swagger UI, its assets and the JSON / YAML document. */
+const DOCS_PATH = /^\/api\/docs(?:(?:-json|-yaml)\/?|\/?|\/(?:docs\/)?[A-Za-z0-9_-][A-Za-z0-9._-]*)$/;
+
+/** Routes that need no token even when the server has one (OpenAPI documents them without a 401). */
+export const TOKEN_EXEMPT_ROUTES = ['/api/health', '/api/client-config'] as const;
+
+/**
+ * The explicit allowlist of requests that need no token: `GET`/`HEAD` of the health probe, the console's boot info
+ * and the OpenAPI pages, spelled exactly as routed (see request-path.ts). Everything else needs the token, except
+ * what the console itself serves (decided where the console is installed).
+ */
+export function isOpenApiRequest(method: string, path: string): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return TOKEN_EXEMPT_ROUTES.some((route) => matchesRoute(path, route)) || DOCS_PATH.test(path);
 }
 
 /** Extracts the token from `Authorization: Bearer <token>`; undefined when absent or another scheme. */

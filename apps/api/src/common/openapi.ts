@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { TOKEN_EXEMPT_ROUTES } from './http-security';
 import { ProblemDetailsDto, ProblemFieldErrorDto } from './problem-details';
 
 export const OPENAPI_UI_PATH = 'api/docs';
@@ -24,8 +25,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return withCommonProblemResponses(document);
 }
 
-/** Paths that need no token even when the server has one (see http-security). */
-const TOKEN_EXEMPT = new Set(['/api/health', '/api/client-config']);
+/** Paths that need no token even when the server has one (the guard's allowlist). */
+const TOKEN_EXEMPT = new Set<string>(TOKEN_EXEMPT_ROUTES);
 
 /**
  * Every route can answer 403 (Host not allowed, or Origin not allowed on a state-changing call), 401 when the

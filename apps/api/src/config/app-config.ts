@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import type { ExecSandboxMode } from '@cashcode/contracts';
 import { trimTrailing } from '../common/trim';
+import ipaddr from 'ipaddr.js';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -26,6 +27,10 @@ export interface AppConfig {
   consoleDir: string;
   allowedOrigins: string[];
   allowedHosts: string[];
+  /** CASHCODE_TRUSTED_PROXIES as `address/bits` ranges: peers whose X-Forwarded-For names the client (default none) */
+  trustedProxies: string[];
+  /** CASHCODE_CONSOLE_DEV: the Angular dev server (`npm run dev`, port 4200) is in use; its origins are allowed */
+  consoleDev: boolean;
   apiToken: string | null;
   fileLogLevel: LogLevel;
   consoleLogLevel: LogLevel;
@@ -194,6 +199,46 @@ function parseSandboxMode(name: string, raw: string | undefined): ExecSandboxMod
   return mode;
 }
 
+/** Named ranges CASHCODE_TRUSTED_PROXIES accepts besides addresses and CIDR ranges (the names proxy-addr uses). */
+const PROXY_RANGE_NAMES: Record<string, string[]> = {
+  loopback: ['127.0.0.0/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
+/**
+ * CASHCODE_TRUSTED_PROXIES: comma-separated IP addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`) or the names
+ * `loopback`, `linklocal`, `uniquelocal`; returned as `address/bits` strings. An IPv4-mapped IPv6 entry is read as
+ * its IPv4 address.
+ */
+export function parseTrustedProxies(name: string, raw: string | undefined): string[] {
+  const ranges: string[] = [];
+  for (const entry of (raw ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '')) {
+    const named = PROXY_RANGE_NAMES[entry.toLowerCase()];
+    if (named) {
+      ranges.push(...named);
+      continue;
+    }
+    const [addressText = '', bitsText, extra] = entry.split('/');
+    const v4 = ipaddr.IPv4.isValidFourPartDecimal(addressText);
+    const v6 = !v4 && !addressText.includes('%') && ipaddr.IPv6.isValid(addressText);
+    const maxBits = v4 ? 32 : 128;
+    const bits = bitsText === undefined ? maxBits : /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : -1;
+    if ((!v4 && !v6) || extra !== undefined || bits < 0 || bits > maxBits) {
+      throw new ConfigError(
+        `${name} must list IP addresses or CIDR ranges (e.g. 10.0.0.1, 10.0.0.0/8, fd00::/8, loopback), got "${entry}"`,
+      );
+    }
+    const address = ipaddr.parse(addressText);
+    if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress() && bits >= 96) {
+      ranges.push(`${address.toIPv4Address().toString()}/${bits - 96}`);
+    } else {
+      ranges.push(`${address.toString()}/${bits}`);
+    }
+  }
+  return [...new Set(ranges)];
+}
+
 /** Spec §1.2: `1`/`true`/`yes` (case-insensitive) enable, anything else leaves the feature off. */
 function parseEnableFlag(raw: string | undefined): boolean {
   return raw !== undefined && ['1', 'true', 'yes', 'on'].includes(raw.trim().toLowerCase());
@@ -232,6 +277,9 @@ export function defaultConfigRoot(env: NodeJS.ProcessEnv): string {
   }
 }
 
+/** Port of the Angular dev server (`ng serve`, `npm run dev`). */
+export const CONSOLE_DEV_PORT = 4200;
+
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
@@ -264,8 +312,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       throw new ConfigError(`${name}=${value} is not a loopback address: set CASHCODE_API_TOKEN to bind it`);
     }
   }
-  const consoleOrigins = [port, 4200].flatMap((p) => [`http://127.0.0.1:${p}`, `http://localhost:${p}`]);
+  // The Angular dev server (`npm run dev`, port 4200) is another origin; it is trusted only while it is in use.
+  const consoleDev = parseBoolean('CASHCODE_CONSOLE_DEV', env['CASHCODE_CONSOLE_DEV'], false);
+  const consoleOrigins = [port, ...(consoleDev ? [CONSOLE_DEV_PORT] : [])].flatMap((p) => [
+    `http://127.0.0.1:${p}`,
+    `http://localhost:${p}`,
+  ]);
   const allowedOrigins = [...new Set([...consoleOrigins, ...parseList(env['CASHCODE_ALLOWED_ORIGINS'])])];
+  const trustedProxies = parseTrustedProxies('CASHCODE_TRUSTED_PROXIES', env['CASHCODE_TRUSTED_PROXIES']);
   return {
     rootDir,
     host,
@@ -281,6 +335,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     consoleDir: abs(env['CASHCODE_CONSOLE_DIR']?.trim() || join('apps', 'console', 'dist', 'console', 'browser'), rootDir),
     allowedOrigins,
     allowedHosts: parseList(env['CASHCODE_ALLOWED_HOSTS']).map((h) => h.toLowerCase()),
+    trustedProxies,
+    consoleDev,
     apiToken,
     fileLogLevel: parseLogLevel('CASHCODE_FILE_LOG_LEVEL', env['CASHCODE_FILE_LOG_LEVEL'], 'debug'),
     consoleLogLevel: parseLogLevel('CASHCODE_CONSOLE_LOG_LEVEL', env['CASHCODE_CONSOLE_LOG_LEVEL'], 'info'),
