@@ -100,7 +100,9 @@ describeWithBwrap('exec in the bubblewrap sandbox (real bwrap)', () => {
 
   it('Scenario: a detached process left behind when the command exits is killed with the sandbox (unconfined control keeps it)', async () => {
     const n = uniqueSleepSeconds();
-    const command = `(setsid sleep ${n} >/dev/null 2>&1 &); echo left`;
+    // the pause gives setsid time to leave the command's process group before the command ends (else the group kill
+    // at exit can catch it first on a loaded machine, and the control would fail for the wrong reason)
+    const command = `(setsid sleep ${n} >/dev/null 2>&1 &); sleep 1; echo left`;
     // control: unconfined, setsid really escapes the process group and survives
     const unconfined = text(await make({}, new UnconfinedSandbox()).execute({ command }, ctx()));
     expect(unconfined).toContain('left');
