@@ -64,7 +64,7 @@ describe('MCP tools dialog: annotations', () => {
   beforeEach(() => localStorage.clear());
   afterEach(() => localStorage.clear());
 
-  async function render(data: Omit<McpToolsDialogData, 'server'>): Promise<HTMLElement> {
+  async function render(data: Omit<McpToolsDialogData, 'server'>, lang: 'en' | 'zh-CN' = 'en'): Promise<HTMLElement> {
     TestBed.configureTestingModule({
       providers: [
         provideRouter([]),
@@ -72,6 +72,7 @@ describe('MCP tools dialog: annotations', () => {
         { provide: MatDialogRef, useValue: { close: () => undefined } },
       ],
     });
+    TestBed.inject(I18n).setLanguage(lang);
     const fixture = TestBed.createComponent(McpToolsDialog);
     await settle();
     await fixture.whenStable();
@@ -132,11 +133,13 @@ describe('MCP tools dialog: annotations', () => {
   });
 
   it('Scenario: the badges and approvals are shown in Chinese', async () => {
-    TestBed.inject(I18n).setLanguage('zh-CN');
-    const element = await render({
-      load: () => Promise.resolve(toolsResponse([sayHello, fail, fetchPage])),
-      policies: () => Promise.resolve(policies({ known_tools: [] })),
-    });
+    const element = await render(
+      {
+        load: () => Promise.resolve(toolsResponse([sayHello, fail, fetchPage])),
+        policies: () => Promise.resolve(policies({ known_tools: [] })),
+      },
+      'zh-CN',
+    );
     expect(badges(toolItem(element, 'say_hello'))).toEqual(['只读', '幂等']);
     expect(badges(toolItem(element, 'fail'))).toEqual(['破坏性']);
     expect(badges(toolItem(element, 'fetch_page'))).toEqual(['开放世界']);
