@@ -156,7 +156,8 @@ describe('MCP Market', { timeout: 180_000 }, () => {
     // a tool without annotations asks by default (MCP tools not read-only)
     assert.equal(await toolItem('shout').getByTestId('mcp-tool-badges').count(), 0);
     assert.equal(await toolItem('shout').getByTestId('mcp-tool-approval').innerText(), 'Asks before running');
-    await toolItem('fail').scrollIntoViewIfNeeded();
+    // a taller window, so that the shot holds every tool
+    await page.setViewportSize({ width: 1280, height: 1400 });
     await screenshot(page, 'mcp-04-tool-annotations');
     await page.getByTestId('mcp-tools-close').click();
 
@@ -169,6 +170,7 @@ describe('MCP Market', { timeout: 180_000 }, () => {
     assert.deepEqual(await badgeTexts('fail'), ['破坏性']);
     assert.equal(await toolItem('shout').getByTestId('mcp-tool-approval').innerText(), '运行前询问');
     await screenshot(page, 'mcp-05-tool-annotations-dark-zh');
+    await page.setViewportSize({ width: 1280, height: 820 });
     await page.getByTestId('mcp-tools-close').click();
     await toggleTheme(false);
     await setLanguage('English');
