@@ -1,5 +1,7 @@
-// Browser e2e of the MCP Market (openspec/specs/mcp/spec.md, console part): the built API with the repo's built-in
-// catalog, the repo's SSE test server as a user server, Debian Chromium through playwright-core.
+// Browser e2e of the MCP Market (openspec/specs/mcp/spec.md, console part; the tools dialog's annotations:
+// openspec/specs/console/spec.md "MCP Market tools dialog"): the built API with the repo's built-in catalog, the repo's
+// SSE test server (with its test tools: `say_hello` is read-only and idempotent, `fail` destructive) as a user server,
+// Debian Chromium through playwright-core.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,10 +14,11 @@ const TIMEOUT = 20_000;
 const SECRET = 'browser-e2e-header-secret';
 const SSE_SERVER = join(repoRoot, 'mcp_servers', 'test_sse_mcp', 'dist', 'index.js');
 
-/** The repo's SSE test server on a free port, requiring the secret header. */
+/** The repo's SSE test server on a free port, requiring the secret header, with its test tools. */
 async function startSseServer() {
   const child = spawn(process.execPath, [SSE_SERVER, '--port', '0', '--require-header', `X-Api-Key=${SECRET}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, CASHCODE_MCP_TEST_TOOLS: '1' },
   });
   const url = await new Promise((resolve, reject) => {
     let text = '';
@@ -117,6 +120,69 @@ describe('MCP Market', { timeout: 180_000 }, () => {
     assert.match(await tool.innerText(), /Say hello to Cash\./);
     await screenshot(page, 'mcp-02-tools');
     await page.getByTestId('mcp-tools-close').click();
+  });
+
+  const toolItem = (name) => page.locator(`[data-testid="mcp-tool"][data-tool="${name}"]`);
+  const badgeTexts = async (name) => (await toolItem(name).getByTestId('mcp-tool-badge').allInnerTexts()).map((text) => text.trim());
+
+  async function toggleTheme(dark) {
+    await page.getByTestId('theme-toggle').click();
+    await page.waitForFunction((wanted) => document.documentElement.classList.contains('cc-dark') === wanted, dark);
+  }
+
+  async function setLanguage(label) {
+    await page.getByTestId('language-button').click();
+    await page.getByRole('menuitem', { name: label }).click();
+  }
+
+  test('Scenario: the tools dialog shows titles, annotation badges and the approval of each tool', async () => {
+    // the user's own policy for `fail` shows instead of the default
+    const put = await fetch(`${api.url}/api/settings/tool-policies`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ tools: { 'remote_hello/fail': 'deny' } }),
+    });
+    assert.equal(put.ok, true);
+    await row('remote_hello').getByTestId('mcp-tools').click();
+    await toolItem('fail').waitFor();
+    const hello = toolItem('say_hello');
+    assert.equal(await hello.getByTestId('mcp-tool-title').innerText(), 'Say hello');
+    assert.deepEqual(await badgeTexts('say_hello'), ['Read-only', 'Idempotent']);
+    assert.equal(await page.getByRole('list', { name: 'Hints declared by the server' }).first().isVisible(), true);
+    assert.equal(await hello.getByTestId('mcp-tool-approval').innerText(), 'Runs without asking');
+    // fail: destructiveHint true, openWorldHint false (no badge); the stored deny policy wins
+    assert.deepEqual(await badgeTexts('fail'), ['Destructive']);
+    assert.equal(await toolItem('fail').getByTestId('mcp-tool-approval').innerText(), 'Blocked by your tool policy');
+    // a tool without annotations asks by default (MCP tools not read-only)
+    assert.equal(await toolItem('shout').getByTestId('mcp-tool-badges').count(), 0);
+    assert.equal(await toolItem('shout').getByTestId('mcp-tool-approval').innerText(), 'Asks before running');
+    // a taller window, so that the shot holds every tool
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await screenshot(page, 'mcp-04-tool-annotations');
+    await page.getByTestId('mcp-tools-close').click();
+
+    // Chinese, dark theme
+    await setLanguage('简体中文');
+    await toggleTheme(true);
+    await row('remote_hello').getByTestId('mcp-tools').click();
+    await toolItem('fail').waitFor();
+    assert.deepEqual(await badgeTexts('say_hello'), ['只读', '幂等']);
+    assert.deepEqual(await badgeTexts('fail'), ['破坏性']);
+    assert.equal(await toolItem('shout').getByTestId('mcp-tool-approval').innerText(), '运行前询问');
+    await screenshot(page, 'mcp-05-tool-annotations-dark-zh');
+    await page.setViewportSize({ width: 1280, height: 820 });
+    await page.getByTestId('mcp-tools-close').click();
+    await toggleTheme(false);
+    await setLanguage('English');
+
+    // the link leads to Settings → Tools & approvals and closes the dialog
+    await row('remote_hello').getByTestId('mcp-tools').click();
+    await page.getByTestId('mcp-tools-policy-link').click();
+    await page.waitForURL(/\/settings\/tools$/);
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.locator('[data-testid="tools-tool-row"][data-tool="remote_hello/fail"]').waitFor();
+    await page.goto(`${api.url}/mcp`);
+    await row('remote_hello').waitFor();
   });
 
   test('Scenario: editing shows the header masked and keeps the secret', async () => {

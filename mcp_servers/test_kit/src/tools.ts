@@ -58,7 +58,7 @@ export function createTestServer(options: TestServerOptions): McpServer {
 
   server.registerTool(
     'say_hello',
-    { title: 'Say hello', description: 'Say hello to Cash.', annotations: { readOnlyHint: true } },
+    { title: 'Say hello', description: 'Say hello to Cash.', annotations: { readOnlyHint: true, idempotentHint: true } },
     () => text(HELLO_TEXT),
   );
 

@@ -65,6 +65,21 @@ export const MCP_EN = {
   'toolsPanel.loadFailed': 'Could not load the tools: {detail}',
   'toolsPanel.schema': 'Input schema',
   'toolsPanel.close': 'Close',
+  'toolsPanel.hints': 'Hints declared by the server',
+  'toolsPanel.policyNote': 'Whether a tool asks before running is set in',
+  'toolsPanel.policyLink': 'Settings → Tools & approvals',
+  'toolsPanel.policiesUnavailable': 'The tool policies could not be read; the defaults are shown.',
+  'badge.readOnly': 'Read-only',
+  'badge.readOnly.hint': 'The server says this tool does not change anything',
+  'badge.destructive': 'Destructive',
+  'badge.destructive.hint': 'The server says this tool may delete or overwrite data',
+  'badge.idempotent': 'Idempotent',
+  'badge.idempotent.hint': 'The server says repeating a call with the same arguments has no further effect',
+  'badge.openWorld': 'Open world',
+  'badge.openWorld.hint': 'The server says this tool reaches outside systems, such as the internet',
+  'approval.allow': 'Runs without asking',
+  'approval.ask': 'Asks before running',
+  'approval.deny': 'Blocked by your tool policy',
 } as const;
 
 export type McpTextKey = keyof typeof MCP_EN;
@@ -131,6 +146,21 @@ export const MCP_ZH_CN: Record<McpTextKey, string> = {
   'toolsPanel.loadFailed': '无法加载工具：{detail}',
   'toolsPanel.schema': '输入参数结构',
   'toolsPanel.close': '关闭',
+  'toolsPanel.hints': '服务声明的提示',
+  'toolsPanel.policyNote': '工具运行前是否询问，可在此设置：',
+  'toolsPanel.policyLink': '设置 → 工具与审批',
+  'toolsPanel.policiesUnavailable': '无法读取工具策略，以下显示的是默认行为。',
+  'badge.readOnly': '只读',
+  'badge.readOnly.hint': '服务声明此工具不会修改任何内容',
+  'badge.destructive': '破坏性',
+  'badge.destructive.hint': '服务声明此工具可能删除或覆盖数据',
+  'badge.idempotent': '幂等',
+  'badge.idempotent.hint': '服务声明以相同参数重复调用不会产生额外影响',
+  'badge.openWorld': '开放世界',
+  'badge.openWorld.hint': '服务声明此工具会访问外部系统（例如互联网）',
+  'approval.allow': '无需询问即可运行',
+  'approval.ask': '运行前询问',
+  'approval.deny': '已被工具策略禁止',
 };
 
 /** `t(key, params)` in the console's current language. */

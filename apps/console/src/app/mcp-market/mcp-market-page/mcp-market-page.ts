@@ -13,6 +13,7 @@ import { EmptyState } from '../../shared/empty-state/empty-state';
 import { Icon } from '../../shared/icon/icon';
 import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
 import { PageHeader } from '../../shared/page-header/page-header';
+import { ToolPoliciesApi } from '../../settings/tool-policies-api';
 import { McpMarketStore } from '../mcp-market-store';
 import { McpServerDialog, type McpServerDialogData } from '../mcp-server-dialog/mcp-server-dialog';
 import { McpText, type McpTextKey } from '../mcp-text';
@@ -32,6 +33,7 @@ export class McpMarketPage {
   protected readonly text = inject(McpText);
   protected readonly i18n = inject(I18n);
   private readonly dialog = inject(MatDialog);
+  private readonly toolPolicies = inject(ToolPoliciesApi);
 
   constructor() {
     void this.store.load();
@@ -63,7 +65,7 @@ export class McpMarketPage {
 
   protected openTools(server: McpServerRecord): void {
     this.dialog.open<McpToolsDialog, McpToolsDialogData>(McpToolsDialog, {
-      data: { server, load: () => this.store.tools(server.name) },
+      data: { server, load: () => this.store.tools(server.name), policies: () => this.toolPolicies.get() },
       width: '720px',
       maxWidth: '96vw',
       autoFocus: 'dialog',

@@ -1,22 +1,36 @@
-import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
-import type { McpServerRecord, McpServerToolsResponse } from '@cashcode/contracts';
+import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
+import { RouterLink } from '@angular/router';
+import type { McpServerRecord, McpServerToolsResponse, McpToolRecord, ToolPoliciesResponse } from '@cashcode/contracts';
 import { MatButtonModule } from '@angular/material/button';
 import { MAT_DIALOG_DATA, MatDialogModule } from '@angular/material/dialog';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 
 import { errorMessage } from '../../core/api/api-error';
-import { McpText } from '../mcp-text';
+import { McpText, type McpTextKey } from '../mcp-text';
+import { toolApproval, toolBadges, toolTitle, type McpToolBadge, type ToolApproval } from '../mcp-tool-view';
 
 export interface McpToolsDialogData {
   server: McpServerRecord;
   load(): Promise<McpServerToolsResponse>;
+  /** the tool policies (`GET /api/settings/tool-policies`) for each tool's approval; without it the defaults show */
+  policies?(): Promise<ToolPoliciesResponse>;
 }
 
-/** The tools of one server: live (callable) or cached, each with its input schema. */
+interface ToolRow {
+  tool: McpToolRecord;
+  title: string | null;
+  badges: McpToolBadge[];
+  approval: ToolApproval;
+}
+
+/**
+ * The tools of one server: live (callable) or cached, each with its title, the badges of its declared annotations,
+ * what a call does under the tool policies (runs, asks, blocked) and its input schema.
+ */
 @Component({
   selector: 'cc-mcp-tools-dialog',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, MatDialogModule, MatProgressSpinnerModule],
+  imports: [MatButtonModule, MatDialogModule, MatProgressSpinnerModule, RouterLink],
   template: `
     <h2 mat-dialog-title>{{ text.t('toolsPanel.title', { name: data.server.display_name }) }}</h2>
     <mat-dialog-content>
@@ -32,13 +46,43 @@ export interface McpToolsDialogData {
             {{ text.t(result.source === 'live' ? 'toolsPanel.live' : 'toolsPanel.cache') }}
           </p>
           <ul class="cc-tools">
-            @for (tool of result.tools; track tool.name) {
-              <li data-testid="mcp-tool">
-                <code class="cc-tool-name">{{ tool.name }}</code>
-                @if (tool.original_name !== tool.name) {
-                  <span class="cc-original">{{ tool.original_name }}</span>
+            @for (row of rows(); track row.tool.name) {
+              @let tool = row.tool;
+              <li data-testid="mcp-tool" [attr.data-tool]="tool.original_name">
+                <div class="cc-tool-head">
+                  @if (row.title; as title) {
+                    <span class="cc-tool-title" data-testid="mcp-tool-title">{{ title }}</span>
+                  }
+                  <code class="cc-tool-name">{{ tool.name }}</code>
+                  @if (tool.original_name !== tool.name) {
+                    <span class="cc-original">{{ tool.original_name }}</span>
+                  }
+                </div>
+                @if (row.badges.length > 0) {
+                  <ul class="cc-badges" [attr.aria-label]="text.t('toolsPanel.hints')" data-testid="mcp-tool-badges">
+                    @for (badge of row.badges; track badge) {
+                      <li
+                        class="cc-badge"
+                        [class]="'cc-badge cc-badge-' + badge"
+                        [attr.data-badge]="badge"
+                        [attr.title]="text.t(badgeKey(badge, '.hint'))"
+                        data-testid="mcp-tool-badge"
+                      >
+                        {{ text.t(badgeKey(badge)) }}
+                      </li>
+                    }
+                  </ul>
                 }
                 <p>{{ tool.description || text.t('noDescription') }}</p>
+                <p
+                  class="cc-approval"
+                  [class]="'cc-approval cc-approval-' + row.approval.policy"
+                  [attr.data-policy]="row.approval.policy"
+                  [attr.data-source]="row.approval.source"
+                  data-testid="mcp-tool-approval"
+                >
+                  {{ text.t(approvalKey(row.approval)) }}
+                </p>
                 <details>
                   <summary>{{ text.t('toolsPanel.schema') }}</summary>
                   <pre>{{ schemaText(tool.input_schema) }}</pre>
@@ -46,6 +90,13 @@ export interface McpToolsDialogData {
               </li>
             }
           </ul>
+          @if (policiesFailed()) {
+            <p class="cc-note" data-testid="mcp-tools-policies-failed">{{ text.t('toolsPanel.policiesUnavailable') }}</p>
+          }
+          <p class="cc-note cc-policy-note">
+            {{ text.t('toolsPanel.policyNote') }}
+            <a routerLink="/settings/tools" mat-dialog-close data-testid="mcp-tools-policy-link">{{ text.t('toolsPanel.policyLink') }}</a>
+          </p>
         }
       }
     </mat-dialog-content>
@@ -70,7 +121,7 @@ export interface McpToolsDialogData {
       margin: 0;
       padding: 0;
       list-style: none;
-      li {
+      > li {
         padding: 10px 0;
         border-top: 1px solid var(--mat-sys-outline-variant);
       }
@@ -78,8 +129,58 @@ export interface McpToolsDialogData {
         margin: 4px 0;
       }
     }
+    .cc-tool-head {
+      display: flex;
+      flex-wrap: wrap;
+      align-items: baseline;
+      gap: 4px 8px;
+    }
+    .cc-tool-title {
+      font: var(--mat-sys-title-small);
+    }
     .cc-tool-name {
       font-weight: 600;
+    }
+    .cc-badges {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 6px;
+      margin: 6px 0 2px;
+      padding: 0;
+      list-style: none;
+    }
+    .cc-badge {
+      padding: 1px 8px;
+      border-radius: 999px;
+      font-size: 12px;
+      line-height: 20px;
+      background: var(--mat-sys-secondary-container);
+      color: var(--mat-sys-on-secondary-container);
+    }
+    .cc-badge-readOnly {
+      background: var(--mat-sys-tertiary-container);
+      color: var(--mat-sys-on-tertiary-container);
+    }
+    .cc-badge-destructive {
+      background: var(--mat-sys-error-container);
+      color: var(--mat-sys-on-error-container);
+    }
+    .cc-approval {
+      font-size: 13px;
+      font-weight: 500;
+      color: var(--mat-sys-on-surface-variant);
+    }
+    .cc-approval-allow {
+      color: var(--mat-sys-tertiary);
+    }
+    .cc-approval-deny {
+      color: var(--mat-sys-error);
+    }
+    .cc-policy-note {
+      margin: 12px 0 0;
+      a {
+        color: var(--mat-sys-primary);
+      }
     }
     .cc-original {
       margin-left: 8px;
@@ -102,6 +203,19 @@ export class McpToolsDialog {
   protected readonly loading = signal(true);
   protected readonly error = signal<string | null>(null);
   protected readonly tools = signal<McpServerToolsResponse | null>(null);
+  private readonly policies = signal<ToolPoliciesResponse | null>(null);
+  protected readonly policiesFailed = signal(false);
+  protected readonly rows = computed<ToolRow[]>(() => {
+    const result = this.tools();
+    if (!result) return [];
+    const policies = this.policies();
+    return result.tools.map((tool) => ({
+      tool,
+      title: toolTitle(tool),
+      badges: toolBadges(tool),
+      approval: toolApproval(this.data.server.name, tool, policies),
+    }));
+  });
 
   constructor() {
     void this.load();
@@ -111,9 +225,29 @@ export class McpToolsDialog {
     return JSON.stringify(schema, null, 2);
   }
 
+  protected badgeKey(badge: McpToolBadge, suffix: '' | '.hint' = ''): McpTextKey {
+    return `badge.${badge}${suffix}`;
+  }
+
+  protected approvalKey(approval: ToolApproval): McpTextKey {
+    return `approval.${approval.policy}`;
+  }
+
+  private async loadPolicies(): Promise<ToolPoliciesResponse | null> {
+    if (!this.data.policies) return null;
+    try {
+      return await this.data.policies();
+    } catch {
+      this.policiesFailed.set(true);
+      return null;
+    }
+  }
+
   private async load(): Promise<void> {
     try {
-      this.tools.set(await this.data.load());
+      const [tools, policies] = await Promise.all([this.data.load(), this.loadPolicies()]);
+      this.policies.set(policies);
+      this.tools.set(tools);
     } catch (error) {
       this.error.set(errorMessage(error));
     } finally {
