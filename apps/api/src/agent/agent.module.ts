@@ -85,6 +85,6 @@ export class AgentModule implements OnModuleInit {
     for (const factory of BUILTIN_TOOL_FACTORIES) {
       for (const tool of factory(deps)) this.registry.register(tool);
     }
-    this.logger.log(formatEvent('agent.tools.registered', { tools: this.registry.names().join(',') }));
+    this.logger.debug(formatEvent('agent.tools.registered', { tools: this.registry.names().join(',') }));
   }
 }

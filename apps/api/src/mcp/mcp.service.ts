@@ -84,7 +84,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     this.registry.registerMeta(new ToolSearchTool(this));
     this.registry.registerMeta(new McpPrepareTool(this));
     this.registry.setActivationSource(this.activations);
-    this.logger.log(
+    this.logger.debug(
       formatEvent('mcp.catalog.loaded', {
         servers: this.catalog.list().length,
         builtin: this.catalog.list().filter((s) => s.builtin).length,

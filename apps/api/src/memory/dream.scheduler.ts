@@ -24,13 +24,13 @@ export class DreamScheduler implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     const seconds = this.config.dreamIntervalSec;
     if (seconds <= 0) {
-      this.logger.log(formatEvent('memory.dream.schedule', { enabled: false }));
+      this.logger.debug(formatEvent('memory.dream.schedule', { enabled: false }));
       return;
     }
     const timer = setInterval(() => this.tick(), seconds * 1000);
     timer.unref();
     this.registry.addInterval(DREAM_INTERVAL_NAME, timer);
-    this.logger.log(formatEvent('memory.dream.schedule', { enabled: true, interval_sec: seconds }));
+    this.logger.debug(formatEvent('memory.dream.schedule', { enabled: true, interval_sec: seconds }));
   }
 
   private tick(): void {

@@ -241,8 +241,10 @@ export class SkillCatalog {
     this.setInvalid(invalid);
     this.syncIndexes();
     this.revision++;
+    const firstRefresh = !this.refreshed;
     this.refreshed = true;
-    const log = reread > 0 || invalid.length !== this.lastInvalidCount ? 'log' : 'debug';
+    // the first refresh (at start) is bookkeeping; later ones are logged when they changed something
+    const log = !firstRefresh && (reread > 0 || invalid.length !== this.lastInvalidCount) ? 'log' : 'debug';
     this.lastInvalidCount = invalid.length;
     this.logger[log](
       formatEvent('skill.catalog.refreshed', {

@@ -90,7 +90,8 @@ export function createBuiltinTools(deps: BuiltinToolDeps): AgentTool[] {
   if (config.fetchAllowPrivate) {
     logger.warn('event=web_fetch_private_allowed detail="CASHCODE_FETCH_ALLOW_PRIVATE=true: web_fetch may reach private addresses"');
   }
-  logger.log(
+  // start-up bookkeeping: DEBUG, so the first INFO lines are the start-up banner
+  logger.debug?.(
     `event=builtin_tools_ready tools=${tools.map((tool) => tool.name).join(',')} exec=${config.execEnabled ? 'on' : 'off'}` +
       ` search=${config.searxngUrl ? 'searxng' : 'duckduckgo'}`,
   );
