@@ -2,7 +2,6 @@
 // The reference check on small fixture repositories (what it reports and what it lets pass), then on this repository.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import process from 'node:process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
