@@ -1,5 +1,6 @@
 /**
- * Consolidation through the real gateway with the fake model (spec §9.7): the summary record and keep_from_cursor,
+ * Consolidation through the real gateway with the fake model (openspec memory): the summary record and
+ * keep_from_cursor,
  * a turn finishing during consolidation is kept, failure and timeout change nothing, and a restart loads the last
  * summary and the kept tail.
  */

@@ -1,5 +1,6 @@
 /**
- * Skill ZIP import (spec §11.7, SECURITY.md §6): a hostile corpus built in the test — each archive rejected with its
+ * Skill ZIP import (openspec skills "Requirement: ZIP import"; SECURITY.md "Skill ZIP import"): a hostile corpus built
+ * in the test — each archive rejected with its
  * message and nothing left on disk — and realistic packages (Agent Skills layout, wrapper directory, binary files
  * byte-for-byte, the archive's own _meta.json ignored).
  */

@@ -1,5 +1,5 @@
 /**
- * MCP marketplace REST shapes (spec §3.4, DESIGN.md #6: `streamable_http` besides `stdio` and `sse`).
+ * MCP marketplace REST shapes (openspec mcp "Requirement: REST"; `streamable_http` besides `stdio` and `sse`).
  * Header values are never returned: every value is `********` (MCP_MASKED_VALUE); sending it back on update keeps the
  * stored value.
  */

@@ -1,6 +1,6 @@
 /**
- * Message metadata validation and sanitisation (spec §4.4), shared by the gateway (authoritative)
- * and the console (to mirror the rules before sending and to normalise persisted receipts, §15.6).
+ * Message metadata validation and sanitisation (openspec chat), shared by the gateway (authoritative)
+ * and the console (to mirror the rules before sending and to normalise persisted receipts, openspec console).
  */
 import {
   LLM_PROVIDERS,
@@ -76,7 +76,7 @@ function sanitizeRows<K extends 'name' | 'server'>(
   return { ok: true, rows };
 }
 
-/** Validates and sanitises WS message metadata exactly as spec §4.4 (messages in English). */
+/** Validates and sanitises WS message metadata exactly as openspec chat (messages in English). */
 export function sanitizeMessageMetadata(input: unknown): MetadataResult {
   if (input === undefined || input === null) return { ok: false, error: 'llm selection is required' };
   if (!isPlainObject(input)) return { ok: false, error: 'metadata must be an object' };
@@ -111,7 +111,7 @@ export function sanitizeMessageMetadata(input: unknown): MetadataResult {
 }
 
 /**
- * Re-sanitises persisted selection receipts of a user history row (spec §9.6): when any row is invalid
+ * Re-sanitises persisted selection receipts of a user history row (openspec sessions): when any row is invalid
  * (or there are more than 8 in total) both lists are dropped.
  */
 export function sanitizePersistedReceipts(record: {

@@ -1,5 +1,6 @@
 /**
- * The ReAct runner (spec §6 with DESIGN.md #1–#3): streams the model (`stream: true`, usage included), forwards
+ * The ReAct runner (openspec/specs/agent-runner/spec.md: real streaming, cancellation, additive WS fields): streams the
+ * model (`stream: true`, usage included), forwards
  * content deltas as they arrive, accumulates tool calls across chunks, executes them (consecutive read-only calls
  * concurrently, bounded; the rest in order; results in call order), and loops until the model answers without tool
  * calls or the iteration limit is reached (then one final call without tools after a system nudge).

@@ -1,5 +1,6 @@
 /**
- * The `arguments` field of a WS `tool_call` event (DESIGN.md #3): the model's argument JSON with secrets redacted
+ * The `arguments` field of a WS `tool_call` event (a CashCode addition to the original wire protocol): the model's
+ * argument JSON with secrets redacted
  * (common/redact: secret key/value pairs, bearer tokens, sk- keys, registered secret values), truncated to 500 code
  * points.
  */

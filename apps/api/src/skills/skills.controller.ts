@@ -74,7 +74,7 @@ export class SkillUploadLimitInterceptor implements NestInterceptor {
   }
 }
 
-/** `/api/skills` — the Skill market (spec §3.5). SkillError is rendered as problem+json by the global filter. */
+/** `/api/skills` — the Skill market (openspec skills). SkillError is rendered as problem+json by the global filter. */
 @ApiTags('skills')
 @Controller('api/skills')
 export class SkillsController {

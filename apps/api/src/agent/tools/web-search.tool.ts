@@ -1,5 +1,6 @@
 /**
- * `web_search` (spec §7): the DuckDuckGo Instant Answer API as the reference uses it, or a SearXNG instance
+ * `web_search` (openspec builtin-tools): the DuckDuckGo Instant Answer API as the reference uses it, or a SearXNG
+ * instance
  * (`<url>/search?q=…&format=json`) when CASHCODE_SEARXNG_URL is set. An unreachable service is a tool error the
  * model sees (`Error: search failed: …`); the turn continues. Both endpoints are configured by the server owner,
  * so they do not go through the SSRF guard (a SearXNG instance is usually on the local network).
