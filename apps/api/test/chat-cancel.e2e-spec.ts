@@ -1,8 +1,7 @@
 /**
  * Cancel stops the model stream and the running tools, per-chat serialisation vs cross-chat concurrency (openspec
- * chat), fan-out to every
- * connection of a chat (openspec chat), deleting a session mid-turn, and a restart on the same data dir (openspec
- * memory).
+ * chat), fan-out to every connection of a chat (openspec chat), deleting a session mid-turn, and a restart on the same
+ * data dir (openspec memory).
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';

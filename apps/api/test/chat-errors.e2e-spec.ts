@@ -1,7 +1,7 @@
 /**
  * Provider failures in a turn (openspec agent-runner "Requirement: Provider errors and retries", llm-settings
- * "Requirement: Provider error classification"): classified errors, bounded retries with
- * backoff honouring Retry-After, one clear error, nothing persisted, the title kept, the chat still usable.
+ * "Requirement: Provider error classification"): classified errors, bounded retries with backoff honouring Retry-After,
+ * one clear error, nothing persisted, the title kept, the chat still usable.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';

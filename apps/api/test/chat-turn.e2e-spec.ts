@@ -1,9 +1,7 @@
 /**
  * A turn through the real gateway against the fake model (openspec chat "Requirement: Turn steps and event order",
- * agent-runner
- * "Requirement: Real streaming"): event order,
- * title, real streaming, tool calls accumulated across chunks, parallel read-only tools, registry errors, the
- * iteration limit, persistence and the turn.completed event.
+ * agent-runner "Requirement: Real streaming"): event order, title, real streaming, tool calls accumulated across
+ * chunks, parallel read-only tools, registry errors, the iteration limit, persistence and the turn.completed event.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';

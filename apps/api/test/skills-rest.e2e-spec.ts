@@ -1,7 +1,7 @@
 /**
- * Skills REST (openspec skills): every endpoint and status code, precedence and shadowing, availability,
- * diagnostics, snapshots (none for a rejected edit), atomic publication and no host path in any response.
- * The built-in root is a temp directory of the test so the catalog is fully controlled.
+ * Skills REST (openspec skills): every endpoint and status code, precedence and shadowing, availability, diagnostics,
+ * snapshots (none for a rejected edit), atomic publication and no host path in any response. The built-in root is a
+ * temp directory of the test so the catalog is fully controlled.
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -68,9 +68,8 @@ export interface SkillEvolutionProposal {
   updated_at: string;
   /**
    * What approval actually created (not the version the proposal was based on): for an update the snapshot id of the
-   * Skill's previous
-   * package (the rollback point, `<epoch ms>-<8 hex>`), for a create the new Skill's manifest version. Null until
-   * applied.
+   * Skill's previous package (the rollback point, `<epoch ms>-<8 hex>`), for a create the new Skill's manifest version.
+   * Null until applied.
    */
   applied_version: string | null;
   fingerprint: string;

@@ -1,6 +1,6 @@
 /**
- * Message metadata validation and sanitisation (openspec chat), shared by the gateway (authoritative)
- * and the console (to mirror the rules before sending and to normalise persisted receipts, openspec console).
+ * Message metadata validation and sanitisation (openspec chat), shared by the gateway (authoritative) and the console
+ * (to mirror the rules before sending and to normalise persisted receipts, openspec console).
  */
 import {
   LLM_PROVIDERS,
@@ -111,8 +111,8 @@ export function sanitizeMessageMetadata(input: unknown): MetadataResult {
 }
 
 /**
- * Re-sanitises persisted selection receipts of a user history row (openspec sessions): when any row is invalid
- * (or there are more than 8 in total) both lists are dropped.
+ * Re-sanitises persisted selection receipts of a user history row (openspec sessions): when any row is invalid (or
+ * there are more than 8 in total) both lists are dropped.
  */
 export function sanitizePersistedReceipts(record: {
   mentioned_skills?: unknown;

@@ -1,6 +1,6 @@
 /**
- * Skills REST shapes (openspec skills "Requirement: REST") and the skill receipts shown with a user message.
- * No response carries an absolute host path: `path` is the package's logical location `skills/<source>/<name>`.
+ * Skills REST shapes (openspec skills "Requirement: REST") and the skill receipts shown with a user message. No
+ * response carries an absolute host path: `path` is the package's logical location `skills/<source>/<name>`.
  */
 
 export type SkillSource = 'builtin' | 'user' | 'agent';
@@ -132,8 +132,8 @@ export interface DeleteInvalidSkillResponse {
 }
 
 /**
- * A Skill loaded for a turn (explicit selection), shown with the user message as a small chip (not an
- * assistant bubble). Parsed from the persisted receipt `[Skill loaded: <name>@v<version> sha256:<hash>]`.
+ * A Skill loaded for a turn (explicit selection), shown with the user message as a small chip (not an assistant
+ * bubble). Parsed from the persisted receipt `[Skill loaded: <name>@v<version> sha256:<hash>]`.
  */
 export interface LoadedSkillReceipt {
   name: string;

@@ -31,8 +31,7 @@ export type BuiltinToolFactory = (deps: AgentToolFactoryDeps) => AgentTool[];
 
 /**
  * The built-in tools registered in the main registry at start (openspec builtin-tools, agent-runner): save_memory and
- * the
- * file/web/exec tools. Tests replace one by registering a tool with the same name.
+ * the file/web/exec tools. Tests replace one by registering a tool with the same name.
  */
 export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
   ({ memory }) => [new SaveMemoryTool(memory)],

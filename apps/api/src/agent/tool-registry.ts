@@ -63,8 +63,7 @@ export class ToolExecutionCancelledError extends Error {
 
 /**
  * Failure detection (openspec agent-runner "Requirement: Tool execution") on a model projection: left-trimmed text
- * starting with `Error`, or a JSON object with a
- * truthy `error` or with `success === false`.
+ * starting with `Error`, or a JSON object with a truthy `error` or with `success === false`.
  */
 export function isToolFailureText(text: string): boolean {
   const trimmed = text.trimStart();

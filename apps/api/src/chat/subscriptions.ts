@@ -3,8 +3,7 @@
  * a chat without subscribers are dropped; a closed connection loses all its subscriptions.
  *
  * Backpressure (openspec chat "Requirement: Backpressure"): a connection whose unsent buffer exceeds MAX_BUFFERED_BYTES
- * is a
- * client that stopped reading; it is closed (1013, try again later) instead of letting the server buffer without
+ * is a client that stopped reading; it is closed (1013, try again later) instead of letting the server buffer without
  * bound. The console reconnects and re-attaches.
  */
 import type { ServerEvent } from '@cashcode/contracts';

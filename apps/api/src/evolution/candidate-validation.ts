@@ -3,8 +3,7 @@ import { parseSkillMarkdown } from '@cashcode/skill-format';
 
 /**
  * The SKILL.md rules of openspec skills (and the Agent Skills fields) applied to a candidate, with the proposal's name
- * as
- * the expected package name — the same validator SkillsModule publishes with.
+ * as the expected package name — the same validator SkillsModule publishes with.
  */
 export function validateCandidate(content: string, name: string): SkillEvolutionValidation {
   const result = parseSkillMarkdown(content, { expectedName: name });

@@ -1,8 +1,7 @@
 /**
  * Turns completed turns into evidence and, when a workflow recurs, into a Skill proposal (openspec skill-evolution).
- * Listens to the
- * turn-completed event and works off the turn's critical path: the listener only queues the turn (a bounded queue);
- * at most SKILL_EVOLUTION_MAX_CONCURRENT evaluations run at once. Every evaluation ends with a
+ * Listens to the turn-completed event and works off the turn's critical path: the listener only queues the turn (a
+ * bounded queue); at most SKILL_EVOLUTION_MAX_CONCURRENT evaluations run at once. Every evaluation ends with a
  * `skill_evolution.evaluated` event (tests and the log wait on it). Proposals are never applied here.
  */
 import { randomUUID } from 'node:crypto';

@@ -12,8 +12,7 @@ import { ProposalStore } from './proposal-store';
 
 /**
  * Skill self-evolution (openspec skill-evolution; off unless SKILL_EVOLUTION_ENABLED): evidence from completed turns
- * (the
- * turn-completed event — no import of the chat module), workflow fingerprints, the restricted evolver and the
+ * (the turn-completed event — no import of the chat module), workflow fingerprints, the restricted evolver and the
  * proposal review REST API. Depends on SkillsModule (never the reverse) through the EVOLUTION_SKILLS port.
  */
 @Module({

@@ -7,8 +7,7 @@ import { LlmSettingsService } from './llm-settings.service';
 
 /**
  * LLM settings (openspec llm-settings): the settings file, provider clients with generations and leases, model
- * discovery.
- * Other modules depend on LlmSettingsService or on the LlmClientProvider port via LLM_CLIENT_PROVIDER.
+ * discovery. Other modules depend on LlmSettingsService or on the LlmClientProvider port via LLM_CLIENT_PROVIDER.
  */
 @Module({
   controllers: [LlmSettingsController],

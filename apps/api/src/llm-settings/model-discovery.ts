@@ -1,7 +1,6 @@
 /**
  * Model discovery for `/test` and `/models` (openspec llm-settings): `GET <base>/models` through the OpenAI client with
- * a
- * timeout; at most the first 500 entries; string ids, trimmed, non-empty, ≤256 chars, de-duplicated, sorted
+ * a timeout; at most the first 500 entries; string ids, trimmed, non-empty, ≤256 chars, de-duplicated, sorted
  * case-insensitively.
  */
 import type OpenAI from 'openai';

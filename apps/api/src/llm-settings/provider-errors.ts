@@ -1,6 +1,6 @@
 /**
- * Provider error classification (openspec llm-settings "Requirement: Provider error classification"
- * and "Requirement: Connection test"; no key or secret ever reaches a message).
+ * Provider error classification (openspec llm-settings "Requirement: Provider error classification" and "Requirement:
+ * Connection test"; no key or secret ever reaches a message).
  *
  * Maps whatever an `openai` SDK call threw (SDK errors, fetch/undici errors, DOMException aborts) to a
  * ClassifiedProviderError whose message is a fixed English sentence: the provider's own text, the API key and the
@@ -205,8 +205,7 @@ function isConnectionLike(item: ErrorLike): boolean {
 
 /**
  * An "expected provider failure" (openspec llm-settings): timeouts and connection failures anywhere in the cause chain.
- * Callers log these
- * as warnings without a stack trace.
+ * Callers log these as warnings without a stack trace.
  */
 export function isExpectedProviderFailure(err: unknown): boolean {
   if (err instanceof APIConnectionError) return true;
@@ -215,8 +214,8 @@ export function isExpectedProviderFailure(err: unknown): boolean {
 
 /**
  * The connection-test taxonomy of openspec llm-settings "Requirement: Connection test" (used by `/test` 400 detail and
- * `/models` provider `error`), first match wins:
- * timeout → authentication → cannot connect → busy → generic. Never contains provider text.
+ * `/models` provider `error`), first match wins: timeout → authentication → cannot connect → busy → generic. Never
+ * contains provider text.
  */
 export function probeErrorMessage(err: unknown): string {
   const kind = classifyProviderError(err).kind;

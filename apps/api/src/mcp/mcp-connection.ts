@@ -1,8 +1,8 @@
 /**
- * One MCP server's connection (openspec mcp): status, the SDK client on a transport from the factory,
- * the discovered tools. Lifecycle operations run one at a time (concurrent connects share one handshake); a server
- * that closes or whose stream breaks while connected becomes `error` with a redacted message, its in-flight calls
- * fail, and connect works again. `tools/list_changed` re-lists the tools.
+ * One MCP server's connection (openspec mcp): status, the SDK client on a transport from the factory, the discovered
+ * tools. Lifecycle operations run one at a time (concurrent connects share one handshake); a server that closes or
+ * whose stream breaks while connected becomes `error` with a redacted message, its in-flight calls fail, and connect
+ * works again. `tools/list_changed` re-lists the tools.
  */
 import type { McpServerStatus } from '@cashcode/contracts';
 import { Logger } from '@nestjs/common';

@@ -5,8 +5,7 @@
  * DREAM_BATCH_RECORDS of them → phase 1 (analysis) → phase 2 (the new MEMORY.md) → safety checks → write MEMORY.md
  * atomically (after keeping the previous text as a snapshot) → advance the cursor only over records actually given to
  * the model (records beyond the batch are taken by the next run; the original server skipped them) → record the run
- * with
- * its diff. Runs never overlap. A failure leaves MEMORY.md and the cursor untouched.
+ * with its diff. Runs never overlap. A failure leaves MEMORY.md and the cursor untouched.
  *
  * Model: the background model of the LLM settings, else the last model a turn used, else the run is skipped with a
  * log line. Safety: a rewrite that would drop more than half of the existing entries is refused (a `rejected` run,

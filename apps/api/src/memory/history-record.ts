@@ -1,7 +1,6 @@
 /**
  * history.jsonl records (openspec memory): parsing one line, building the records of a turn (openspec memory) and
- * turning records
- * back into model messages (openspec memory). Pure functions, no I/O.
+ * turning records back into model messages (openspec memory). Pure functions, no I/O.
  */
 import type { ChatMessage, HistoryRecord, HistoryRole, ToolCallRecord, UserTurnInput } from './memory.types';
 

@@ -1,10 +1,10 @@
 /**
- * The only code that touches the memory directory (ARCHITECTURE.md "On-disk layout"):
- *   <MEMORY_DIR>/<chat_id>/history.jsonl   append-only ledger, one JSON record per line (openspec memory)
- *   <MEMORY_DIR>/<chat_id>/.cursor         last cursor written (a hint; the last record wins when larger), written
- *                                          shortly after the appends (coalesced per chat), on flush() and at shutdown
- *   <MEMORY_DIR>/<chat_id>/metadata.json   pretty JSON, replaced atomically (openspec memory)
- *   <MEMORY_DIR>/SOUL.md, MEMORY.md        persona and global long-term memory (openspec agent-runner, memory)
+ * The only code that touches the memory directory (ARCHITECTURE.md "On-disk layout"):  
+ * <MEMORY_DIR>/<chat_id>/history.jsonl   append-only ledger, one JSON record per line (openspec memory)  
+ * <MEMORY_DIR>/<chat_id>/.cursor         last cursor written (a hint; the last record wins when larger), written       
+ *                                   shortly after the appends (coalesced per chat), on flush() and at shutdown  
+ * <MEMORY_DIR>/<chat_id>/metadata.json   pretty JSON, replaced atomically (openspec memory)   <MEMORY_DIR>/SOUL.md,
+ * MEMORY.md        persona and global long-term memory (openspec agent-runner, memory)
  *
  * Every operation on one chat runs on that chat's lane (a promise chain): one writer per chat, and a load never
  * interleaves with an append. Chats are cached per process once loaded (smart load, O(kept tail)). The append handle
@@ -309,9 +309,8 @@ export class MemoryStore implements OnApplicationShutdown {
 
   /**
    * The records a smart load keeps (openspec memory): the last summary (or null) and every later kept non-summary
-   * record,
-   * in file order, read from the end of the file on the chat's lane. The cached history equals the summary message
-   * followed by these records as messages; the consolidator uses it to know the cursor of each message.
+   * record, in file order, read from the end of the file on the chat's lane. The cached history equals the summary
+   * message followed by these records as messages; the consolidator uses it to know the cursor of each message.
    */
   async readKeptTail(chatId: string): Promise<{ summary: HistoryRecord | null; records: HistoryRecord[] }> {
     this.assertChatId(chatId);
@@ -428,8 +427,7 @@ export class MemoryStore implements OnApplicationShutdown {
 
   /**
    * SOUL.md trimmed, or the built-in English persona when it is missing or blank (openspec agent-runner). Checked on
-   * each call
-   * (an edit takes effect on the next turn); the text is re-read when the file changed.
+   * each call (an edit takes effect on the next turn); the text is re-read when the file changed.
    */
   async readSoul(): Promise<string> {
     const soul = (await this.readCurrentText(SOUL_FILE)).trim();

@@ -1,7 +1,6 @@
 /**
  * Chat memory shapes: history.jsonl records (openspec memory), metadata.json (openspec memory) and the in-memory
- * message list
- * the agent sends to the model (openspec memory).
+ * message list the agent sends to the model (openspec memory).
  */
 import type { McpConnectorReceipt, SkillReceipt } from '@cashcode/contracts';
 

@@ -1,6 +1,6 @@
 /**
- * Sessions (openspec sessions): listing, the public message projection, rename and delete.
- * A session is a non-hidden chat directory of MEMORY_DIR.
+ * Sessions (openspec sessions): listing, the public message projection, rename and delete. A session is a non-hidden
+ * chat directory of MEMORY_DIR.
  */
 import {
   parseSkillReceipt,
@@ -21,9 +21,8 @@ export const UNTITLED_SESSION_TITLE = 'New chat';
 
 /**
  * openspec sessions "Requirement: Public message history": user and assistant records only; user rows keep their
- * re-sanitised selection receipts. An explicit
- * Skill receipt (`[Skill loaded: …]`, persisted as an assistant record right after its user record) becomes
- * `loaded_skills` data on that user row instead of an assistant bubble.
+ * re-sanitised selection receipts. An explicit Skill receipt (`[Skill loaded: …]`, persisted as an assistant record
+ * right after its user record) becomes `loaded_skills` data on that user row instead of an assistant bubble.
  */
 export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessage[] {
   const messages: PublicMessage[] = [];

@@ -1,8 +1,8 @@
 /**
  * The Skill catalog (openspec skills): scans the three roots, keeps the valid packages, picks per name the highest
  * precedence (builtin < user < agent, the winner lists the lower sources in `shadowed_sources`), computes availability
- * (`bin:`, `env:`, `tool:`, `mcp:`; meta tools such as `tool_search` count as present) and reports
- * invalid packages as redacted, length-limited diagnostics that are never offered to the model.
+ * (`bin:`, `env:`, `tool:`, `mcp:`; meta tools such as `tool_search` count as present) and reports invalid packages as
+ * redacted, length-limited diagnostics that are never offered to the model.
  *
  * Refresh is incremental: a package is re-read only when its fingerprint (directory, SKILL.md, _meta.json stats)
  * changed or a mutation forced it; the two BM25 indexes (all Skills / enabled Skills) are updated per document.
@@ -402,8 +402,7 @@ export class SkillCatalog {
 
   /**
    * BM25 search (openspec skills): positive scores only, +10 when the trimmed lower-cased query equals a name, sorted
-   * by
-   * score then name. Disabled Skills only with `includeDisabled`. A query without tokens finds nothing.
+   * by score then name. Disabled Skills only with `includeDisabled`. A query without tokens finds nothing.
    */
   search(query: string, options: { includeDisabled: boolean; limit: number }): SearchHit[] {
     const tokens = tokenize(query.toLowerCase());

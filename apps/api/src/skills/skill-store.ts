@@ -1,6 +1,6 @@
 /**
- * Skill packages on disk (openspec skills) — the only code that touches the Skill roots and the
- * snapshots. Every publication is atomic: the package is built in a hidden staging directory inside the target root
+ * Skill packages on disk (openspec skills) — the only code that touches the Skill roots and the snapshots. Every
+ * publication is atomic: the package is built in a hidden staging directory inside the target root
  * (`.skill-stage.<hex>` / `.skill-import.<hex>`), validated there, then renamed into place; a replace swaps the
  * directories with two renames and removes the old one. Nothing partial is ever visible under a Skill name, and every
  * failure removes what it staged. Snapshots are full copies under `<snapshots>/<source>/<name>/<epoch_ms>-<8 hex>/`.
@@ -602,8 +602,7 @@ export class SkillStore {
 
   /**
    * Moves an invalid package out of its root to `<snapshots>/invalid/<source>/<package_id>/<version>` (openspec
-   * skills).
-   * Returns the snapshot id and an undo function.
+   * skills). Returns the snapshot id and an undo function.
    */
   async moveInvalid(
     source: SkillSource,

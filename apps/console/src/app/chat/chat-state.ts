@@ -2,8 +2,8 @@
  * Chat feature state and its pure transitions. The ChatStore holds one ChatState in a signal and applies these
  * functions; side effects (frames, REST calls) stay in the store, so everything here is unit-testable.
  *
- * Fixes over the original Python server's console: tool blocks are keyed by `call_id`, and a thread that was
- * generating when the connection dropped is flagged for re-sync once it is re-attached.
+ * Fixes over the original Python server's console: tool blocks are keyed by `call_id`, and a thread that was generating
+ * when the connection dropped is flagged for re-sync once it is re-attached.
  */
 import type {
   ApprovalDecision,

@@ -1,7 +1,7 @@
 /**
- * The composer's `@` capability picker as pure functions (openspec console): trigger parsing, the client-side
- * filter, keyboard navigation, text editing when an item is chosen, selection chips and the normalisation of
- * persisted receipts. Identity rules, the label limit and the selection cap come from @cashcode/contracts.
+ * The composer's `@` capability picker as pure functions (openspec console): trigger parsing, the client-side filter,
+ * keyboard navigation, text editing when an item is chosen, selection chips and the normalisation of persisted
+ * receipts. Identity rules, the label limit and the selection cap come from @cashcode/contracts.
  */
 import {
   MAX_LABEL_CHARS,
@@ -197,8 +197,7 @@ function normalizeRows<K extends 'name' | 'server'>(
 
 /**
  * Receipts of a loaded user row (openspec console): rows with a valid identity only, bad labels dropped (the row is
- * kept),
- * de-duplicated, Skills capped at MAX_SELECTIONS and MCP rows at what is left; empty lists omitted.
+ * kept), de-duplicated, Skills capped at MAX_SELECTIONS and MCP rows at what is left; empty lists omitted.
  */
 export function normalizePersistedReceipts(row: { mentioned_skills?: unknown; selected_mcp_connectors?: unknown }): {
   mentioned_skills?: SkillReceipt[];
