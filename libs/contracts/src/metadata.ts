@@ -21,7 +21,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Counts code points, as the reference does (Python len on str). */
+/** Counts code points, like Python's len() of a str, which the original server's limits were written in. */
 export function codePointLength(text: string): number {
   let n = 0;
   for (const _ of text) n++;

@@ -18,7 +18,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `content` coerced to a string the way the reference's `str()` would for the usual cases. */
+/** `content` coerced to a string the way the original server's `str()` would for the usual cases. */
 function coerceContent(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined || value === null) return '';
@@ -114,7 +114,7 @@ export function recordToMessage(record: HistoryRecord): ChatMessage | null {
         ? { role: 'assistant', content: record.content, tool_calls: record.tool_calls }
         : null;
     case 'tool':
-      // The reference also required non-empty content; an empty tool result is kept so that the preceding
+      // The original server also required non-empty content; an empty tool result is kept so that the preceding
       // tool_calls message always has its answer (providers reject an unanswered tool call).
       return record.tool_call_id
         ? { role: 'tool', tool_call_id: record.tool_call_id, name: record.name ?? '', content: record.content }

@@ -477,7 +477,7 @@ function resultFields(event: ToolResultEvent): Pick<ToolBlockState, 'status' | '
 }
 
 /**
- * The block a result belongs to: by `call_id`; for servers that send none (the reference), the first running
+ * The block a result belongs to: by `call_id`; for servers that send none (the original server), the first running
  * block of the same turn and tool name.
  */
 function findToolBlock(thread: ChatThread, event: ToolResultEvent): { message: number; tool: number } | null {
