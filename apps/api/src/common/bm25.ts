@@ -27,7 +27,7 @@ const CAMEL_LOWER_UPPER = /([a-z0-9])([A-Z])/g;
 /** between the capitals of an acronym and the capitalised word after it (`HTMLParser` → `HTML Parser`) */
 const CAMEL_ACRONYM = /(?<=[A-Z])(?=[A-Z][a-z])/g;
 
-/** Whether a code point is in one of the CJK ranges of openspec mcp. */
+/** Whether a code point is in one of the CJK ranges (openspec mcp "Requirement: Shared BM25 search"). */
 export function isCjkCodePoint(cp: number): boolean {
   return (
     (cp >= 0x4e00 && cp <= 0x9fff) ||

@@ -1,6 +1,6 @@
 /**
- * Evidence rules of openspec skill-evolution (pure, no I/O): which completed turns count as evidence of a reusable
- * workflow, and the redacted, truncated record kept of one.
+ * Evidence rules (openspec skill-evolution "Requirement: Evidence rules"; pure, no I/O): which completed turns count as
+ * evidence of a reusable workflow, and the redacted, truncated record kept of one.
  */
 import { randomBytes } from 'node:crypto';
 import type { SkillEvolutionEvidence, SkillEvolutionToolCall } from '@cashcode/contracts';

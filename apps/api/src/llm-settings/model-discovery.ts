@@ -21,7 +21,10 @@ function compareIgnoringCase(a: string, b: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-/** Applies the openspec llm-settings rules to the raw `data` entries of a model list response. */
+/**
+ * Applies the rules of openspec llm-settings "Requirement: Model discovery" to the raw `data` entries of a model list
+ * response.
+ */
 export function normaliseModelIds(entries: readonly unknown[]): string[] {
   const seen = new Set<string>();
   const ids: string[] = [];

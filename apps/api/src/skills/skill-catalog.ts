@@ -25,7 +25,7 @@ export const DIAGNOSTIC_KEY_MAX_CHARS = 80;
 export const DIAGNOSTIC_MESSAGE_MAX_CHARS = 240;
 export const SEARCH_LIMIT_MAX = 10_000;
 const READ_CONCURRENCY = 32;
-/** BM25 of openspec skills: k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
+/** BM25 of openspec skills "Requirement: Catalog search": k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
 const SKILL_BM25 = { k1: 1.2, b: 0.75 };
 const EXACT_NAME_BONUS = 10;
 /** a quick refresh re-checks package fingerprints when the last deep pass is older than this */

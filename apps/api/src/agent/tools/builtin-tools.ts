@@ -1,5 +1,5 @@
 /**
- * The built-in tools of openspec builtin-tools except `save_memory` (which needs the memory store and is registered by
+ * The built-in tools (openspec builtin-tools) except `save_memory` (which needs the memory store and is registered by
  * the agent module itself): web_fetch, web_search, read_file, write_file, edit_file, list_dir, glob, grep and — unless
  * CASHCODE_EXEC_ENABLED=false — exec. The workspace directory is created here (at start).
  */
