@@ -1,7 +1,8 @@
 /**
- * Dream through the real app with the fake model (openspec memory with the issue's safety rules): cursor advance, batch
- * continuation (records beyond a batch are taken by the next run), failure leaves everything untouched, the loss guard,
- * revert, no overlap, the model choice, the schedule (0 disables it) and MEMORY.md in the next turn's system prompt.
+ * Dream through the real app with the fake model (openspec memory "Requirement: Dream runs" and "Requirement: Dream
+ * safety"): cursor advance, batch continuation (records beyond a batch are taken by the next run), failure leaves
+ * everything untouched, the loss guard, revert, no overlap, the model choice, the schedule (0 disables it) and
+ * MEMORY.md in the next turn's system prompt.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
