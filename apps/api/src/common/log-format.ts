@@ -32,9 +32,9 @@ export interface LogRecord {
 }
 
 /**
- * One runtime log line (openspec http-platform): `YYYY-MM-DD HH:MM:SS.mmm +HHMM LEVEL    logger request_id=<id|->
- * chat_id=<id|-> turn_id=<id|-> message`, redacted as a whole. Newlines in the message are kept (tracebacks) but every
- * line is redacted.
+ * One runtime log line (openspec http-platform "Requirement: Access log and runtime log"):
+ * `YYYY-MM-DD HH:MM:SS.mmm +HHMM LEVEL    logger request_id=<id|-> chat_id=<id|-> turn_id=<id|-> message`,
+ * redacted as a whole. Newlines in the message are kept (tracebacks) but every line is redacted.
  */
 export function formatLogLine(record: LogRecord): string {
   const { context } = record;

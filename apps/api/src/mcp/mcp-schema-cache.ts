@@ -1,10 +1,10 @@
 /**
- * The tool-schema cache (openspec mcp): `<data>/mcp_cache/<safe name>.json` = `{"transport_fingerprint", "cached_at",
- * "tools":[{"name","description","inputSchema"}], "resources":[], "prompts":[]}` (a tool entry also keeps `title` and
- * `annotations` when the server declared them; readers without them ignore them) written after every successful
- * connect, deleted on update/delete, read by tool_search and the tools endpoint (an entry whose fingerprint does not
- * match the server's current transport is ignored). Entries are kept in memory once read, so a search never touches the
- * disk twice for the same server.
+ * The tool-schema cache (openspec mcp "Requirement: Schema cache"): `<data>/mcp_cache/<safe name>.json` =
+ * `{"transport_fingerprint", "cached_at", "tools":[{"name","description","inputSchema"}], "resources":[], "prompts":[]}`
+ * (a tool entry also keeps `title` and `annotations` when the server declared them; readers without them ignore them)
+ * written after every successful connect, deleted on update/delete, read by tool_search and the tools endpoint
+ * (an entry whose fingerprint does not match the server's current transport is ignored). Entries are kept in memory
+ * once read, so a search never touches the disk twice for the same server.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';

@@ -1,10 +1,10 @@
 /**
- * Dream persistence (the only Dream code that touches the disk):
- *   <MEMORY_DIR>/.dream_cursor                  compact JSON `{"<chat_id>": <last processed cursor>, …}` (openspec
- * memory)   <MEMORY_DIR>/.dreams/runs.jsonl             one DreamRun per line, oldest first (append-only, pruned)  
- * <MEMORY_DIR>/.dreams/snapshots/<run id>.md  MEMORY.md as it was right before that run wrote it `.dreams` is hidden,
- * so it is never listed as a chat. Whole-file writes are atomic; the cursor file is updated on one lane so a Dream run
- * and a session deletion never lose each other's change.
+ * Dream persistence (openspec memory; the only Dream code that touches the disk):
+ *   <MEMORY_DIR>/.dream_cursor                  compact JSON `{"<chat_id>": <last processed cursor>, …}`
+ *   <MEMORY_DIR>/.dreams/runs.jsonl             one DreamRun per line, oldest first (append-only, pruned)
+ *   <MEMORY_DIR>/.dreams/snapshots/<run id>.md  MEMORY.md as it was right before that run wrote it
+ * `.dreams` is hidden, so it is never listed as a chat. Whole-file writes are atomic; the cursor file is updated on
+ * one lane so a Dream run and a session deletion never lose each other's change.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';

@@ -1,10 +1,10 @@
 /**
- * The only code that touches the memory directory (ARCHITECTURE.md "On-disk layout"):  
- * <MEMORY_DIR>/<chat_id>/history.jsonl   append-only ledger, one JSON record per line (openspec memory)  
- * <MEMORY_DIR>/<chat_id>/.cursor         last cursor written (a hint; the last record wins when larger), written       
- *                                   shortly after the appends (coalesced per chat), on flush() and at shutdown  
- * <MEMORY_DIR>/<chat_id>/metadata.json   pretty JSON, replaced atomically (openspec memory)   <MEMORY_DIR>/SOUL.md,
- * MEMORY.md        persona and global long-term memory (openspec agent-runner, memory)
+ * The only code that touches the memory directory (ARCHITECTURE.md "On-disk layout"):
+ *   <MEMORY_DIR>/<chat_id>/history.jsonl   append-only ledger, one JSON record per line (openspec memory)
+ *   <MEMORY_DIR>/<chat_id>/.cursor         last cursor written (a hint; the last record wins when larger), written
+ *                                          shortly after the appends (coalesced per chat), on flush() and at shutdown
+ *   <MEMORY_DIR>/<chat_id>/metadata.json   pretty JSON, replaced atomically (openspec memory)
+ *   <MEMORY_DIR>/SOUL.md, MEMORY.md        persona and global long-term memory (openspec memory)
  *
  * Every operation on one chat runs on that chat's lane (a promise chain): one writer per chat, and a load never
  * interleaves with an append. Chats are cached per process once loaded (smart load, O(kept tail)). The append handle
