@@ -1,6 +1,7 @@
 /**
- * Cancel cancels (DESIGN.md #2), per-chat serialisation vs cross-chat concurrency (spec §5.1), fan-out to every
- * connection of a chat (§4.1), deleting a session mid-turn, and a restart on the same data dir (§9.4).
+ * Cancel stops the model stream and the running tools, per-chat serialisation vs cross-chat concurrency (openspec
+ * chat), fan-out to every connection of a chat (openspec chat), deleting a session mid-turn, and a restart on the same
+ * data dir (openspec memory).
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';

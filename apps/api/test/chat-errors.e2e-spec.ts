@@ -1,6 +1,7 @@
 /**
- * Provider failures in a turn (spec §5.2 step 8, §13.5, SECURITY.md §7): classified errors, bounded retries with
- * backoff honouring Retry-After, one clear error, nothing persisted, the title kept, the chat still usable.
+ * Provider failures in a turn (openspec agent-runner "Requirement: Provider errors and retries", llm-settings
+ * "Requirement: Provider error classification"): classified errors, bounded retries with backoff honouring Retry-After,
+ * one clear error, nothing persisted, the title kept, the chat still usable.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';

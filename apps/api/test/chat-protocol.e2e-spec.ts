@@ -1,5 +1,5 @@
 /**
- * The WebSocket protocol through the real gateway (spec §4.1–§4.4): every client frame, every error reply, metadata
+ * The WebSocket protocol through the real gateway (openspec chat): every client frame, every error reply, metadata
  * validation and sanitisation, garbage and oversized frames.
  */
 import { existsSync, promises as fs } from 'node:fs';
@@ -43,7 +43,7 @@ describe('ChatGateway protocol', () => {
     return { ...(await reply) };
   }
 
-  describe('connection (§4.1)', () => {
+  describe('connection (openspec chat)', () => {
     it('Scenario: ready carries a fresh chat id and a client id; nothing is created on disk', async () => {
       const ready = client.ready;
       expect(ready.chat_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -60,7 +60,7 @@ describe('ChatGateway protocol', () => {
     });
   });
 
-  describe('frames (§4.2)', () => {
+  describe('frames (openspec chat)', () => {
     it('Scenario: ping → pong', async () => {
       const pong = client.next('pong');
       client.send({ type: 'ping' });
@@ -156,7 +156,7 @@ describe('ChatGateway protocol', () => {
     });
   });
 
-  describe('message validation (§4.2, §4.4)', () => {
+  describe('message validation (openspec chat)', () => {
     it.each([undefined, '', '  \n\t ', 12, null])('Scenario: content %j → `missing content` with chat_id', async (content) => {
       expect(await errorFor({ type: 'message', chat_id: 'c1', content, metadata: { llm: LLM } })).toEqual({
         event: 'error',

@@ -1,7 +1,7 @@
 /**
- * A turn through the real gateway against the fake model (spec §4.5, §5, §6 with DESIGN.md #1 and #3): event order,
- * title, real streaming, tool calls accumulated across chunks, parallel read-only tools, registry errors, the
- * iteration limit, persistence and the turn.completed event.
+ * A turn through the real gateway against the fake model (openspec chat "Requirement: Turn steps and event order",
+ * agent-runner "Requirement: Real streaming"): event order, title, real streaming, tool calls accumulated across
+ * chunks, parallel read-only tools, registry errors, the iteration limit, persistence and the turn.completed event.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -91,7 +91,7 @@ describe('chat turn', () => {
     return client.chatEvents(chatId).slice(before);
   }
 
-  it('Scenario: a plain turn streams deltas, then stream_end and done with usage (event order §4.5)', async () => {
+  it('Scenario: a plain turn streams deltas, then stream_end and done with usage, in that order', async () => {
     const chatId = newChatId();
     fake.enqueue({ chunks: ['Hello', ', ', 'world', '!'], usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 } });
     const events = await turn(chatId, 'Say hello');
@@ -246,7 +246,7 @@ describe('chat turn', () => {
       { role: 'tool', tool_call_id: calls[1]?.call_id, content: 'recorded second' },
     ]);
 
-    // persisted: user, tool_calls, tool, tool, assistant (spec §9.1)
+    // persisted: user, tool_calls, tool, tool, assistant (openspec memory)
     const history = await readHistory(t, chatId);
     expect(history.map((r) => r['role'])).toEqual(['user', 'tool_calls', 'tool', 'tool', 'assistant']);
     expect(history.at(-1)).toMatchObject({ content: 'Done recording.' });

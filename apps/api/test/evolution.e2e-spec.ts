@@ -1,6 +1,6 @@
 /**
- * Skill self-evolution end to end (spec §12, §3.6): real turns over the WebSocket with the fake model, evidence files
- * on disk, the restricted evolver's request, proposals through REST, approval into the Skills catalog.
+ * Skill self-evolution end to end (openspec skill-evolution): real turns over the WebSocket with the fake model,
+ * evidence files on disk, the restricted evolver's request, proposals through REST, approval into the Skills catalog.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Deferred activation (spec §8, §10.6–10.8, §5.2 7a): tool_search, mcp_prepare with exact ownership, the per-chat
+ * Deferred activation (openspec agent-runner, mcp, chat): tool_search, mcp_prepare with exact ownership, the per-chat
  * activation set persisted in metadata.json (LRU 50), per-turn selected connectors, persistence across a restart and
  * the purge on disconnect / update. Tools run through the agent's ToolRegistry as the runner runs them.
  */
@@ -98,7 +98,8 @@ describe('MCP deferred activation (e2e)', () => {
     expect(result.model).toContain('mcp_hello_say_hello');
     const shown = visible('chat-a');
     expect(shown).toContain('mcp_hello_say_hello');
-    // a server whose name starts with `hello_` is not matched by prefix (spec §16.22)
+    // a server whose name starts with `hello_` is not matched by prefix (ownership is recorded, never inferred from the
+    // name)
     expect(shown.some((name) => name.startsWith('mcp_hello_extra_'))).toBe(false);
     const stored = await storedActivations('chat-a');
     expect(Object.keys(stored ?? {})).toContain('mcp_hello_say_hello');

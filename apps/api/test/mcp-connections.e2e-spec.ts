@@ -109,7 +109,7 @@ describe('MCP connections (e2e)', () => {
     expect(shout?.parameters).toMatchObject({ type: 'object', required: ['text'] });
     const props = shout!.parameters.properties as Record<string, Record<string, unknown>>;
     expect(props['text']).toEqual({ type: 'string', description: 'text to shout' });
-    // an anyOf integer/null parameter keeps its anyOf (no injected type "object", spec §16.19)
+    // an anyOf integer/null parameter keeps its anyOf (no injected type "object")
     expect(props['times']?.['type']).toBeUndefined();
     expect(props['times']?.['anyOf']).toBeDefined();
     expect(shout!.parameters['$schema']).toBeUndefined();

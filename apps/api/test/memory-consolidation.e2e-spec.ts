@@ -1,7 +1,7 @@
 /**
- * Consolidation through the real gateway with the fake model (spec §9.7): the summary record and keep_from_cursor,
- * a turn finishing during consolidation is kept, failure and timeout change nothing, and a restart loads the last
- * summary and the kept tail.
+ * Consolidation through the real gateway with the fake model (openspec memory): the summary record and
+ * keep_from_cursor, a turn finishing during consolidation is kept, failure and timeout change nothing, and a restart
+ * loads the last summary and the kept tail.
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';

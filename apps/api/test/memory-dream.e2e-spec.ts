@@ -1,7 +1,8 @@
 /**
- * Dream through the real app with the fake model (spec §9.8 with the issue's safety rules): cursor advance, batch
- * continuation (§16.12 fixed), failure leaves everything untouched, the loss guard, revert, no overlap, the model
- * choice, the schedule (0 disables it) and MEMORY.md in the next turn's system prompt.
+ * Dream through the real app with the fake model (openspec memory "Requirement: Dream runs" and "Requirement: Dream
+ * safety"): cursor advance, batch continuation (records beyond a batch are taken by the next run), failure leaves
+ * everything untouched, the loss guard, revert, no overlap, the model choice, the schedule (0 disables it) and
+ * MEMORY.md in the next turn's system prompt.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -133,7 +134,7 @@ describe('Dream (e2e)', () => {
     expect(system).toContain('\n\n## Remembered information\n# Personal\n- The user lives in Berlin\n- The user prefers metric units');
   });
 
-  it('Scenario: records beyond a batch are taken by the next run (reference defect §16.12 fixed)', async () => {
+  it('Scenario: records beyond a batch are taken by the next run', async () => {
     await start();
     t.app.get(DreamService).batchSize = 3;
     await turn('batch', 'q1', 'a1');

@@ -210,7 +210,7 @@ describe('Sessions REST (e2e)', () => {
       expect(res.text).toBe('');
       await expect(fs.stat(chatDir('d-1'))).rejects.toMatchObject({ code: 'ENOENT' });
       expect(events).toEqual([{ chatId: 'd-1' }]);
-      // §16.14 fixed: the old context does not come back
+      // the old context does not come back
       expect((await store.getChat('d-1')).history).toEqual([]);
       await request(app.httpUrl).get('/api/sessions/d-1/messages').expect(404);
       expect((await request(app.httpUrl).get('/api/sessions').expect(200)).body).toEqual({ sessions: [] });

@@ -1,8 +1,9 @@
 /**
- * Skills in chat through the real gateway and the fake model (spec §5.2 steps 5/7b, §5.3, §11.10, §11.11, §16.15):
- * skill_search → skill_load → skill_read_resource with the built-in Skills, explicit selections (mentioned_skills and
- * a legacy leading @name) and their failures, receipts shown as chips data on the user row, the activated-skills hint,
- * agent_skill_manage with its conflicts, `allowed-tools` pre-approvals, and required MCP servers prepared on load.
+ * Skills in chat through the real gateway and the fake model (openspec skills "Requirement: Skills in a turn" and
+ * "Requirement: Skill tools"): skill_search → skill_load → skill_read_resource with the built-in Skills, explicit
+ * selections (mentioned_skills and a legacy leading @name) and their failures, receipts shown as chips data on the user
+ * row, the activated-skills hint, agent_skill_manage with its conflicts, `allowed-tools` pre-approvals, and required
+ * MCP servers prepared on load.
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
- * Skill ZIP import (spec §11.7, SECURITY.md §6): a hostile corpus built in the test — each archive rejected with its
- * message and nothing left on disk — and realistic packages (Agent Skills layout, wrapper directory, binary files
- * byte-for-byte, the archive's own _meta.json ignored).
+ * Skill ZIP import (openspec skills "Requirement: ZIP import"; SECURITY.md "Skill ZIP import"): a hostile corpus built
+ * in the test — each archive rejected with its message and nothing left on disk — and realistic packages (Agent Skills
+ * layout, wrapper directory, binary files byte-for-byte, the archive's own _meta.json ignored).
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
- * Skills REST (spec §3.5, §11.1–§11.9): every endpoint and status code, precedence and shadowing, availability,
- * diagnostics, snapshots (none for a rejected edit, §16.10), atomic publication and no host path in any response
- * (§16.16). The built-in root is a temp directory of the test so the catalog is fully controlled.
+ * Skills REST (openspec skills): every endpoint and status code, precedence and shadowing, availability, diagnostics,
+ * snapshots (none for a rejected edit), atomic publication and no host path in any response. The built-in root is a
+ * temp directory of the test so the catalog is fully controlled.
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,7 +76,7 @@ describe('Skills REST (e2e)', () => {
   }
 
   describe('catalog and list', () => {
-    it('Scenario: the list is sorted by name with records of spec §3.5 and full diagnostics', async () => {
+    it('Scenario: the list is sorted by name with the REST records and full diagnostics', async () => {
       const body = await list();
       expect(body.items.map((r) => r.name)).toEqual(['alpha', 'needs-things', 'shadowed']);
       expect(body.page).toBe(1);
@@ -99,7 +99,7 @@ describe('Skills REST (e2e)', () => {
       expectNoHostPath(body);
     });
 
-    it('Scenario: availability sees bins, env, tools and MCP servers; meta tools count as present (§16.13)', async () => {
+    it('Scenario: availability sees bins, env, tools and MCP servers; meta tools count as present', async () => {
       const body = await list();
       const alpha = body.items.find((r) => r.name === 'alpha') as SkillRecord;
       expect(alpha.availability).toBe('available');
@@ -253,7 +253,7 @@ describe('Skills REST (e2e)', () => {
   });
 
   describe('replace, enable, versions, rollback, delete', () => {
-    it('Scenario: replace checks expected_hash (409) and a rejected edit creates no snapshot (§16.10)', async () => {
+    it('Scenario: replace checks expected_hash (409) and a rejected edit creates no snapshot', async () => {
       const created = (await create('editable', { support_files: { 'assets/blob.bin': 'placeholder' } })).body as SkillRecord;
       const binary = Buffer.from([0, 255, 1, 254, 10, 13, 0x80]);
       await fs.writeFile(join(userRoot(), 'editable', 'assets', 'blob.bin'), binary);

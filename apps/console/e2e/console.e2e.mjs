@@ -156,7 +156,7 @@ describe('CashCode console', { timeout: 240_000 }, () => {
     const partial = await lastAnswer().innerText();
     assert.match(partial, /word0 word1 word2/);
     assert.doesNotMatch(partial, /word59/, 'the answer was cut short');
-    assert.equal(await page.getByTestId('chat-error').count(), 0, 'no misleading error banner (reference defect §16.1)');
+    assert.equal(await page.getByTestId('chat-error').count(), 0, 'no misleading error banner');
     assert.equal(await composer().isEnabled(), true);
     await screenshot(page, '07-stopped');
   });

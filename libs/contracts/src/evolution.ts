@@ -1,5 +1,5 @@
 /**
- * Skill evolution REST shapes (`/api/skill-evolution/proposals`, spec §3.6 and §12): evidence of recurring work,
+ * Skill evolution REST shapes (`/api/skill-evolution/proposals`, openspec skill-evolution): evidence of recurring work,
  * Skill proposals generated from it and their review (approve / reject). Proposals are never applied automatically.
  */
 import type { LlmSelection } from './ws';
@@ -67,9 +67,9 @@ export interface SkillEvolutionProposal {
   /** ISO 8601 */
   updated_at: string;
   /**
-   * What approval actually created (spec §16.11 fixed): for an update the snapshot id of the Skill's previous
-   * package (the rollback point, `<epoch ms>-<8 hex>`), for a create the new Skill's manifest version. Null until
-   * applied.
+   * What approval actually created (not the version the proposal was based on): for an update the snapshot id of the
+   * Skill's previous package (the rollback point, `<epoch ms>-<8 hex>`), for a create the new Skill's manifest version.
+   * Null until applied.
    */
   applied_version: string | null;
   fingerprint: string;

@@ -1,6 +1,7 @@
 /**
- * Long-term memory REST shapes (`/api/memory*`, CashCode addition over spec §9.8): MEMORY.md and SOUL.md with a
- * content hash for optimistic concurrency, and the Dream run history with diffs, revert and "run now".
+ * Long-term memory REST shapes (`/api/memory*`, a CashCode addition; openspec memory "Requirement: Memory REST API"):
+ * MEMORY.md and SOUL.md with a content hash for optimistic concurrency, and the Dream run history with diffs, revert
+ * and "run now".
  */
 import type { LlmSelection } from './ws';
 

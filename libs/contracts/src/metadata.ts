@@ -1,6 +1,6 @@
 /**
- * Message metadata validation and sanitisation (spec §4.4), shared by the gateway (authoritative)
- * and the console (to mirror the rules before sending and to normalise persisted receipts, §15.6).
+ * Message metadata validation and sanitisation (openspec chat), shared by the gateway (authoritative) and the console
+ * (to mirror the rules before sending and to normalise persisted receipts, openspec console).
  */
 import {
   LLM_PROVIDERS,
@@ -21,7 +21,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Counts code points, as the reference does (Python len on str). */
+/** Counts code points, like Python's len() of a str, which the original server's limits were written in. */
 export function codePointLength(text: string): number {
   let n = 0;
   for (const _ of text) n++;
@@ -76,7 +76,7 @@ function sanitizeRows<K extends 'name' | 'server'>(
   return { ok: true, rows };
 }
 
-/** Validates and sanitises WS message metadata exactly as spec §4.4 (messages in English). */
+/** Validates and sanitises WS message metadata exactly as openspec chat (messages in English). */
 export function sanitizeMessageMetadata(input: unknown): MetadataResult {
   if (input === undefined || input === null) return { ok: false, error: 'llm selection is required' };
   if (!isPlainObject(input)) return { ok: false, error: 'metadata must be an object' };
@@ -111,8 +111,8 @@ export function sanitizeMessageMetadata(input: unknown): MetadataResult {
 }
 
 /**
- * Re-sanitises persisted selection receipts of a user history row (spec §9.6): when any row is invalid
- * (or there are more than 8 in total) both lists are dropped.
+ * Re-sanitises persisted selection receipts of a user history row (openspec sessions): when any row is invalid (or
+ * there are more than 8 in total) both lists are dropped.
  */
 export function sanitizePersistedReceipts(record: {
   mentioned_skills?: unknown;

@@ -1,6 +1,6 @@
 /**
- * Skills REST shapes (spec §3.5) and the skill receipts shown with a user message (§16.15 fix).
- * No response carries an absolute host path (§16.16): `path` is the package's logical location `skills/<source>/<name>`.
+ * Skills REST shapes (openspec skills "Requirement: REST") and the skill receipts shown with a user message. No
+ * response carries an absolute host path: `path` is the package's logical location `skills/<source>/<name>`.
  */
 
 export type SkillSource = 'builtin' | 'user' | 'agent';
@@ -132,8 +132,8 @@ export interface DeleteInvalidSkillResponse {
 }
 
 /**
- * A Skill loaded for a turn (explicit selection), shown with the user message as a small chip (§16.15: not an
- * assistant bubble). Parsed from the persisted receipt `[Skill loaded: <name>@v<version> sha256:<hash>]`.
+ * A Skill loaded for a turn (explicit selection), shown with the user message as a small chip (not an assistant
+ * bubble). Parsed from the persisted receipt `[Skill loaded: <name>@v<version> sha256:<hash>]`.
  */
 export interface LoadedSkillReceipt {
   name: string;
@@ -141,7 +141,7 @@ export interface LoadedSkillReceipt {
   hash: string;
 }
 
-/** `[Skill loaded: <name>@v<version> sha256:<64 hex>]` (spec §11.10). */
+/** `[Skill loaded: <name>@v<version> sha256:<64 hex>]` (openspec skills). */
 export const SKILL_RECEIPT_PATTERN = /^\[Skill loaded: ([a-z0-9][a-z0-9._-]{0,63})@v(\d{1,15}) sha256:([0-9a-f]{64})\]$/;
 
 export function formatSkillReceipt(receipt: LoadedSkillReceipt): string {

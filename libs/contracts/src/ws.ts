@@ -1,6 +1,7 @@
 /**
  * WebSocket protocol between the console (or any client) and the ChatGateway.
- * Reference: spec §4. Fields added over the reference (DESIGN.md #3) are marked "additive".
+ * See openspec/specs/chat/spec.md. Fields CashCode added to the original Python server's protocol are marked
+ * "additive": old clients ignore them.
  */
 
 import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
@@ -32,7 +33,7 @@ export interface McpConnectorReceipt {
   label?: string;
 }
 
-/** Sanitised message metadata (spec §4.4). */
+/** Sanitised message metadata (openspec chat). */
 export interface MessageMetadata {
   llm: LlmSelection;
   mentioned_skills?: SkillReceipt[];

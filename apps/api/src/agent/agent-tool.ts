@@ -1,6 +1,7 @@
 /**
  * The contract every agent tool implements (built-in tools, MCP wrappers, skill tools).
- * Reference: spec §6 (result projections), §8 (registry), DESIGN.md #3.
+ * See openspec/specs/agent-runner/spec.md "Requirement: Tool execution" (the three result projections) and
+ * "Requirement: Deferred tool view" (the registry).
  */
 
 /** A JSON Schema object describing the tool's parameters (OpenAI function `parameters`). */
@@ -23,7 +24,7 @@ export interface ToolContext {
 /**
  * What a tool returns. `model` is what the LLM sees; `public` goes to the WS `tool_result` (first 200 chars);
  * `persisted` goes to history.jsonl. Both default to `model`. `ok: false` marks a failed call (also inferred
- * from the text, spec §6).
+ * from the text, openspec agent-runner).
  */
 export interface ToolResult {
   model: string;

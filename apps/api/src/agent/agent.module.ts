@@ -30,8 +30,8 @@ export interface AgentToolFactoryDeps {
 export type BuiltinToolFactory = (deps: AgentToolFactoryDeps) => AgentTool[];
 
 /**
- * The built-in tools registered in the main registry at start (spec §7, §8 main registry): save_memory and the
- * file/web/exec tools. Tests replace one by registering a tool with the same name.
+ * The built-in tools registered in the main registry at start (openspec builtin-tools, agent-runner): save_memory and
+ * the file/web/exec tools. Tests replace one by registering a tool with the same name.
  */
 export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
   ({ memory }) => [new SaveMemoryTool(memory)],

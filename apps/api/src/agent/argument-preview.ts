@@ -1,7 +1,7 @@
 /**
- * The `arguments` field of a WS `tool_call` event (DESIGN.md #3): the model's argument JSON with secrets redacted
- * (common/redact: secret key/value pairs, bearer tokens, sk- keys, registered secret values), truncated to 500 code
- * points.
+ * The `arguments` field of a WS `tool_call` event (a CashCode addition to the original wire protocol): the model's
+ * argument JSON with secrets redacted (common/redact: secret key/value pairs, bearer tokens, sk- keys, registered
+ * secret values), truncated to 500 code points.
  */
 import { redactSecrets } from '../common/redact';
 import { firstCodePoints } from '../common/trim';

@@ -1,5 +1,5 @@
 /**
- * The system prompt of a turn (spec §5.3): SOUL.md (MemoryStore.readSoul falls back to the built-in English
+ * The system prompt of a turn (openspec agent-runner): SOUL.md (MemoryStore.readSoul falls back to the built-in English
  * persona when it is missing or blank), then `## Remembered information` + MEMORY.md when MEMORY.md is non-empty,
  * then any sections other modules register (the skills module adds `## Skill usage` and the recently-activated-skills
  * summary). SOUL and MEMORY are re-read every turn.

@@ -32,7 +32,7 @@ describe(ToolRegistry.name, () => {
     registry = new ToolRegistry();
   });
 
-  describe('visibility (spec §8)', () => {
+  describe('visibility (openspec agent-runner)', () => {
     it('Scenario: non-mcp tools alphabetically, then activated or temporary mcp_ tools alphabetically', () => {
       for (const name of ['write_file', 'mcp_zeta_run', 'exec', 'mcp_alpha_get', 'mcp_beta_list', 'save_memory']) {
         registry.register(tool(name));
@@ -74,7 +74,7 @@ describe(ToolRegistry.name, () => {
     });
   });
 
-  describe('execution errors (spec §6)', () => {
+  describe('execution errors (openspec agent-runner)', () => {
     it('Scenario: an unknown tool lists every registered tool, with the hint', async () => {
       registry.register(tool('read_file'));
       registry.register(tool('mcp_x_y'));

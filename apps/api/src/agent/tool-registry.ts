@@ -1,5 +1,5 @@
 /**
- * The main tool registry and its deferred view (spec §6 registry errors, §8 visibility).
+ * The main tool registry and its deferred view (openspec agent-runner).
  *
  * - Main registry: name → tool; registering an existing name replaces it (built-in tools, MCP wrappers).
  * - Meta tools: the deferred view's own always-visible tools (tool_search, mcp_prepare, skill tools — registered by
@@ -15,12 +15,12 @@ import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completio
 import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
 import type { AgentTool, ToolContext, ToolResult } from './agent-tool';
 
-/** Suffix appended to every registry/tool error the model sees (spec §6). */
+/** Suffix appended to every registry/tool error the model sees (openspec agent-runner). */
 export const TOOL_ERROR_HINT = '\n\n[Analyze the error above and try a different approach.]';
 
 export const MCP_TOOL_PREFIX = 'mcp_';
 
-/** Where the chat's persistent activation set of `mcp_*` tools lives (the MCP module plugs in here, spec §10.8). */
+/** Where the chat's persistent activation set of `mcp_*` tools lives (the MCP module plugs in here, openspec mcp). */
 export interface ToolActivationSource {
   isActivated(chatId: string, toolName: string): boolean;
   /** called on every execution of an activated tool (refreshes its LRU timestamp) */
@@ -39,7 +39,7 @@ export interface ToolScope {
   temporary: ReadonlySet<string>;
 }
 
-/** The outcome of one tool call, in the three projections of spec §6. */
+/** The outcome of one tool call, in the three projections of openspec agent-runner "Requirement: Tool execution". */
 export interface ToolExecution {
   name: string;
   /** what the model sees */
@@ -48,7 +48,7 @@ export interface ToolExecution {
   public: string;
   /** what history.jsonl keeps */
   persisted: string;
-  /** false when the call failed (spec §6 detection or ToolResult.ok === false) */
+  /** false when the call failed (openspec agent-runner or ToolResult.ok === false) */
   ok: boolean;
   durationMs: number;
 }
@@ -62,8 +62,8 @@ export class ToolExecutionCancelledError extends Error {
 }
 
 /**
- * Spec §6 failure detection on a model projection: left-trimmed text starting with `Error`, or a JSON object with a
- * truthy `error` or with `success === false`.
+ * Failure detection (openspec agent-runner "Requirement: Tool execution") on a model projection: left-trimmed text
+ * starting with `Error`, or a JSON object with a truthy `error` or with `success === false`.
  */
 export function isToolFailureText(text: string): boolean {
   const trimmed = text.trimStart();
@@ -210,7 +210,7 @@ export class ToolRegistry {
     return this.get(name)?.readOnly === true;
   }
 
-  /** The tools the model sees for one call of this turn (spec §8), in visibility order. */
+  /** The tools the model sees for one call of this turn (openspec agent-runner), in visibility order. */
   visibleTools(scope: ToolScope): AgentTool[] {
     const visible = new Map<string, AgentTool>();
     for (const tool of this.metaTools.values()) visible.set(tool.name, tool);
@@ -249,7 +249,7 @@ export class ToolRegistry {
     }
     if (!meta && name.startsWith(MCP_TOOL_PREFIX)) {
       if (!this.isUsable(name, scope)) {
-        // not counted as a failure (spec §6): the model is told how to proceed
+        // not counted as a failure (openspec agent-runner): the model is told how to proceed
         return finish({
           model: `Tool '${name}' is not activated yet and cannot be executed. Activate it first with tool_search or mcp_prepare.${TOOL_ERROR_HINT}`,
           ok: true,

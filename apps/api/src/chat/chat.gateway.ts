@@ -1,5 +1,5 @@
 /**
- * The WebSocket transport of the chat (spec §4): frames in, events out. Placement (own port or `/ws` on the HTTP
+ * The WebSocket transport of the chat (openspec chat): frames in, events out. Placement (own port or `/ws` on the HTTP
  * server), the 1 MiB payload cap and the Host/Origin/token checks on the upgrade belong to the app's WS adapter
  * (common/cashcode-ws-adapter.ts). Rules live in frame-parser.ts (validation) and ChatService (turns).
  */
@@ -15,7 +15,7 @@ import { ChatService } from './chat.service';
 import { parseFrame } from './frame-parser';
 import { ChatSubscriptions, MAX_BUFFERED_BYTES, type ChatConnection } from './subscriptions';
 
-/** protocol-level ping period; a client that missed the previous ping's pong is terminated (spec §1.1) */
+/** protocol-level ping period; a client that missed the previous ping's pong is terminated (openspec http-platform) */
 export const HEARTBEAT_INTERVAL_MS = 20_000;
 
 /** The TCP socket under a `ws` WebSocket (ws keeps it in `_socket`); only cork/uncork are used. */

@@ -8,7 +8,7 @@ import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
 
 /**
- * The WebSocket chat (spec §4) and turn orchestration (§5): ChatGateway (transport) and ChatService (lanes, turns,
+ * The WebSocket chat and turn orchestration (openspec chat): ChatGateway (transport) and ChatService (lanes, turns,
  * cancel). Needs the global EventEmitter2 (EventEmitterModule.forRoot in the root module).
  */
 @Module({

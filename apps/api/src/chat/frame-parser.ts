@@ -61,7 +61,10 @@ function isValidChatId(value: unknown): value is string {
   return typeof value === 'string' && CHAT_ID_PATTERN.test(value);
 }
 
-/** Python's repr() of a str (the reference formats unknown types with it). */
+/**
+ * Python's repr() of a str. The original Python server quoted an unknown frame type with it (`unknown type: 'x'`), and
+ * clients match that message, so it is reproduced byte-for-byte (see ARCHITECTURE.md, "The original Python server").
+ */
 export function pythonStringRepr(value: string): string {
   const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
   let out = quote;
@@ -133,7 +136,7 @@ export function parseFrameText(raw: string): ParsedFrame {
       }
       const metadata = sanitizeMessageMetadata(frame['metadata']);
       if (!metadata.ok) return reject('invalid_selection_metadata', metadata.error, chatId);
-      // content is forwarded untrimmed, like the reference server
+      // content is forwarded untrimmed, like the original server
       return { kind: 'message', chatId, content, metadata: metadata.metadata };
     }
     case 'approval': {

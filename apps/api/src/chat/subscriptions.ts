@@ -1,9 +1,9 @@
 /**
- * Chat → connections fan-out (spec §4.1): every event of a chat goes to all connections subscribed to it; events of
+ * Chat → connections fan-out (openspec chat): every event of a chat goes to all connections subscribed to it; events of
  * a chat without subscribers are dropped; a closed connection loses all its subscriptions.
  *
- * Backpressure (DESIGN.md performance principles): a connection whose unsent buffer exceeds MAX_BUFFERED_BYTES is a
- * client that stopped reading; it is closed (1013, try again later) instead of letting the server buffer without
+ * Backpressure (openspec chat "Requirement: Backpressure"): a connection whose unsent buffer exceeds MAX_BUFFERED_BYTES
+ * is a client that stopped reading; it is closed (1013, try again later) instead of letting the server buffer without
  * bound. The console reconnects and re-attaches.
  */
 import type { ServerEvent } from '@cashcode/contracts';

@@ -14,7 +14,7 @@ describe(AppLogger.name, () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  it('Scenario: lines go to cashcode.log in the §14 format, with the ids given to the call and redaction', async () => {
+  it('Scenario: lines go to cashcode.log in the runtime log format, with the ids given to the call and redaction', async () => {
     const logger = new AppLogger({ logDir: dir, fileLevel: 'debug', consoleLevel: 'error', retentionDays: 3, console: false });
     const ids = logIds({ chatId: 'chat-1', turnId: 'a'.repeat(32) });
     logger.log('event=agent.turn.started content_chars=5', ids, 'AgentRunner');

@@ -1,5 +1,5 @@
 /**
- * The one BM25 tokenizer and index used by every search (tool_search, skill search, …), spec §10.6.
+ * The one BM25 tokenizer and index used by every search (tool_search, skill search, …), openspec mcp.
  *
  * Tokenizer: camelCase is split (`aB` → `a B`, `ABCd` → `AB Cd`, a digit counts as lower case), the text is split on
  * every character that is not an ASCII letter or digit, tokens are lowercased and kept when at least 2 characters long;
@@ -27,7 +27,7 @@ const CAMEL_LOWER_UPPER = /([a-z0-9])([A-Z])/g;
 /** between the capitals of an acronym and the capitalised word after it (`HTMLParser` → `HTML Parser`) */
 const CAMEL_ACRONYM = /(?<=[A-Z])(?=[A-Z][a-z])/g;
 
-/** Whether a code point is in one of the CJK ranges of spec §10.6. */
+/** Whether a code point is in one of the CJK ranges (openspec mcp "Requirement: Shared BM25 search"). */
 export function isCjkCodePoint(cp: number): boolean {
   return (
     (cp >= 0x4e00 && cp <= 0x9fff) ||

@@ -27,7 +27,8 @@ type UpgradeRejection = { status: number; detail: string; reason: string; header
 /**
  * The WebSocket adapter of the app. The gateway (`@WebSocketGateway()` with no options) is placed by configuration:
  * - `config.wsSharesHttp`: on the HTTP server, upgrades at `/ws` only;
- * - otherwise its own server on `config.wsHost:config.wsPort` (any path, like the reference), never all interfaces.
+ * - otherwise its own server on `config.wsHost:config.wsPort` (any path, as the original server accepted), never all
+ *   interfaces.
  * Every upgrade is checked before the socket opens: Host allowlist (403), Origin allowlist (403), the API token when
  * configured (`Authorization: Bearer` or `?token=` for browsers; 401, 429 when throttled; the same verifier and client
  * address as REST), then the path in shared mode (404). Messages are capped

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** Correlation ids carried by every log line written inside a request or an agent turn (spec §14). */
+/** Correlation ids carried by every log line written inside a request or an agent turn (openspec http-platform). */
 export interface LogContext {
   requestId?: string;
   chatId?: string;

@@ -32,7 +32,7 @@ export interface LogRecord {
 }
 
 /**
- * One runtime log line (spec §14):
+ * One runtime log line (openspec http-platform "Requirement: Access log and runtime log"):
  * `YYYY-MM-DD HH:MM:SS.mmm +HHMM LEVEL    logger request_id=<id|-> chat_id=<id|-> turn_id=<id|-> message`,
  * redacted as a whole. Newlines in the message are kept (tracebacks) but every line is redacted.
  */

@@ -61,8 +61,8 @@ describe('redactSecrets', () => {
   });
 
   it('Scenario: redaction matches the plain definition on lines built from secret-looking parts (property)', () => {
-    // The definition of §14 without shortcuts: every rule applied to every line (a key may end in a quote that did not
-    // open it: the opening quote can be the end of the previous pair's quoted value).
+    // The redaction rules of openspec http-platform without shortcuts: every rule applied to every line (a key may end
+    // in a quote that did not open it: the opening quote can be the end of the previous pair's quoted value).
     const reference = (text: string): string =>
       text
         .replace(/\b(Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]')

@@ -35,18 +35,21 @@ export interface AppConfig {
   fileLogLevel: LogLevel;
   consoleLogLevel: LogLevel;
   logRetentionDays: number;
-  /** seconds between Dream runs (DREAM_INTERVAL, spec §9.8); 0 disables the schedule (POST /api/memory/dream still works) */
+  /**
+   * seconds between Dream runs (DREAM_INTERVAL, openspec memory); 0 disables the schedule (POST /api/memory/dream still
+   * works)
+   */
   dreamIntervalSec: number;
-  /** consolidate a chat once its in-memory history exceeds this many characters (spec §9.7: 40,000) */
+  /** consolidate a chat once its in-memory history exceeds this many characters (openspec memory: 40,000) */
   consolidationThresholdChars: number;
-  /** timeout of one background model call: a consolidation summary or one Dream phase (spec §9.7/§9.8: 120 s) */
+  /** timeout of one background model call: a consolidation summary or one Dream phase (openspec memory: 120 s) */
   backgroundModelTimeoutMs: number;
   /** ReAct iterations before the final no-tools answer */
   maxIterations: number;
   /** provider retries for transient/rate-limit errors (per model call) */
   llmMaxRetries: number;
   llmTimeoutMs: number;
-  /** model discovery (`/api/settings/llm/test` and `/models`) timeout, spec §3.3: 15 s */
+  /** model discovery (`/api/settings/llm/test` and `/models`) timeout, openspec llm-settings: 15 s */
   llmDiscoveryTimeoutMs: number;
   execEnabled: boolean;
   execTimeoutMs: number;
@@ -61,11 +64,11 @@ export interface AppConfig {
   approvalTimeoutSec: number;
   fetchAllowPrivate: boolean;
   fetchMaxChars: number;
-  /** web_fetch: one deadline for connect, headers and body of all hops (spec §7: 15 s) */
+  /** web_fetch: one deadline for connect, headers and body of all hops (openspec builtin-tools: 15 s) */
   fetchTimeoutMs: number;
   /** web_fetch: bytes of a response body read (raw and decompressed) */
   fetchMaxBytes: number;
-  /** web_search: request timeout (spec §7: 10 s) */
+  /** web_search: request timeout (openspec builtin-tools: 10 s) */
   searchTimeoutMs: number;
   /** grep: time budget of the regex search */
   grepTimeoutMs: number;
@@ -77,12 +80,12 @@ export interface AppConfig {
   mcpUserCatalogPath: string;
   /** MCP tool-schema cache, one JSON per server: <dataDir>/mcp_cache */
   mcpCacheDir: string;
-  /** MCP initialize + tools/list timeout (spec §10.3: 30 s) */
+  /** MCP initialize + tools/list timeout (openspec mcp: 30 s) */
   mcpConnectTimeoutMs: number;
-  /** MCP tool call timeout, reset by progress notifications (spec §10.5: 30 s) */
+  /** MCP tool call timeout, reset by progress notifications (openspec mcp: 30 s) */
   mcpToolTimeoutMs: number;
   searxngUrl: string | null;
-  /** read-only built-in Skills (spec §11.1), <rootDir>/apps/api/src/skills/builtin */
+  /** read-only built-in Skills (openspec skills), <rootDir>/apps/api/src/skills/builtin */
   skillsBuiltinDir: string;
   /** user Skills: <dataDir>/skills/user */
   skillsUserDir: string;
@@ -96,7 +99,10 @@ export interface AppConfig {
   presentEnvNames: string[];
   legacyDeepseekApiKey: string | null;
   legacyDeepseekApiBase: string | null;
-  /** SKILL_EVOLUTION_ENABLED (`1`/`true`/`yes`/`on`, case-insensitive; default off): collect evidence, propose Skills (spec §12) */
+  /**
+   * SKILL_EVOLUTION_ENABLED (`1`/`true`/`yes`/`on`, case-insensitive; default off): collect evidence, propose Skills
+   * (openspec skill-evolution)
+   */
   skillEvolutionEnabled: boolean;
   /** SKILL_EVOLUTION_MIN_TOOL_CALLS (default 2, min 1): tool calls a turn needs to count as evidence */
   skillEvolutionMinToolCalls: number;
@@ -239,12 +245,12 @@ export function parseTrustedProxies(name: string, raw: string | undefined): stri
   return [...new Set(ranges)];
 }
 
-/** Spec §1.2: `1`/`true`/`yes` (case-insensitive) enable, anything else leaves the feature off. */
+/** A boolean setting: `1`/`true`/`yes` (case-insensitive) enable, anything else leaves the feature off. */
 function parseEnableFlag(raw: string | undefined): boolean {
   return raw !== undefined && ['1', 'true', 'yes', 'on'].includes(raw.trim().toLowerCase());
 }
 
-/** An integer setting with a floor (spec §1.2 "min N"): smaller values are raised to the floor. */
+/** An integer setting with a floor (openspec http-platform): smaller values are raised to the floor. */
 function parseAtLeast(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw.trim() === '') return fallback;
   const text = raw.trim();
@@ -252,7 +258,10 @@ function parseAtLeast(name: string, raw: string | undefined, fallback: number, m
   return Math.min(max, Math.max(min, Number(text)));
 }
 
-/** Environment variables `exec` commands inherit (SECURITY.md §4); everything else (keys, tokens) stays out. */
+/**
+ * Environment variables `exec` commands inherit (SECURITY.md, "The exec sandbox"); everything else (keys, tokens) stays
+ * out.
+ */
 export const EXEC_ENV_ALLOWLIST = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TZ', 'TMPDIR', 'USER', 'LOGNAME'];
 
 function pickEnv(env: NodeJS.ProcessEnv, keys: readonly string[]): Record<string, string> {
@@ -264,7 +273,7 @@ function pickEnv(env: NodeJS.ProcessEnv, keys: readonly string[]): Record<string
   return picked;
 }
 
-/** The OS user config directory of spec §13.1. */
+/** The OS user config directory (`$XDG_CONFIG_HOME` or `~/.config` on Linux) where `settings/llm.json` lives. */
 export function defaultConfigRoot(env: NodeJS.ProcessEnv): string {
   const home = homedir();
   switch (platform()) {

@@ -1,7 +1,7 @@
 /**
- * Evidence files `<dataDir>/skill-evolution/evidence/<epoch ms>-<8 hex>.json` (spec §12): written atomically, at most
- * SKILL_EVOLUTION_MAX_EVIDENCE kept (the oldest are deleted first). An index id → fingerprint is built from the
- * directory on first use and kept up to date by this store, the only writer.
+ * Evidence files `<dataDir>/skill-evolution/evidence/<epoch ms>-<8 hex>.json` (openspec skill-evolution): written
+ * atomically, at most SKILL_EVOLUTION_MAX_EVIDENCE kept (the oldest are deleted first). An index id → fingerprint is
+ * built from the directory on first use and kept up to date by this store, the only writer.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';

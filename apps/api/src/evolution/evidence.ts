@@ -1,6 +1,6 @@
 /**
- * Evidence rules of spec §12 (pure, no I/O): which completed turns count as evidence of a reusable workflow, and the
- * redacted, truncated record kept of one.
+ * Evidence rules (openspec skill-evolution "Requirement: Evidence rules"; pure, no I/O): which completed turns count as
+ * evidence of a reusable workflow, and the redacted, truncated record kept of one.
  */
 import { randomBytes } from 'node:crypto';
 import type { SkillEvolutionEvidence, SkillEvolutionToolCall } from '@cashcode/contracts';
@@ -23,7 +23,7 @@ export interface EvidenceRules {
 }
 
 /**
- * Why a turn is not evidence: evolution off, a failed tool call or the iteration limit (the reference's
+ * Why a turn is not evidence: evolution off, a failed tool call or the iteration limit (the original server's
  * `turn_not_persisted`: such a trace is not a success), or fewer tool calls than SKILL_EVOLUTION_MIN_TOOL_CALLS
  * (counted with repetition). Failed and cancelled turns never reach evolution (no turn-completed event).
  */
@@ -37,7 +37,7 @@ export function evidenceSkipReason(event: TurnCompletedEvent, rules: EvidenceRul
   return null;
 }
 
-/** The reference's own secret pattern (`token`, `password`, … followed by `:`/`=` and a value). */
+/** The original server's secret pattern (`token`, `password`, … followed by `:`/`=` and a value). */
 const LABELLED_SECRET = /(api[_-]?key|token|password|secret)\s*[:=]\s*[^\s,;]+/gi;
 /** The same labels as quoted JSON keys (`"token": "…"`, `"db_password": 123`), e.g. in tool-call arguments. */
 const QUOTED_LABELLED_SECRET = /"([\w-]*(?:api[_-]?key|token|password|secret))"(\s*:\s*)(?:"(?:[^"\\]|\\.)*"|[^\s,}\]]+)/gi;
@@ -52,7 +52,7 @@ export function truncateText(text: string, max: number): string {
 
 /**
  * Redacts secrets (registered secret values, bearer tokens, `sk-…` keys, `key: value` pairs naming a secret, and the
- * reference's `<label>=[REDACTED]` rule), replaces Skill receipts by `[Skill loaded receipt]`, then truncates.
+ * original server's `<label>=[REDACTED]` rule), replaces Skill receipts by `[Skill loaded receipt]`, then truncates.
  * Redaction runs before truncation so a cut can never leave half a secret behind.
  */
 export function sanitiseEvidenceText(text: string, max: number): string {

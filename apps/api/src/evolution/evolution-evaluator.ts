@@ -1,7 +1,7 @@
 /**
- * Turns completed turns into evidence and, when a workflow recurs, into a Skill proposal (spec §12). Listens to the
- * turn-completed event and works off the turn's critical path: the listener only queues the turn (a bounded queue);
- * at most SKILL_EVOLUTION_MAX_CONCURRENT evaluations run at once. Every evaluation ends with a
+ * Turns completed turns into evidence and, when a workflow recurs, into a Skill proposal (openspec skill-evolution).
+ * Listens to the turn-completed event and works off the turn's critical path: the listener only queues the turn (a
+ * bounded queue); at most SKILL_EVOLUTION_MAX_CONCURRENT evaluations run at once. Every evaluation ends with a
  * `skill_evolution.evaluated` event (tests and the log wait on it). Proposals are never applied here.
  */
 import { randomUUID } from 'node:crypto';
@@ -44,7 +44,7 @@ export interface EvaluationFinishedEvent {
 
 /** Turns waiting for evaluation beyond this are dropped (logged): evolution must never pile up work. */
 export const EVALUATION_QUEUE_MAX = 100;
-/** Existing Skills summarised for the evolver (spec §12: the first 80 records). */
+/** Existing Skills summarised for the evolver (openspec skill-evolution: the first 80 records). */
 const SKILL_SUMMARY_LIMIT = 80;
 
 /** The log ids of the turn an evaluation is about. */

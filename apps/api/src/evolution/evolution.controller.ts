@@ -10,7 +10,10 @@ import { EvolutionService } from './evolution.service';
 
 const ID_PARAM = { name: 'id', description: 'proposal id (32 hex)', example: '0f8fad5bd9cb469fa16570867728950e' };
 
-/** Review of Skill proposals generated from recurring work (spec §3.6). Proposals are never applied automatically. */
+/**
+ * Review of Skill proposals generated from recurring work (openspec skill-evolution). Proposals are never applied
+ * automatically.
+ */
 @ApiTags('skill-evolution')
 @Controller('api/skill-evolution/proposals')
 export class EvolutionController {

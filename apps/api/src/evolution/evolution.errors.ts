@@ -30,7 +30,7 @@ const STATUS: Record<EvolutionErrorCode, number> = {
   unavailable: HttpStatus.SERVICE_UNAVAILABLE,
 };
 
-/** The reference's messages (spec §3.6) where it has one. */
+/** The original server's messages where it had one (openspec skill-evolution). */
 export const EVOLUTION_MESSAGES = {
   notFound: 'proposal not found',
   notPending: 'proposal is not pending',

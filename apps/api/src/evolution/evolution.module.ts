@@ -11,8 +11,8 @@ import { Evolver } from './evolver';
 import { ProposalStore } from './proposal-store';
 
 /**
- * Skill self-evolution (spec §12, §3.6; off unless SKILL_EVOLUTION_ENABLED): evidence from completed turns (the
- * turn-completed event — no import of the chat module), workflow fingerprints, the restricted evolver and the
+ * Skill self-evolution (openspec skill-evolution; off unless SKILL_EVOLUTION_ENABLED): evidence from completed turns
+ * (the turn-completed event — no import of the chat module), workflow fingerprints, the restricted evolver and the
  * proposal review REST API. Depends on SkillsModule (never the reverse) through the EVOLUTION_SKILLS port.
  */
 @Module({

@@ -1,8 +1,8 @@
 /**
- * Review of Skill proposals (spec §3.6): list, detail (with the evidence and a diff against the current Skill),
- * approve and reject. Approval re-checks everything at that moment — the proposal is still pending, the candidate
- * passes full validation, an update targets an agent Skill whose hash is still the proposal's base hash — and then
- * creates or replaces an **agent** Skill through SkillsModule (which snapshots before replacing). Nothing is ever
+ * Review of Skill proposals (openspec skill-evolution): list, detail (with the evidence and a diff against the current
+ * Skill), approve and reject. Approval re-checks everything at that moment — the proposal is still pending, the
+ * candidate passes full validation, an update targets an agent Skill whose hash is still the proposal's base hash — and
+ * then creates or replaces an **agent** Skill through SkillsModule (which snapshots before replacing). Nothing is ever
  * applied without this call.
  */
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';

@@ -1,7 +1,8 @@
 /**
- * The restricted evolver of spec §12: one non-streaming model call without tools, whose only inputs are the
- * `skill-creator` contract, bounded summaries of the existing Skills and the redacted evidence, and whose reply is
- * parsed strictly into a proposal draft. It can neither call tools nor touch files; a person reviews what it proposes.
+ * The restricted evolver (openspec skill-evolution "Requirement: Proposal generation"): one non-streaming model call
+ * without tools, whose only inputs are the `skill-creator` contract, bounded summaries of the existing Skills and the
+ * redacted evidence, and whose reply is parsed strictly into a proposal draft. It can neither call tools nor touch
+ * files; a person reviews what it proposes.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import type { LlmSelection, SkillEvolutionAction, SkillEvolutionEvidence } from '@cashcode/contracts';

@@ -1,6 +1,6 @@
 /**
- * The workflow fingerprint of spec §12: turns asking for "the same kind of thing" with the same set of tools share
- * it, whatever the numbers, spacing or letter case of the request.
+ * The workflow fingerprint (openspec skill-evolution "Requirement: Workflow fingerprint"): turns asking for "the same
+ * kind of thing" with the same set of tools share it, whatever the numbers, spacing or letter case of the request.
  */
 import { createHash } from 'node:crypto';
 

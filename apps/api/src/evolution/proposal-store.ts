@@ -1,6 +1,6 @@
 /**
- * Proposal files `<dataDir>/skill-evolution/proposals/<32 hex>.json` (spec §12), written atomically. Unreadable or
- * malformed files are skipped by the list (and reported once in the log).
+ * Proposal files `<dataDir>/skill-evolution/proposals/<32 hex>.json` (openspec skill-evolution), written atomically.
+ * Unreadable or malformed files are skipped by the list (and reported once in the log).
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';

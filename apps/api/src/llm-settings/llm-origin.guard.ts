@@ -6,9 +6,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { LLM_SETTINGS_MESSAGES } from './llm-settings.errors';
 
 /**
- * Spec §3.3: `PUT`, `POST /test` and `GET /models` answer 403 `Origin is not allowed` when an Origin header is present
- * and not allowed — before validation and before any provider is contacted (guards run before pipes). Covers the GET
- * too, which the global state-changing Origin middleware does not.
+ * openspec llm-settings "Requirement: Origin check": `PUT`, `POST /test` and `GET /models` answer 403 `Origin is not
+ * allowed` when an Origin header is present and not allowed — before validation and before any provider is contacted
+ * (guards run before pipes). Covers the GET too, which the global state-changing Origin middleware does not.
  */
 @Injectable()
 export class LlmOriginGuard implements CanActivate {

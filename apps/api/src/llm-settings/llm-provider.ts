@@ -1,6 +1,7 @@
 /**
  * What the rest of the server needs from LlmSettingsModule: a leased `openai` client per provider,
- * the "not configured" error and the provider error taxonomy (SECURITY.md §7, spec §13.3/§13.5).
+ * the "not configured" error and the provider error taxonomy (openspec llm-settings "Requirement: Provider clients,
+ * generations and leases" and "Requirement: Provider error classification").
  */
 import type OpenAI from 'openai';
 import type { LlmProvider, LlmSelection } from '@cashcode/contracts';

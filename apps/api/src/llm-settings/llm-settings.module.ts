@@ -6,8 +6,8 @@ import { LlmSettingsStore } from './llm-settings-store';
 import { LlmSettingsService } from './llm-settings.service';
 
 /**
- * LLM settings (spec §3.3, §13): the settings file, provider clients with generations and leases, model discovery.
- * Other modules depend on LlmSettingsService or on the LlmClientProvider port via LLM_CLIENT_PROVIDER.
+ * LLM settings (openspec llm-settings): the settings file, provider clients with generations and leases, model
+ * discovery. Other modules depend on LlmSettingsService or on the LlmClientProvider port via LLM_CLIENT_PROVIDER.
  */
 @Module({
   controllers: [LlmSettingsController],

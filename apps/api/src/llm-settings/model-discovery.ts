@@ -1,6 +1,6 @@
 /**
- * Model discovery for `/test` and `/models` (spec §3.3): `GET <base>/models` through the OpenAI client with a
- * timeout; at most the first 500 entries; string ids, trimmed, non-empty, ≤256 chars, de-duplicated, sorted
+ * Model discovery for `/test` and `/models` (openspec llm-settings): `GET <base>/models` through the OpenAI client with
+ * a timeout; at most the first 500 entries; string ids, trimmed, non-empty, ≤256 chars, de-duplicated, sorted
  * case-insensitively.
  */
 import type OpenAI from 'openai';
@@ -21,7 +21,10 @@ function compareIgnoringCase(a: string, b: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-/** Applies the §3.3 rules to the raw `data` entries of a model list response. */
+/**
+ * Applies the rules of openspec llm-settings "Requirement: Model discovery" to the raw `data` entries of a model list
+ * response.
+ */
 export function normaliseModelIds(entries: readonly unknown[]): string[] {
   const seen = new Set<string>();
   const ids: string[] = [];

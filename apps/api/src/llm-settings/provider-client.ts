@@ -1,5 +1,6 @@
 /**
- * Builds `openai` SDK clients for a provider connection (spec §13.3). The only place that constructs OpenAI clients.
+ * Builds `openai` SDK clients for a provider connection (openspec llm-settings). The only place that constructs OpenAI
+ * clients.
  */
 import OpenAI from 'openai';
 import { httpFetch } from './http-fetch';

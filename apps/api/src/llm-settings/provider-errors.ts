@@ -1,5 +1,6 @@
 /**
- * Provider error classification (spec §13.5, §3.3 taxonomy, SECURITY.md §7).
+ * Provider error classification (openspec llm-settings "Requirement: Provider error classification" and "Requirement:
+ * Connection test"; no key or secret ever reaches a message).
  *
  * Maps whatever an `openai` SDK call threw (SDK errors, fetch/undici errors, DOMException aborts) to a
  * ClassifiedProviderError whose message is a fixed English sentence: the provider's own text, the API key and the
@@ -27,7 +28,7 @@ export const PROVIDER_ERROR_MESSAGES = {
   transient: 'The model service returned a temporary error: try again later.',
   fatal: 'The model request failed: check the provider configuration and the selected model.',
   cancelled: 'The model request was cancelled.',
-  /** generic probe failure (§3.3 rule 5) */
+  /** generic probe failure (openspec llm-settings) */
   probe_generic: 'Connection failed: check the provider configuration.',
 } as const;
 
@@ -203,8 +204,8 @@ function isConnectionLike(item: ErrorLike): boolean {
 }
 
 /**
- * §13.5 "expected provider failure": timeouts and connection failures anywhere in the cause chain. Callers log these
- * as warnings without a stack trace.
+ * An "expected provider failure" (openspec llm-settings): timeouts and connection failures anywhere in the cause chain.
+ * Callers log these as warnings without a stack trace.
  */
 export function isExpectedProviderFailure(err: unknown): boolean {
   if (err instanceof APIConnectionError) return true;
@@ -212,8 +213,9 @@ export function isExpectedProviderFailure(err: unknown): boolean {
 }
 
 /**
- * The §3.3 connection-test taxonomy (used by `/test` 400 detail and `/models` provider `error`), first match wins:
- * timeout → authentication → cannot connect → busy → generic. Never contains provider text.
+ * The connection-test taxonomy of openspec llm-settings "Requirement: Connection test" (used by `/test` 400 detail and
+ * `/models` provider `error`), first match wins: timeout → authentication → cannot connect → busy → generic. Never
+ * contains provider text.
  */
 export function probeErrorMessage(err: unknown): string {
   const kind = classifyProviderError(err).kind;

@@ -1,5 +1,5 @@
 /**
- * Per-chat activation sets of MCP tools (spec §10.8): `{tool: last_used_epoch_seconds}` in the chat's metadata.json
+ * Per-chat activation sets of MCP tools (openspec mcp): `{tool: last_used_epoch_seconds}` in the chat's metadata.json
  * `activated_tools`, an LRU of at most 50 tools (the oldest timestamp is evicted). tool_search and mcp_prepare
  * activate; each execution of an activated tool refreshes its timestamp; disconnect/update/delete of a server purge
  * its tools from every chat, loaded or on disk. Reads are synchronous (the registry asks per model call); a chat's set

@@ -1,5 +1,5 @@
 /**
- * The MCP catalog (spec §10.1): the read-only built-in catalog `mcp_servers/mcp_config.json` (stdio, sse and
+ * The MCP catalog (openspec mcp): the read-only built-in catalog `mcp_servers/mcp_config.json` (stdio, sse and
  * streamable_http entries) merged with the user catalog `<data>/mcp/servers.json` (sse and streamable_http only,
  * written atomically with mode 0600, keys sorted, secrets in clear). The only code that touches the catalog files.
  * A malformed catalog is a startup error naming the file.
@@ -237,7 +237,7 @@ export class McpCatalog {
     return out;
   }
 
-  /** A relative argument naming an existing path under the repo root becomes absolute (spec §10.1). */
+  /** A relative argument naming an existing path under the repo root becomes absolute (openspec mcp). */
   private async resolveArg(arg: string): Promise<string> {
     if (arg === '' || arg.startsWith('-') || isAbsolute(arg)) return arg;
     const candidate = resolve(this.config.rootDir, arg);

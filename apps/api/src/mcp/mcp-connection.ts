@@ -1,8 +1,8 @@
 /**
- * One MCP server's connection (spec §10.2–10.3, §10.5 calls): status, the SDK client on a transport from the factory,
- * the discovered tools. Lifecycle operations run one at a time (concurrent connects share one handshake); a server
- * that closes or whose stream breaks while connected becomes `error` with a redacted message, its in-flight calls
- * fail, and connect works again. `tools/list_changed` re-lists the tools.
+ * One MCP server's connection (openspec mcp): status, the SDK client on a transport from the factory, the discovered
+ * tools. Lifecycle operations run one at a time (concurrent connects share one handshake); a server that closes or
+ * whose stream breaks while connected becomes `error` with a redacted message, its in-flight calls fail, and connect
+ * works again. `tools/list_changed` re-lists the tools.
  */
 import type { McpServerStatus } from '@cashcode/contracts';
 import { Logger } from '@nestjs/common';
@@ -19,7 +19,7 @@ import type { McpTransportFactory } from './mcp-transports';
 export const CLIENT_INFO = { name: 'cashcode', version: '0.1.0' } as const;
 /** at most this many tools/list pages are read (a misbehaving server cannot keep us paging forever) */
 const MAX_TOOL_PAGES = 100;
-/** disconnect waits this long for a clean close (spec §10.4: 10 s) */
+/** disconnect waits this long for a clean close (openspec mcp: 10 s) */
 const CLOSE_TIMEOUT_MS = 10_000;
 
 export interface ConnectionOptions {

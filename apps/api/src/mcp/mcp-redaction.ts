@@ -1,5 +1,5 @@
 /**
- * Error redaction for MCP (spec §10.9): `<Class>: <message>` on one line, every configured header value and every
+ * Error redaction for MCP (openspec mcp): `<Class>: <message>` on one line, every configured header value and every
  * secret-looking env value of the server replaced by `[redacted]`, host paths of the server replaced, then the
  * general log redaction; at most 500 characters.
  */

@@ -1,5 +1,5 @@
 /**
- * The tool-schema cache (spec §10.10): `<data>/mcp_cache/<safe name>.json` =
+ * The tool-schema cache (openspec mcp "Requirement: Schema cache"): `<data>/mcp_cache/<safe name>.json` =
  * `{"transport_fingerprint", "cached_at", "tools":[{"name","description","inputSchema"}], "resources":[], "prompts":[]}`
  * (a tool entry also keeps `title` and `annotations` when the server declared them; readers without them ignore them)
  * written after every successful connect, deleted on update/delete, read by tool_search and the tools endpoint

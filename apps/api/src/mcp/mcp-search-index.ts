@@ -1,5 +1,5 @@
 /**
- * The tool_search index (spec §10.6) over the shared BM25 index, kept incrementally per server: a server's documents
+ * The tool_search index (openspec mcp) over the shared BM25 index, kept incrementally per server: a server's documents
  * are replaced only when its live tools, its cache entry or its catalog entry changed.
  *
  * Documents per configured server: its live tools (callable) merged with its cached tools (valid fingerprint; the

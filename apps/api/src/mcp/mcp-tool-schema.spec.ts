@@ -52,7 +52,7 @@ describe('normalizeInputSchema', () => {
     expect(schema.required).toEqual(['a']);
   });
 
-  it('Scenario: property sub-schemas get no injected object defaults (spec §16.19 fixed)', () => {
+  it('Scenario: property sub-schemas get no injected object defaults', () => {
     const schema = normalizeInputSchema({
       type: 'object',
       properties: { n: { anyOf: [{ type: 'integer' }, { type: 'null' }] }, s: { type: 'string' } },

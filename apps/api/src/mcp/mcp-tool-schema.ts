@@ -1,5 +1,6 @@
 /**
- * Wrapper names and parameter schemas of MCP tools (spec §10.5, without the quirk of §16.19).
+ * Wrapper names and parameter schemas of MCP tools (openspec mcp "Requirement: Tool wrappers and calls"). The original
+ * Python server also gave every property sub-schema object defaults; this one does not.
  *
  * - Name: `mcp_<server>_<tool>`; a tool name with characters outside `[A-Za-z0-9_-]` has them replaced by `_`, and a
  *   name longer than 64 characters (the model APIs' limit) is shortened with a hash suffix, so a server's odd tool

@@ -1,6 +1,6 @@
 /**
  * The agent tools of the MCP module: one wrapper per live server tool (`mcp_<server>_<tool>`), and the meta tools
- * `tool_search` (§10.6) and `mcp_prepare` (§10.7). The tools only parse arguments and delegate to McpService.
+ * `tool_search` and `mcp_prepare` (openspec mcp). The tools only parse arguments and delegate to McpService.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentTool, JsonSchemaObject, McpToolIdentity, ToolContext, ToolResult } from '../agent/agent-tool';

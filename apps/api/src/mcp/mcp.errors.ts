@@ -29,7 +29,7 @@ export class McpError extends DomainError<McpErrorCode> {
   }
 }
 
-/** permission → 403, conflict → 409, not found → 404, validation → 422, any other MCP error → 400 (spec §3.4). */
+/** permission → 403, conflict → 409, not found → 404, validation → 422, any other MCP error → 400 (openspec mcp). */
 function mcpProblem(code: McpErrorCode, message: string, field: string | undefined): DomainProblem {
   switch (code) {
     case 'permission':

@@ -1,5 +1,5 @@
 /**
- * The MCP stdio client transport, with what SECURITY.md §4 asks of a child process and the SDK's
+ * The MCP stdio client transport, with what SECURITY.md ("Child processes") asks of a child process and the SDK's
  * StdioClientTransport cannot do: the server runs in its own process group (`detached`), so disconnect and shutdown
  * kill the whole group (a server started through `npx` or a shell wrapper leaves no orphans). Framing is the SDK's
  * (ReadBuffer / serializeMessage); the environment is the SDK's safe baseline plus the configured variables;

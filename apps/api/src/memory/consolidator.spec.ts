@@ -21,7 +21,7 @@ describe('planConsolidation', () => {
     expect(plan).toEqual({ kind: 'below_threshold', size: 502 });
   });
 
-  it('Scenario: the cut moves forward to the next user message (spec §9.7)', () => {
+  it('Scenario: the cut moves forward to the next user message', () => {
     const entries = [user('q1', 1), assistant('a'.repeat(600), 2), user('q2', 3), assistant('b'.repeat(600), 4)];
     // size 1204, target 602: from the end 600 (<602), +2 = 602 → index 2 is already a user message
     expect(planConsolidation(entries, 1000)).toEqual({ kind: 'compress', size: 1204, keepIndex: 2, keepFromCursor: 3 });

@@ -1,6 +1,6 @@
 /**
- * Dream persistence (the only Dream code that touches the disk):
- *   <MEMORY_DIR>/.dream_cursor                  compact JSON `{"<chat_id>": <last processed cursor>, …}` (spec §9.8)
+ * Dream persistence (openspec memory; the only Dream code that touches the disk):
+ *   <MEMORY_DIR>/.dream_cursor                  compact JSON `{"<chat_id>": <last processed cursor>, …}`
  *   <MEMORY_DIR>/.dreams/runs.jsonl             one DreamRun per line, oldest first (append-only, pruned)
  *   <MEMORY_DIR>/.dreams/snapshots/<run id>.md  MEMORY.md as it was right before that run wrote it
  * `.dreams` is hidden, so it is never listed as a chat. Whole-file writes are atomic; the cursor file is updated on

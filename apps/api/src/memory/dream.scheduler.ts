@@ -1,7 +1,7 @@
 /**
- * Triggers DreamService.run('schedule') every DREAM_INTERVAL seconds (spec §9.8: first run one interval after start).
- * DREAM_INTERVAL=0 registers nothing. The interval is registered with @nestjs/schedule's SchedulerRegistry, which
- * clears it at shutdown. Overlap is prevented by DreamService (a tick during a run is skipped).
+ * Triggers DreamService.run('schedule') every DREAM_INTERVAL seconds (openspec memory: first run one interval after
+ * start). DREAM_INTERVAL=0 registers nothing. The interval is registered with @nestjs/schedule's SchedulerRegistry,
+ * which clears it at shutdown. Overlap is prevented by DreamService (a tick during a run is skipped).
  */
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';

@@ -1,11 +1,11 @@
 /**
- * Dream: long-term memory distillation (spec §9.8), reviewable and reversible.
+ * Dream: long-term memory distillation (openspec memory), reviewable and reversible.
  *
  * One run: collect the records of every chat after its `.dream_cursor` entry, sorted by timestamp, the first
  * DREAM_BATCH_RECORDS of them → phase 1 (analysis) → phase 2 (the new MEMORY.md) → safety checks → write MEMORY.md
  * atomically (after keeping the previous text as a snapshot) → advance the cursor only over records actually given to
- * the model (records beyond the batch are taken by the next run: reference defect §16.12 fixed) → record the run with
- * its diff. Runs never overlap. A failure leaves MEMORY.md and the cursor untouched.
+ * the model (records beyond the batch are taken by the next run; the original server skipped them) → record the run
+ * with its diff. Runs never overlap. A failure leaves MEMORY.md and the cursor untouched.
  *
  * Model: the background model of the LLM settings, else the last model a turn used, else the run is skipped with a
  * log line. Safety: a rewrite that would drop more than half of the existing entries is refused (a `rejected` run,
@@ -30,7 +30,7 @@ import { trimTrailing } from '../common/trim';
 /** the header of a Dream run's MEMORY.md diff */
 const MEMORY_DIFF_LABELS = { before: 'MEMORY.md (before)', after: 'MEMORY.md (after)' };
 
-/** records given to the model per run (spec §9.8: 50) */
+/** records given to the model per run (openspec memory: 50) */
 export const DREAM_BATCH_RECORDS = 50;
 /** characters of one record's content in the Dream input (tool results: DREAM_TOOL_CHARS) */
 export const DREAM_MAX_RECORD_CHARS = 2000;
@@ -74,7 +74,7 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)} …[truncated]` : text;
 }
 
-/** `[timestamp] ROLE: content` per record with non-empty content (spec §9.8 step 2). */
+/** `[timestamp] ROLE: content` per record with non-empty content (openspec memory). */
 export function formatDreamLines(batch: readonly TaggedRecord[]): string {
   const lines: string[] = [];
   for (const { record } of batch) {

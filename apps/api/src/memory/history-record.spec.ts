@@ -59,7 +59,7 @@ const historyArb = fc.array(recordArb, { maxLength: 40 }).map((records) =>
   records.map((record, index) => ({ ...record, cursor: index + 1 })),
 );
 
-/** The reference's smart load (spec §9.4) over all records, for comparison with the backward reader. */
+/** The reference's smart load (openspec memory) over all records, for comparison with the backward reader. */
 function referenceSmartLoad(records: HistoryRecord[]): HistoryRecord[] {
   let summaryIndex = -1;
   records.forEach((record, index) => {
@@ -155,7 +155,7 @@ describe('history records', () => {
     expect(parseHistoryBuffer(data).validSize).toBe(result.validSize);
   });
 
-  it('Scenario: a traced turn maps to records as spec §9.2 does', () => {
+  it('Scenario: a traced turn maps to its records in order', () => {
     const calls: ToolCallRecord[] = [
       { id: 'c1', type: 'function', function: { name: 'list_dir', arguments: '{}' } },
       { id: 'c2', type: 'function', function: { name: 'save_memory', arguments: '{"content":"x"}' } },

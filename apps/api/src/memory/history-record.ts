@@ -1,10 +1,12 @@
 /**
- * history.jsonl records (spec §9.1): parsing one line, building the records of a turn (§9.2) and turning records
- * back into model messages (§9.4). Pure functions, no I/O.
+ * history.jsonl records (openspec memory): parsing one line, building the records of a turn (openspec memory) and
+ * turning records back into model messages (openspec memory). Pure functions, no I/O.
  */
 import type { ChatMessage, HistoryRecord, HistoryRole, ToolCallRecord, UserTurnInput } from './memory.types';
 
-/** Prefix of the synthetic assistant message that carries a consolidation summary (spec §9.4, English wording). */
+/**
+ * Prefix of the synthetic assistant message that carries a consolidation summary (openspec memory, English wording).
+ */
 export const SUMMARY_MESSAGE_PREFIX = '[History summary] ';
 
 const ROLES: ReadonlySet<string> = new Set<HistoryRole>(['user', 'assistant', 'tool_calls', 'tool', 'summary']);
@@ -16,7 +18,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `content` coerced to a string the way the reference's `str()` would for the usual cases. */
+/** `content` coerced to a string the way the original server's `str()` would for the usual cases. */
 function coerceContent(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined || value === null) return '';
@@ -48,7 +50,7 @@ export function normalizeToolCalls(value: unknown): ToolCallRecord[] {
 /**
  * Parses one line of history.jsonl. Accepts compact and Python-style (`", "` / `": "`) JSON. Returns null for a
  * blank or malformed line: not a JSON object, no integer `cursor`, or an unknown `role`. Unknown extra fields are
- * kept; selection receipts are kept as stored (they are re-sanitised whenever they are shown, spec §9.6).
+ * kept; selection receipts are kept as stored (they are re-sanitised whenever they are shown, openspec sessions).
  */
 export function parseHistoryLine(line: string): HistoryRecord | null {
   const text = line.trim();
@@ -97,7 +99,10 @@ export function serializeHistoryRecord(record: HistoryRecord): string {
   return JSON.stringify(record);
 }
 
-/** Spec §9.4 record → message. Returns null for records that are not sent to the model. */
+/**
+ * A history record → a model message (openspec memory "Requirement: Smart load from the end of the file"). Returns null
+ * for records that are not sent to the model.
+ */
 export function recordToMessage(record: HistoryRecord): ChatMessage | null {
   switch (record.role) {
     case 'user':
@@ -109,7 +114,7 @@ export function recordToMessage(record: HistoryRecord): ChatMessage | null {
         ? { role: 'assistant', content: record.content, tool_calls: record.tool_calls }
         : null;
     case 'tool':
-      // The reference also required non-empty content; an empty tool result is kept so that the preceding
+      // The original server also required non-empty content; an empty tool result is kept so that the preceding
       // tool_calls message always has its answer (providers reject an unanswered tool call).
       return record.tool_call_id
         ? { role: 'tool', tool_call_id: record.tool_call_id, name: record.name ?? '', content: record.content }
@@ -119,7 +124,7 @@ export function recordToMessage(record: HistoryRecord): ChatMessage | null {
   }
 }
 
-/** The synthetic first message of a consolidated chat (spec §9.4); null for an empty summary. */
+/** The synthetic first message of a consolidated chat (openspec memory); null for an empty summary. */
 export function summaryToMessage(summary: HistoryRecord): ChatMessage | null {
   return summary.content !== '' ? { role: 'assistant', content: `${SUMMARY_MESSAGE_PREFIX}${summary.content}` } : null;
 }
@@ -131,7 +136,7 @@ export function toolCallsContent(calls: readonly ToolCallRecord[]): string {
 }
 
 /**
- * The records of one turn in order (spec §9.2): the user record with its selection receipts, each durable message
+ * The records of one turn in order (openspec memory): the user record with its selection receipts, each durable message
  * (assistant with tool calls → `tool_calls`; assistant text → `assistant`; tool → `tool`; anything else skipped),
  * then the final assistant answer (`cancelled: true` for the partial answer of a cancelled turn).
  */

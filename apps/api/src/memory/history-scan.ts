@@ -2,7 +2,8 @@
  * Scanning history.jsonl without owning the file: the store hands in a positional reader, so these functions are
  * pure with respect to I/O and can be measured (bytes read) and property-tested.
  *
- * Line rules shared by every reader (DESIGN.md "Data layout", SECURITY.md §7):
+ * Line rules shared by every reader (ARCHITECTURE.md "On-disk layout"; openspec memory "Requirement: Torn and malformed
+ * lines"):
  * - the bytes after the last `\n` are a torn final line (a crash mid-append): dropped, repaired before the next append;
  * - if the last non-blank complete line does not parse, it is torn as well (dropped and repaired);
  * - any other malformed complete line is skipped and reported (its byte offset);
@@ -82,7 +83,7 @@ export interface SmartLoadResult {
 }
 
 /**
- * Smart load (spec §9.4), reading from the end: records are collected backwards until the last `summary` record;
+ * Smart load (openspec memory), reading from the end: records are collected backwards until the last `summary` record;
  * past it, only records with `cursor >= keep_from_cursor` (or `> summary.cursor` without keep_from_cursor) are kept,
  * and reading stops at the first older record. Cost is O(kept tail), except for a chat never consolidated.
  * With `stopAtFirstRecord` only the tail is inspected (torn-line repair and last cursor before an append).

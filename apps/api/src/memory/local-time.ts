@@ -1,4 +1,4 @@
-/** Local-time formats used by the memory files and the sessions API (spec §9.1, §3.2). */
+/** Local-time formats used by the memory files and the sessions API (openspec memory, sessions). */
 
 const pad = (value: number): string => String(value).padStart(2, '0');
 

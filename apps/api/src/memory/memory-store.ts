@@ -1,10 +1,10 @@
 /**
- * The only code that touches the memory directory (DESIGN.md "Data layout"):
- *   <MEMORY_DIR>/<chat_id>/history.jsonl   append-only ledger, one JSON record per line (spec §9.1, §9.2)
+ * The only code that touches the memory directory (ARCHITECTURE.md "On-disk layout"):
+ *   <MEMORY_DIR>/<chat_id>/history.jsonl   append-only ledger, one JSON record per line (openspec memory)
  *   <MEMORY_DIR>/<chat_id>/.cursor         last cursor written (a hint; the last record wins when larger), written
  *                                          shortly after the appends (coalesced per chat), on flush() and at shutdown
- *   <MEMORY_DIR>/<chat_id>/metadata.json   pretty JSON, replaced atomically (§9.3)
- *   <MEMORY_DIR>/SOUL.md, MEMORY.md        persona and global long-term memory (§5.3, §9.9)
+ *   <MEMORY_DIR>/<chat_id>/metadata.json   pretty JSON, replaced atomically (openspec memory)
+ *   <MEMORY_DIR>/SOUL.md, MEMORY.md        persona and global long-term memory (openspec memory)
  *
  * Every operation on one chat runs on that chat's lane (a promise chain): one writer per chat, and a load never
  * interleaves with an append. Chats are cached per process once loaded (smart load, O(kept tail)). The append handle
@@ -37,7 +37,7 @@ import type {
 export const MEMORY_CLOCK = Symbol('MEMORY_CLOCK');
 export type MemoryClock = () => Date;
 
-/** The built-in persona used when SOUL.md is missing or blank (spec §5.3). */
+/** The built-in persona used when SOUL.md is missing or blank (openspec agent-runner). */
 export const DEFAULT_SOUL = [
   'You are CashCode, a capable local-first AI assistant with persistent memory.',
   '',
@@ -149,7 +149,10 @@ export class MemoryStore implements OnApplicationShutdown {
   /** tail of each chat's operation chain */
   private readonly lanes = new Map<string, Promise<void>>();
   private readonly writers = new Map<string, WriterState>();
-  /** chats deleted since their last getChat: a late append of a turn that was running is dropped (§16.14) */
+  /**
+   * chats deleted since their last getChat: a late append of a turn that was running is dropped, so a deleted chat
+   * never comes back
+   */
   private readonly deleted = new Set<string>();
   private longTermLane: Promise<void> = Promise.resolve();
   private soulLane: Promise<void> = Promise.resolve();
@@ -264,7 +267,7 @@ export class MemoryStore implements OnApplicationShutdown {
   }
 
   /**
-   * Persists one turn (spec §9.2) as a single append of complete lines with consecutive cursors, then extends the
+   * Persists one turn (openspec memory) as a single append of complete lines with consecutive cursors, then extends the
    * cached history with the same messages a reload would produce. Resolves once the lines are on disk.
    * Returns the records written (none when the chat was deleted while the turn ran).
    */
@@ -279,7 +282,7 @@ export class MemoryStore implements OnApplicationShutdown {
     return this.appendRecords(chatId, turnRecords(user, durable, final), true, options.inline === true);
   }
 
-  /** Appends a consolidation summary record (spec §9.7); call reloadHistory afterwards. */
+  /** Appends a consolidation summary record (openspec memory); call reloadHistory afterwards. */
   async appendSummary(chatId: string, content: string, keepFromCursor: number | null): Promise<HistoryRecord> {
     this.assertChatId(chatId);
     const record: PendingRecord = { role: 'summary', content };
@@ -305,9 +308,9 @@ export class MemoryStore implements OnApplicationShutdown {
   }
 
   /**
-   * The records a smart load keeps (spec §9.4): the last summary (or null) and every later kept non-summary record,
-   * in file order, read from the end of the file on the chat's lane. The cached history equals the summary message
-   * followed by these records as messages; the consolidator uses it to know the cursor of each message.
+   * The records a smart load keeps (openspec memory): the last summary (or null) and every later kept non-summary
+   * record, in file order, read from the end of the file on the chat's lane. The cached history equals the summary
+   * message followed by these records as messages; the consolidator uses it to know the cursor of each message.
    */
   async readKeptTail(chatId: string): Promise<{ summary: HistoryRecord | null; records: HistoryRecord[] }> {
     this.assertChatId(chatId);
@@ -423,21 +426,21 @@ export class MemoryStore implements OnApplicationShutdown {
   // ---------------------------------------------------------------------------------------------- SOUL / MEMORY
 
   /**
-   * SOUL.md trimmed, or the built-in English persona when it is missing or blank (spec §5.3). Checked on each call
-   * (an edit takes effect on the next turn); the text is re-read when the file changed.
+   * SOUL.md trimmed, or the built-in English persona when it is missing or blank (openspec agent-runner). Checked on
+   * each call (an edit takes effect on the next turn); the text is re-read when the file changed.
    */
   async readSoul(): Promise<string> {
     const soul = (await this.readCurrentText(SOUL_FILE)).trim();
     return soul !== '' ? soul : DEFAULT_SOUL;
   }
 
-  /** MEMORY.md trimmed ('' when missing); global to all chats (spec §9.9). Checked on each call like readSoul. */
+  /** MEMORY.md trimmed ('' when missing); global to all chats (openspec memory). Checked on each call like readSoul. */
   async readLongTermMemory(): Promise<string> {
     return (await this.readCurrentText(LONG_TERM_FILE)).trim();
   }
 
   /**
-   * Adds `[YYYY-MM-DD HH:MM] <content>` to MEMORY.md unless the text already occurs in it (spec §7 save_memory).
+   * Adds `[YYYY-MM-DD HH:MM] <content>` to MEMORY.md unless the text already occurs in it (openspec builtin-tools).
    * Trailing newlines of the file are collapsed to one separator; the file ends with `\n`; the write is atomic.
    * Calls are serialised, so two concurrent saves never lose each other. `content` must be trimmed and non-empty.
    */
@@ -599,7 +602,7 @@ export class MemoryStore implements OnApplicationShutdown {
       const value: unknown = JSON.parse(text);
       if (isPlainObject(value)) return value as ChatMetadata;
     } catch {
-      // fall through: unreadable metadata is treated as empty (spec §9.3)
+      // fall through: unreadable metadata is treated as empty (openspec memory)
     }
     this.logger.warn(`event=memory.metadata.invalid chat_id=${chatId} action=ignored`);
     return {};

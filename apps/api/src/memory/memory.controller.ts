@@ -14,7 +14,10 @@ import { MemoryService } from './memory.service';
 
 const DEFAULT_DREAM_LIMIT = 50;
 
-/** Long-term memory REST: MEMORY.md, SOUL.md and Dream (CashCode addition over spec §9.8). */
+/**
+ * Long-term memory REST: MEMORY.md, SOUL.md and Dream (a CashCode addition: the original Python server had no such API;
+ * openspec memory "Requirement: Memory REST API").
+ */
 @ApiTags('memory')
 @Controller('api/memory')
 export class MemoryController {

@@ -1,6 +1,6 @@
 /**
- * Chat memory shapes: history.jsonl records (spec §9.1), metadata.json (§9.3) and the in-memory message list
- * the agent sends to the model (§9.4).
+ * Chat memory shapes: history.jsonl records (openspec memory), metadata.json (openspec memory) and the in-memory
+ * message list the agent sends to the model (openspec memory).
  */
 import type { McpConnectorReceipt, SkillReceipt } from '@cashcode/contracts';
 
@@ -57,7 +57,7 @@ export interface UserTurnInput {
   selected_mcp_connectors?: McpConnectorReceipt[];
 }
 
-/** A chat as the agent sees it: the smart-loaded history (§9.4) and metadata.json, cached per process. */
+/** A chat as the agent sees it: the smart-loaded history (openspec memory) and metadata.json, cached per process. */
 export interface ChatState {
   chatId: string;
   history: ChatMessage[];
@@ -76,7 +76,7 @@ export interface SessionDeletedEvent {
   chatId: string;
 }
 
-/** One row of the sessions list, before formatting (spec §3.2). */
+/** One row of the sessions list, before formatting (openspec sessions). */
 export interface StoredSessionSummary {
   chatId: string;
   title: string | null;

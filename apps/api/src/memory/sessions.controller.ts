@@ -16,7 +16,7 @@ const CHAT_ID_PARAM = {
   schema: { type: 'string', pattern: '^[A-Za-z0-9_:-]{1,64}$' },
 } as const;
 
-/** Sessions REST (spec §3.2). */
+/** Sessions REST (openspec sessions). */
 @ApiTags('sessions')
 @Controller('api/sessions')
 export class SessionsController {

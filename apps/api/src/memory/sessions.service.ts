@@ -1,6 +1,6 @@
 /**
- * Sessions (spec §3.2, §9.5, §9.6): listing, the public message projection, rename and delete.
- * A session is a non-hidden chat directory of MEMORY_DIR.
+ * Sessions (openspec sessions): listing, the public message projection, rename and delete. A session is a non-hidden
+ * chat directory of MEMORY_DIR.
  */
 import {
   parseSkillReceipt,
@@ -20,9 +20,9 @@ import { SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } f
 export const UNTITLED_SESSION_TITLE = 'New chat';
 
 /**
- * Spec §9.6: user and assistant records only; user rows keep their re-sanitised selection receipts. An explicit
- * Skill receipt (`[Skill loaded: …]`, persisted as an assistant record right after its user record) becomes
- * `loaded_skills` data on that user row instead of an assistant bubble (§16.15).
+ * openspec sessions "Requirement: Public message history": user and assistant records only; user rows keep their
+ * re-sanitised selection receipts. An explicit Skill receipt (`[Skill loaded: …]`, persisted as an assistant record
+ * right after its user record) becomes `loaded_skills` data on that user row instead of an assistant bubble.
  */
 export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessage[] {
   const messages: PublicMessage[] = [];

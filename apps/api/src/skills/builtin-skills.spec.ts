@@ -23,7 +23,7 @@ describe('built-in Skills', () => {
     }
   });
 
-  it('Scenario: the built-ins declare the dependencies of spec §11.4', async () => {
+  it('Scenario: the built-ins declare their dependencies', async () => {
     const chart = await load('chart-visualization');
     expect(chart.manifest.requires.tools).toEqual(['write_file']);
     expect(chart.manifest.optional.tools).toEqual(['read_file']);

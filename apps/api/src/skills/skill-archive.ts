@@ -1,6 +1,7 @@
 /**
- * ZIP import of a Skill package (spec §11.7, SECURITY.md §6). yauzl is loaded on first use and reads the central
- * directory with lazy entries and raw names; every rule is checked before anything is extracted:
+ * ZIP import of a Skill package (openspec skills "Requirement: ZIP import"; SECURITY.md "Skill ZIP import"). yauzl is
+ * loaded on first use and reads the central directory with lazy entries and raw names; every rule is checked before
+ * anything is extracted:
  *
  * - archive: 4 bytes..10 MiB, starts with `PK`, parses; 1..256 entries;
  * - per entry, in order: legal name (no backslash, NUL, absolute or drive-letter path, no empty/`.`/`..` segment, no

@@ -5,7 +5,10 @@ import type { AgentTool, ToolResult } from '../agent/agent-tool';
 import { createBuiltinTools } from '../agent/tools/builtin-tools';
 import { loadConfig } from '../config/app-config';
 
-/** Spec §11.12 with §16.20 fixed: every Skill root is protected from the generic file tools, wherever the workspace points. */
+/**
+ * openspec skills "Requirement: Write protection": every Skill root is protected from the generic file tools, wherever
+ * the workspace points.
+ */
 describe('Skill roots write protection', () => {
   let root: string;
 

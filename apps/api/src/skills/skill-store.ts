@@ -1,6 +1,6 @@
 /**
- * Skill packages on disk (spec §11.1, §11.3, §11.6–§11.9) — the only code that touches the Skill roots and the
- * snapshots. Every publication is atomic: the package is built in a hidden staging directory inside the target root
+ * Skill packages on disk (openspec skills) — the only code that touches the Skill roots and the snapshots. Every
+ * publication is atomic: the package is built in a hidden staging directory inside the target root
  * (`.skill-stage.<hex>` / `.skill-import.<hex>`), validated there, then renamed into place; a replace swaps the
  * directories with two renames and removes the old one. Nothing partial is ever visible under a Skill name, and every
  * failure removes what it staged. Snapshots are full copies under `<snapshots>/<source>/<name>/<epoch_ms>-<8 hex>/`.
@@ -48,7 +48,7 @@ export interface SkillRoots {
   snapshots: string;
 }
 
-/** Server-owned `_meta.json` (spec §11.3). */
+/** Server-owned `_meta.json` (openspec skills). */
 export interface SkillMeta {
   source: SkillSource;
   enabled: boolean;
@@ -311,7 +311,7 @@ export class SkillStore {
     return parts.join('|');
   }
 
-  /** Reads and validates a package of a root (spec §11.3; expected name = the directory name). */
+  /** Reads and validates a package of a root (openspec skills; expected name = the directory name). */
   readPackage(source: SkillSource, directory: string): Promise<PackageReadResult> {
     return this.readPackageAt(source, path.join(this.rootOf(source), directory), directory);
   }
@@ -601,8 +601,8 @@ export class SkillStore {
   }
 
   /**
-   * Moves an invalid package out of its root to `<snapshots>/invalid/<source>/<package_id>/<version>` (spec §11.9).
-   * Returns the snapshot id and an undo function.
+   * Moves an invalid package out of its root to `<snapshots>/invalid/<source>/<package_id>/<version>` (openspec
+   * skills). Returns the snapshot id and an undo function.
    */
   async moveInvalid(
     source: SkillSource,

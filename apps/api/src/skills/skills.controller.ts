@@ -58,7 +58,10 @@ import { ZIP_MAX_BYTES } from './skill-archive';
 import { SKILL_MESSAGES, SkillError } from './skills.errors';
 import { SkillsService, type UploadedZip } from './skills.service';
 
-/** Turns multer's size limit on the ZIP upload into the Skill validation error the reference answers (422, `file`). */
+/**
+ * Turns multer's size limit on the ZIP upload into the Skill validation error the original server answered (422,
+ * `file`).
+ */
 @Injectable()
 export class SkillUploadLimitInterceptor implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -74,7 +77,7 @@ export class SkillUploadLimitInterceptor implements NestInterceptor {
   }
 }
 
-/** `/api/skills` — the Skill market (spec §3.5). SkillError is rendered as problem+json by the global filter. */
+/** `/api/skills` — the Skill market (openspec skills). SkillError is rendered as problem+json by the global filter. */
 @ApiTags('skills')
 @Controller('api/skills')
 export class SkillsController {

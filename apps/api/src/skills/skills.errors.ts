@@ -29,7 +29,7 @@ export class SkillError extends DomainError<SkillErrorCode> {
 }
 
 /**
- * permission → 403, conflict → 409, not found → 404, validation → 422, publication → 500 (spec §3.5); the problem
+ * permission → 403, conflict → 409, not found → 404, validation → 422, publication → 500 (openspec skills); the problem
  * `code` is `skill_<code>`.
  */
 function skillProblem(code: SkillErrorCode, message: string, field: string | undefined): DomainProblem {

@@ -11,7 +11,7 @@ import { SkillsController } from './skills.controller';
 import { SKILL_CATALOG, SkillsService } from './skills.service';
 
 /**
- * Skills (spec §3.5, §11): package validation, catalog and precedence, store with snapshots, ZIP import, the skill
+ * Skills (openspec skills): package validation, catalog and precedence, store with snapshots, ZIP import, the skill
  * tools (registered in the agent's ToolRegistry), REST, built-in skills, explicit selections for chat turns.
  * Depends on AgentModule (tools, prompt sections), McpModule (`mcp:` availability, required servers) and MemoryModule
  * (activated_skills); nothing in agent/ or mcp/ imports this module.

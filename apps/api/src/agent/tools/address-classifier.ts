@@ -1,5 +1,6 @@
 /**
- * Address classification for the SSRF guard (SECURITY.md §3). Only public unicast addresses pass.
+ * Address classification for the SSRF guard (SECURITY.md, "SSRF guard of web_fetch"). Only public unicast addresses
+ * pass.
  *
  * Host strings are normalised first: brackets, zone ids and trailing dots removed, every IPv4 spelling that
  * resolvers and URL parsers accept (decimal `2130706433`, hex `0x7f000001`, octal `0177.0.0.1`, short `127.1`)

@@ -1,6 +1,6 @@
 /**
- * The built-in tools of spec §7 except `save_memory` (which needs the memory store and is registered by the agent
- * module itself): web_fetch, web_search, read_file, write_file, edit_file, list_dir, glob, grep and — unless
+ * The built-in tools (openspec builtin-tools) except `save_memory` (which needs the memory store and is registered by
+ * the agent module itself): web_fetch, web_search, read_file, write_file, edit_file, list_dir, glob, grep and — unless
  * CASHCODE_EXEC_ENABLED=false — exec. The workspace directory is created here (at start).
  */
 import * as path from 'node:path';
@@ -25,7 +25,7 @@ export interface BuiltinToolDeps {
   logger?: LoggerService;
   /** DNS for web_fetch (tests inject one); defaults to the system resolver */
   resolver?: HostResolver;
-  /** roots write_file / edit_file refuse (spec §11.12); default: every Skill root and the snapshots */
+  /** roots write_file / edit_file refuse (openspec skills); default: every Skill root and the snapshots */
   skillRoots?: string[];
   /** DuckDuckGo Instant Answer endpoint; tests point it at a local server */
   duckDuckGoUrl?: string;
@@ -42,7 +42,8 @@ export const WEB_FETCH_MAX_REDIRECTS = 5;
 export function createBuiltinTools(deps: BuiltinToolDeps): AgentTool[] {
   const { config } = deps;
   const logger = deps.logger ?? new Logger('BuiltinTools');
-  // every Skill root (built-in too, in case the workspace contains it) and the snapshots are write-protected (§11.12)
+  // every Skill root (built-in too, in case the workspace contains it) and the snapshots are write-protected (openspec
+  // skills)
   const skillRoots = deps.skillRoots ?? [
     path.join(config.dataDir, 'skills'),
     config.skillsUserDir,

@@ -1,4 +1,4 @@
-/** `edit_file` (spec §7, §11.12): replace one unique occurrence of `old_string`, written atomically. */
+/** `edit_file` (openspec builtin-tools, skills): replace one unique occurrence of `old_string`, written atomically. */
 import { promises as fs } from 'node:fs';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { requireString, toolError } from './tool-args';

@@ -1,4 +1,4 @@
-/** `glob` (spec §7): files and directories matching a pattern at any depth, sorted, 100 results. */
+/** `glob` (openspec builtin-tools): files and directories matching a pattern at any depth, sorted, 100 results. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';

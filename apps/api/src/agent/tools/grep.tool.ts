@@ -1,7 +1,7 @@
 /**
- * `grep` (spec §7): a per-line regex search over workspace files. Binary files (a NUL byte in the first 512 bytes)
- * are skipped, 50 results, bounded in files, bytes and time; the regex runs in a worker that is stopped when the
- * time budget is spent, so a catastrophic pattern cannot stall the server.
+ * `grep` (openspec builtin-tools): a per-line regex search over workspace files. Binary files (a NUL byte in the first
+ * 512 bytes) are skipped, 50 results, bounded in files, bytes and time; the regex runs in a worker that is stopped when
+ * the time budget is spent, so a catastrophic pattern cannot stall the server.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';

@@ -1,7 +1,8 @@
 /**
- * A GET for untrusted URLs (SECURITY.md §3): every hop checked by the SsrfGuard (literal IPs before connecting,
- * names at connect time through the guard's `lookup`), redirects followed by hand (at most 5, each re-checked),
- * one deadline covering connect, headers and body of every hop, a byte cap on the raw and the decompressed body.
+ * A GET for untrusted URLs (SECURITY.md, "SSRF guard of web_fetch"): every hop checked by the SsrfGuard (literal IPs
+ * before connecting, names at connect time through the guard's `lookup`), redirects followed by hand (at most 5, each
+ * re-checked), one deadline covering connect, headers and body of every hop, a byte cap on the raw and the decompressed
+ * body.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';

@@ -129,9 +129,9 @@ export function htmlToMarkdown(
 }
 
 /**
- * Trims spaces and tabs at line ends and collapses runs of 3+ newlines (spec §7). Linear: a blank run is only tried
- * where it starts (the look-behind), so a long run of spaces that does not end a line is scanned once, not once
- * per space.
+ * Trims spaces and tabs at line ends and collapses runs of 3+ newlines (openspec builtin-tools). Linear: a blank run is
+ * only tried where it starts (the look-behind), so a long run of spaces that does not end a line is scanned once, not
+ * once per space.
  */
 export function tidyText(text: string): string {
   return text

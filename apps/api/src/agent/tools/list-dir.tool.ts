@@ -1,4 +1,7 @@
-/** `list_dir` (spec §7): one directory of the workspace, directories first, 200 entries; links are not followed. */
+/**
+ * `list_dir` (openspec builtin-tools): one directory of the workspace, directories first, 200 entries; links are not
+ * followed.
+ */
 import { promises as fs, readdirSync, statSync, type Dirent } from 'node:fs';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { optionalString, toolError } from './tool-args';

@@ -1,4 +1,7 @@
-/** `read_file` (spec §7): a text file of the workspace, 500 lines by default, with `offset`/`limit` paging. */
+/**
+ * `read_file` (openspec builtin-tools): a text file of the workspace, 500 lines by default, with `offset`/`limit`
+ * paging.
+ */
 import { closeSync, constants, fstatSync, openSync, promises as fs, readSync, statSync } from 'node:fs';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { optionalInteger, requireString, toolError } from './tool-args';

@@ -1,6 +1,7 @@
 /**
- * `save_memory` (spec §7, §9.9): appends one dated line to the global MEMORY.md, which is injected into every
- * system prompt. Empty content and text already present are refused with a plain message (not a tool failure).
+ * `save_memory` (openspec builtin-tools, memory): appends one dated line to the global MEMORY.md, which is injected
+ * into every system prompt. Empty content and text already present are refused with a plain message (not a tool
+ * failure).
  */
 import type { AgentTool, JsonSchemaObject, ToolContext } from '../agent-tool';
 import { MemoryStore } from '../../memory/memory-store';

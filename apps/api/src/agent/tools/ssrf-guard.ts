@@ -1,5 +1,5 @@
 /**
- * The SSRF guard for URLs a model or a remote server hands us (SECURITY.md §3).
+ * The SSRF guard for URLs a model or a remote server hands us (SECURITY.md, "SSRF guard of web_fetch").
  *
  * - Only `http:` and `https:`.
  * - IP literals (every spelling, see address-classifier) are judged before connecting, since a custom `lookup` is

@@ -1,6 +1,6 @@
 /**
  * Argument readers shared by the built-in tools. A missing or mistyped argument throws ToolInputError, which the
- * registry returns to the model as `Error executing <tool>: <message>` with the retry hint (spec §6).
+ * registry returns to the model as `Error executing <tool>: <message>` with the retry hint (openspec agent-runner).
  */
 import { ToolInputError } from '../agent-tool';
 
@@ -48,7 +48,7 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-/** A tool error result: the text starts with `Error` (spec §6 detection) and `ok` is false. */
+/** A tool error result: the text starts with `Error` (openspec agent-runner) and `ok` is false. */
 export function toolError(message: string): { model: string; ok: false } {
   return { model: `Error: ${message}`, ok: false };
 }

@@ -1,6 +1,7 @@
 /**
- * `web_fetch` (spec §7, SECURITY.md §3): GET a public http(s) URL through the SSRF guard and return its text —
- * HTML as readable Markdown — framed as untrusted content, truncated to CASHCODE_FETCH_MAX_CHARS (3000).
+ * `web_fetch` (openspec builtin-tools "Requirement: web_fetch and the SSRF guard"): GET a public http(s) URL through
+ * the SSRF guard and return its text — HTML as readable Markdown — framed as untrusted content, truncated to
+ * CASHCODE_FETCH_MAX_CHARS (3000).
  */
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { FetchFailure, guardedFetch } from './guarded-fetch';

@@ -1,8 +1,8 @@
 /**
- * `web_search` (spec §7): the DuckDuckGo Instant Answer API as the reference uses it, or a SearXNG instance
- * (`<url>/search?q=…&format=json`) when CASHCODE_SEARXNG_URL is set. An unreachable service is a tool error the
- * model sees (`Error: search failed: …`); the turn continues. Both endpoints are configured by the server owner,
- * so they do not go through the SSRF guard (a SearXNG instance is usually on the local network).
+ * `web_search` (openspec builtin-tools): the DuckDuckGo Instant Answer API with the original server's parameters, or a
+ * SearXNG instance (`<url>/search?q=…&format=json`) when CASHCODE_SEARXNG_URL is set. An unreachable service is a tool
+ * error the model sees (`Error: search failed: …`); the turn continues. Both endpoints are configured by the server
+ * owner, so they do not go through the SSRF guard (a SearXNG instance is usually on the local network).
  */
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { formatSeconds, requireString, toolError } from './tool-args';
@@ -88,7 +88,7 @@ async function getJson(url: URL, timeoutMs: number, signal: AbortSignal): Promis
   }
 }
 
-/** Formats a DuckDuckGo Instant Answer response as the reference does (in English). */
+/** Formats a DuckDuckGo Instant Answer response as the original server did (in English). */
 export function formatDuckDuckGo(query: string, data: unknown): string {
   const lines = [`Search: ${query}`];
   const record = isRecord(data) ? data : {};

@@ -1,7 +1,8 @@
 /**
- * Bounded, confined glob walking shared by `glob` and `grep` (SECURITY.md §2): tinyglobby with symbolic links
- * neither followed nor reported, patterns applied at any depth below the base (spec §7, like Python's rglob),
- * `..` and absolute patterns refused, and the walk stopped after a number of directory entries or a time budget.
+ * Bounded, confined glob walking shared by `glob` and `grep` (SECURITY.md, "Workspace confinement of the file tools"):
+ * tinyglobby with symbolic links neither followed nor reported, patterns applied at any depth below the base (openspec
+ * builtin-tools, like Python's rglob), `..` and absolute patterns refused, and the walk stopped after a number of
+ * directory entries or a time budget.
  */
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';

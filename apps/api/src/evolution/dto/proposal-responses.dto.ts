@@ -23,7 +23,7 @@ export class ProposalValidationDto implements SkillEvolutionValidation {
   @ApiProperty({ description: 'the candidate passes the SKILL.md rules with the proposal name as package name' })
   valid!: boolean;
 
-  @ApiProperty({ type: [String], example: [], description: 'validation messages (spec §11.2)' })
+  @ApiProperty({ type: [String], example: [], description: 'validation messages of the SKILL.md rules' })
   errors!: string[];
 }
 

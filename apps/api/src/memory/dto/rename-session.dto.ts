@@ -5,7 +5,9 @@ import { IsNotEmpty, IsString, ValidateBy } from 'class-validator';
 
 export const SESSION_TITLE_MAX_CHARS = 200;
 
-/** PATCH /api/sessions/{chat_id} body (spec §3.2): the title is trimmed, must not be blank, ≤ 200 characters. */
+/**
+ * PATCH /api/sessions/{chat_id} body (openspec sessions): the title is trimmed, must not be blank, ≤ 200 characters.
+ */
 export class RenameSessionDto implements RenameSessionRequest {
   @ApiProperty({
     example: 'Trip planning',

@@ -9,7 +9,7 @@ export const SKILL_PAGE_SIZE_DEFAULT = 50;
 const TRUE_VALUES = new Set(['true', '1', 'yes', 'on']);
 const FALSE_VALUES = new Set(['false', '0', 'no', 'off']);
 
-/** Query of `GET /api/skills` (spec §3.5). */
+/** Query of `GET /api/skills` (openspec skills). */
 export class ListSkillsQueryDto {
   @ApiPropertyOptional({ enum: SKILL_SOURCES })
   @IsOptional()

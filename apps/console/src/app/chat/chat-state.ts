@@ -2,8 +2,8 @@
  * Chat feature state and its pure transitions. The ChatStore holds one ChatState in a signal and applies these
  * functions; side effects (frames, REST calls) stay in the store, so everything here is unit-testable.
  *
- * Fixes over the reference client (spec §16.17/§16.18): tool blocks are keyed by `call_id`, and a thread that was
- * generating when the connection dropped is flagged for re-sync once it is re-attached.
+ * Fixes over the original Python server's console: tool blocks are keyed by `call_id`, and a thread that was generating
+ * when the connection dropped is flagged for re-sync once it is re-attached.
  */
 import type {
   ApprovalDecision,
@@ -477,7 +477,7 @@ function resultFields(event: ToolResultEvent): Pick<ToolBlockState, 'status' | '
 }
 
 /**
- * The block a result belongs to: by `call_id`; for servers that send none (the reference), the first running
+ * The block a result belongs to: by `call_id`; for servers that send none (the original server), the first running
  * block of the same turn and tool name.
  */
 function findToolBlock(thread: ChatThread, event: ToolResultEvent): { message: number; tool: number } | null {

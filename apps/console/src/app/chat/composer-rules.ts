@@ -1,6 +1,6 @@
 /**
- * What the composer may send (spec §15.4): an open chat, a model, non-blank text; the frame carries the trimmed
- * content and `metadata.llm`, validated with the same rules as the gateway (§4.4).
+ * What the composer may send (openspec console): an open chat, a model, non-blank text; the frame carries the trimmed
+ * content and `metadata.llm`, validated with the same rules as the gateway (openspec chat).
  */
 import {
   sanitizeMessageMetadata,

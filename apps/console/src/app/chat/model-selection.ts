@@ -1,5 +1,5 @@
 /**
- * Model picker rules (spec §15.4): models grouped by provider, the choice remembered in localStorage under
+ * Model picker rules (openspec console): models grouped by provider, the choice remembered in localStorage under
  * `cashcode.llm.selection` and kept only while the server still lists it, else the first listed model.
  */
 import { LLM_PROVIDERS, type LlmModelEntry, type LlmProvider, type LlmSelection } from '@cashcode/contracts';

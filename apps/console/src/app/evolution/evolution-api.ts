@@ -9,7 +9,7 @@ import { firstValueFrom } from 'rxjs';
 
 const BASE = '/api/skill-evolution/proposals';
 
-/** REST calls of the Evolution view (spec §3.6). */
+/** REST calls of the Evolution view (openspec skill-evolution). */
 @Injectable({ providedIn: 'root' })
 export class EvolutionApi {
   private readonly http = inject(HttpClient);

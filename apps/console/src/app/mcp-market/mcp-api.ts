@@ -11,7 +11,7 @@ import { firstValueFrom } from 'rxjs';
 
 const BASE = '/api/mcp/servers';
 
-/** REST calls of the MCP Market (spec §3.4). */
+/** REST calls of the MCP Market (openspec mcp). */
 @Injectable({ providedIn: 'root' })
 export class McpApi {
   private readonly http = inject(HttpClient);

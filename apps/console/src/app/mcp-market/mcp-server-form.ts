@@ -97,7 +97,7 @@ export function urlError(raw: string): McpTextKey | null {
   return null;
 }
 
-/** Client-side validation mirroring the server (spec §3.4, §15.7). */
+/** Client-side validation mirroring the server (openspec mcp, console). */
 export function validateDraft(draft: McpServerDraft): DraftErrors {
   const errors: DraftErrors = { fields: {}, headers: {} };
   if (draft.mode === 'create' && !MCP_SERVER_NAME_PATTERN.test(draft.name.trim())) errors.fields.name = 'error.name';

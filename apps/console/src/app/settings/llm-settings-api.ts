@@ -8,7 +8,7 @@ import type {
 } from '@cashcode/contracts';
 import { firstValueFrom } from 'rxjs';
 
-/** REST calls of the LLM settings view (spec §3.3). */
+/** REST calls of the LLM settings view (openspec llm-settings). */
 @Injectable({ providedIn: 'root' })
 export class LlmSettingsApi {
   private readonly http = inject(HttpClient);

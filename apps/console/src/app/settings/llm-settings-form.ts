@@ -143,7 +143,7 @@ export function mapServerError(error: unknown): MappedServerError {
     else if (!field) unplaced.push(entry.message);
   }
   if (error.fieldErrors.length === 0) {
-    // reference-style details name the field first ("openai_compatible.base_url must be …")
+    // the server's details name the field first ("openai_compatible.base_url must be …")
     const match = Object.keys(SERVER_FIELDS).find((name) => error.detail.startsWith(`${name} `));
     if (match) return { fields: { [SERVER_FIELDS[match]]: error.detail }, general: null };
     return { fields, general: error.detail };

@@ -1,5 +1,5 @@
 /**
- * Relative time of a session (spec §15.3): "just now" under a minute, minutes, hours, days under 30 days,
+ * Relative time of a session (openspec console): "just now" under a minute, minutes, hours, days under 30 days,
  * otherwise the locale's date. Server times are local ISO strings, with or without an offset.
  */
 import type { MessageKey, MessageParams } from '../core/i18n/i18n';

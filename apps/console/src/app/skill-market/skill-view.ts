@@ -21,7 +21,7 @@ export function bound(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 3)).join('')}...`;
 }
 
-/** Diagnostics rows: unknown source prefixes are treated as `user` (spec §15.8). */
+/** Diagnostics rows: unknown source prefixes are treated as `user` (openspec console). */
 export function invalidRows(invalid: Record<string, string[]>): InvalidPackageRow[] {
   return Object.entries(invalid)
     .map(([key, messages]) => {

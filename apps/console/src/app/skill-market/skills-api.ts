@@ -15,7 +15,7 @@ import { firstValueFrom } from 'rxjs';
 const BASE = '/api/skills';
 const path = (name: string) => `${BASE}/${encodeURIComponent(name)}`;
 
-/** Query string of the list call with keys in the reference client's order, empty values omitted (spec §15.1). */
+/** Query string of the list call with keys in the original console's order, empty values omitted (openspec console). */
 export function listParams(query: SkillListQuery): HttpParams {
   let params = new HttpParams();
   if (query.source) params = params.set('source', query.source);
@@ -27,7 +27,7 @@ export function listParams(query: SkillListQuery): HttpParams {
   return params;
 }
 
-/** REST calls of the Skill Market (spec §3.5). */
+/** REST calls of the Skill Market (openspec skills). */
 @Injectable({ providedIn: 'root' })
 export class SkillsApi {
   private readonly http = inject(HttpClient);

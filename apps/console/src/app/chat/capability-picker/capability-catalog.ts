@@ -16,7 +16,7 @@ export interface CatalogList {
 
 const IDLE: CatalogList = { status: 'idle', items: [], error: null };
 
-/** The picker's Skill list query (spec §15.5): enabled and available Skills, one page of 200. */
+/** The picker's Skill list query (openspec console): enabled and available Skills, one page of 200. */
 export const PICKER_SKILL_QUERY = { enabled: true, availability: 'available', page_size: 200 } as const;
 
 export function skillItems(records: readonly SkillRecord[]): CapabilityItem[] {
@@ -37,7 +37,7 @@ export function connectedServers(records: readonly McpServerRecord[]): McpServer
 }
 
 /**
- * What the `@` picker offers (spec §15.5): enabled, available Skills and connected MCP servers with at least one
+ * What the `@` picker offers (openspec console): enabled, available Skills and connected MCP servers with at least one
  * callable tool. Each list is fetched again whenever the picker opens it; a late answer of an earlier fetch is dropped.
  */
 @Injectable({ providedIn: 'root' })

@@ -9,7 +9,7 @@ import { CAPABILITY_KINDS, type CapabilityItem, type CapabilityKind, type Picker
 const SKELETON_ROWS = [0, 1, 2];
 
 /**
- * The `@` picker popup (spec §15.5), presentational: level 1 offers MCP and Skill, level 2 the (already filtered)
+ * The `@` picker popup (openspec console), presentational: level 1 offers MCP and Skill, level 2 the (already filtered)
  * items of one kind with loading, error and empty states. Pressing a row never moves the focus out of the textarea.
  */
 @Component({

@@ -158,7 +158,7 @@ describe('capability picker rules', () => {
     });
   });
 
-  describe('persisted receipts (§15.6)', () => {
+  describe('persisted receipts (openspec console)', () => {
     it('Scenario: reopened chats keep valid receipts, drop bad rows and bad labels', () => {
       expect(
         normalizePersistedReceipts({

@@ -1,7 +1,7 @@
 /**
- * The composer's `@` capability picker as pure functions (spec §15.5, §15.6): trigger parsing, the client-side
- * filter, keyboard navigation, text editing when an item is chosen, selection chips and the normalisation of
- * persisted receipts. Identity rules, the label limit and the selection cap come from @cashcode/contracts.
+ * The composer's `@` capability picker as pure functions (openspec console): trigger parsing, the client-side filter,
+ * keyboard navigation, text editing when an item is chosen, selection chips and the normalisation of persisted
+ * receipts. Identity rules, the label limit and the selection cap come from @cashcode/contracts.
  */
 import {
   MAX_LABEL_CHARS,
@@ -161,7 +161,7 @@ export function removeSelection(
     : { ...selections, mcp: selections.mcp.filter((connector) => connector.server !== identity) };
 }
 
-// ---- persisted receipts (§15.6) ---------------------------------------------------------------------------
+// ---- persisted receipts (openspec console) ------------------------------------------------------------------
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -196,8 +196,8 @@ function normalizeRows<K extends 'name' | 'server'>(
 }
 
 /**
- * Receipts of a loaded user row (spec §15.6): rows with a valid identity only, bad labels dropped (the row is kept),
- * de-duplicated, Skills capped at MAX_SELECTIONS and MCP rows at what is left; empty lists omitted.
+ * Receipts of a loaded user row (openspec console): rows with a valid identity only, bad labels dropped (the row is
+ * kept), de-duplicated, Skills capped at MAX_SELECTIONS and MCP rows at what is left; empty lists omitted.
  */
 export function normalizePersistedReceipts(row: { mentioned_skills?: unknown; selected_mcp_connectors?: unknown }): {
   mentioned_skills?: SkillReceipt[];

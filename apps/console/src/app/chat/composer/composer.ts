@@ -87,7 +87,7 @@ let nextComposerId = 0;
 
 /**
  * The message composer: auto-growing textarea (Enter sends, Shift+Enter newline), the `@` capability picker with
- * its chips (spec §15.5), model picker grouped by provider, refresh, and Send — or Stop while the open chat is
+ * its chips (openspec console), model picker grouped by provider, refresh, and Send — or Stop while the open chat is
  * generating. Chips, the selection error and the picker belong to the open chat: switching chats clears them (the
  * typed text stays).
  */

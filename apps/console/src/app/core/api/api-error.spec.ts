@@ -28,11 +28,6 @@ describe('toApiError', () => {
     expect(toApiError(404, 'Not Found', '{"detail":"session not found"}', fallback).detail).toBe('session not found');
   });
 
-  it('renders a pydantic detail array', () => {
-    const error = toApiError(422, '', { detail: [{ loc: ['body', 'title'], msg: 'Value error, title must not be empty' }] }, fallback);
-    expect(error.detail).toBe('body.title: Value error, title must not be empty');
-  });
-
   it('falls back to the text, the status text, then a generic message', () => {
     expect(toApiError(502, 'Bad Gateway', 'upstream down', fallback).detail).toBe('upstream down');
     expect(toApiError(502, 'Bad Gateway', null, fallback).detail).toBe('Bad Gateway');

@@ -31,23 +31,10 @@ function parseFieldErrors(raw: unknown): ProblemFieldError[] {
   return out;
 }
 
-/** Renders a FastAPI/pydantic style `detail` array (`loc.joined.by.dots: msg; …`). */
-function renderDetailArray(raw: unknown[]): string {
-  return raw
-    .map((entry) => {
-      if (!isRecord(entry)) return String(entry);
-      const loc = Array.isArray(entry['loc']) ? entry['loc'].map(String).join('.') : '';
-      const msg = typeof entry['msg'] === 'string' ? entry['msg'] : '';
-      return loc ? `${loc}: ${msg}` : msg;
-    })
-    .filter((text) => text !== '')
-    .join('; ');
-}
-
 /**
  * Builds an ApiError from a status, a status text and the response body (already parsed JSON, or text).
- * Detail: problem `detail`, else a pydantic array rendered, else the body text, else the status text,
- * else `fallback(status)`.
+ * Detail: problem `detail`, else the field errors' messages, else the problem `title`, else the body text, else the
+ * status text, else `fallback(status)`.
  */
 export function toApiError(
   status: number,
@@ -67,10 +54,6 @@ export function toApiError(
     const fieldErrors = parseFieldErrors(parsed['errors']);
     const detail = parsed['detail'];
     if (typeof detail === 'string' && detail.trim() !== '') return new ApiError(status, detail, fieldErrors);
-    if (Array.isArray(detail)) {
-      const rendered = renderDetailArray(detail);
-      if (rendered) return new ApiError(status, rendered, fieldErrors);
-    }
     const title = parsed['title'];
     if (fieldErrors.length > 0) return new ApiError(status, fieldErrors.map((e) => e.message).join('; '), fieldErrors);
     if (typeof title === 'string' && title.trim() !== '') return new ApiError(status, title, fieldErrors);

@@ -19,7 +19,9 @@ import { McpServerDialog, type McpServerDialogData } from '../mcp-server-dialog/
 import { McpText, type McpTextKey } from '../mcp-text';
 import { McpToolsDialog, type McpToolsDialogData } from '../mcp-tools-dialog/mcp-tools-dialog';
 
-/** MCP Market (spec §15.7): servers with status and tools, connect/disconnect, create/edit/delete user servers. */
+/**
+ * MCP Market (openspec console): servers with status and tools, connect/disconnect, create/edit/delete user servers.
+ */
 @Component({
   selector: 'cc-mcp-market-page',
   changeDetection: ChangeDetectionStrategy.OnPush,

@@ -32,7 +32,10 @@ export interface McpServerDialogData {
 
 type TextField = Exclude<DraftField, 'type' | 'headers'>;
 
-/** Create / edit form of a user MCP server (spec §15.7), validated like the server, with the API's messages inline. */
+/**
+ * Create / edit form of a user MCP server (openspec console), validated like the server, with the API's messages
+ * inline.
+ */
 @Component({
   selector: 'cc-mcp-server-dialog',
   changeDetection: ChangeDetectionStrategy.OnPush,

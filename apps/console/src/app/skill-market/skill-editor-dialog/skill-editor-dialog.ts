@@ -18,9 +18,9 @@ export interface SkillEditorDialogData {
 }
 
 /**
- * The SKILL.md viewer/editor (spec §15.8): read-only until Edit; live validation with the server's rules; Save sends
- * the hash it read (a 409 keeps the draft and offers Reload); versions with restore. Closes with true when the Skill
- * changed.
+ * The SKILL.md viewer/editor (openspec console): read-only until Edit; live validation with the server's rules; Save
+ * sends the hash it read (a 409 keeps the draft and offers Reload); versions with restore. Closes with true when the
+ * Skill changed.
  */
 @Component({
   selector: 'cc-skill-editor-dialog',

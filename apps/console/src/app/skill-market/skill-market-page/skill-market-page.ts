@@ -23,7 +23,7 @@ import { SkillUploadDialog } from '../skill-upload-dialog/skill-upload-dialog';
 import { isManageable, statusOf, type InvalidPackageRow } from '../skill-view';
 
 /**
- * Skill Market (spec §15.8): searchable, filterable, paginated Skills with source/status badges and missing
+ * Skill Market (openspec console): searchable, filterable, paginated Skills with source/status badges and missing
  * dependencies; view/edit (SKILL.md editor with versions), enable/disable, delete; ZIP upload; invalid packages.
  */
 @Component({

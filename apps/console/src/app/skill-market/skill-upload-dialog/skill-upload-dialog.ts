@@ -8,7 +8,7 @@ import { SkillsApi } from '../skills-api';
 import { SkillText } from '../skill-text';
 import { isZipName, sizeKb } from '../skill-view';
 
-/** ZIP upload of a Skill package (spec §15.8): a .zip is required; the server's error is shown as it is. */
+/** ZIP upload of a Skill package (openspec console): a .zip is required; the server's error is shown as it is. */
 @Component({
   selector: 'cc-skill-upload-dialog',
   changeDetection: ChangeDetectionStrategy.OnPush,
