@@ -1,9 +1,9 @@
 /**
  * Skill package layout rules shared by the API (store, ZIP import, skill tools) and the console: reserved root files,
- * the support directories of spec §11.1, and package-relative paths.
+ * the support directories a Skill package may hold (openspec skills), and package-relative paths.
  *
  * Besides `references/`, `templates/`, `scripts/` and `assets/`, a package may hold other files and folders (e.g.
- * `LICENSE.txt`, root-level `*.md`, `examples/`) so that Agent Skills packages import unchanged (DESIGN.md #7). Every
+ * `LICENSE.txt`, root-level `*.md`, `examples/`) so that Agent Skills packages import unchanged. Every
  * path must be package-relative (no absolute or drive-letter path, no backslash, no empty, `.` or `..` segment) and
  * every segment a plain name (no control characters, at most 255 UTF-8 bytes). The size limits are the same for all
  * supporting files.

@@ -1,5 +1,5 @@
 /**
- * Context compression (spec §9.7). After each successful turn (`turn.completed`), in the background and never
+ * Context compression (openspec memory). After each successful turn (`turn.completed`), in the background and never
  * delaying the next turn: when the chat's in-memory history exceeds the threshold (40,000 characters by default,
  * CASHCODE_CONSOLIDATION_THRESHOLD), the older half is summarised cumulatively with the turn's model, a `summary`
  * record with `keep_from_cursor` is appended (history.jsonl is never rewritten) and the cached history is reloaded
@@ -33,7 +33,7 @@ import {
 
 /** characters of one message given to the summariser (longer contents are cut) */
 export const SUMMARY_INPUT_MAX_MESSAGE_CHARS = 4000;
-/** characters of a tool result given to the summariser (spec §9.7: the first 200) */
+/** characters of a tool result given to the summariser (the first 200, as the original server did) */
 export const SUMMARY_INPUT_TOOL_CHARS = 200;
 
 export const CONSOLIDATION_SYSTEM_PROMPT = [
@@ -64,7 +64,7 @@ export type ConsolidationPlan =
   | { kind: 'below_threshold' | 'nothing_to_compress'; size: number }
   | { kind: 'compress'; size: number; keepIndex: number; keepFromCursor: number };
 
-/** Sum of the messages' content lengths (spec §9.7 "size"). */
+/** Sum of the messages' content lengths (the "size" the threshold is compared with). */
 export function historySize(messages: readonly ChatMessage[]): number {
   let size = 0;
   for (const message of messages) size += message.content.length;
@@ -72,7 +72,7 @@ export function historySize(messages: readonly ChatMessage[]): number {
 }
 
 /**
- * Spec §9.7 keep boundary: walking back from the end, the first index where the accumulated length reaches half the
+ * The keep boundary: walking back from the end, the first index where the accumulated length reaches half the
  * size, moved forward to the next user message (or, past the end, back to the last user message). Everything before
  * it is summarised (including an earlier summary message: cumulative); the rest is kept.
  */
@@ -124,7 +124,7 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)} …[truncated]` : text;
 }
 
-/** The summariser's user message: one line per message, `[timestamp] ROLE: content` (spec §9.7, English labels). */
+/** The summariser's user message: one line per message, `[timestamp] ROLE: content` (English labels, as the original server wrote them). */
 export function formatForSummary(entries: readonly HistoryEntry[]): string {
   const lines: string[] = [];
   for (const { message, timestamp } of entries) {
