@@ -6,6 +6,15 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// the oldest Node.js line the project supports ("engines" in package.json); older ones stop here with a clear message
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(
+    `CashCode needs Node.js 22.12 or newer; you have ${process.versions.node} — see README ("Requires Node.js")\n`,
+  );
+  process.exit(1);
+}
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outputs = [
   join(root, 'libs', 'contracts', 'dist', 'cjs', 'index.js'),

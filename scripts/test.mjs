@@ -9,7 +9,17 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(root, 'apps', 'api', 'test', 'artifacts');
 mkdirSync(resultsDir, { recursive: true });
-const env = { ...process.env, NG_CLI_ANALYTICS: 'false', FORCE_COLOR: '0', NO_COLOR: '1' };
+/** NODE_OPTIONS with `flags` added to the caller's own */
+const nodeOptions = (...flags) => [process.env.NODE_OPTIONS, ...flags].filter(Boolean).join(' ');
+// --no-experimental-webstorage (accepted from Node 22 on; Node 25+ reads it as --no-webstorage): Node 25+ defines its
+// own global localStorage (undefined without --localstorage-file), which keeps Vitest's jsdom from installing jsdom's.
+const env = {
+  ...process.env,
+  NG_CLI_ANALYTICS: 'false',
+  FORCE_COLOR: '0',
+  NO_COLOR: '1',
+  NODE_OPTIONS: nodeOptions('--no-experimental-webstorage'),
+};
 let passed = 0;
 let failed = 0;
 const failures = [];
@@ -58,10 +68,15 @@ if (existsSync(jestReport)) {
 if (!jestOk) failures.push('api unit + e2e (jest)');
 
 /** Runs a test step whose runner prints its own counts; echoes its output and adds the counts it reports. */
-function countedStep(label, args, parseCounts) {
+function countedStep(label, args, parseCounts, extraEnv = {}) {
   process.stdout.write(`\n=== ${label} ===\n`);
   const started = Date.now();
-  const result = spawnSync('npm', args, { cwd: root, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const result = spawnSync('npm', args, {
+    cwd: root,
+    env: { ...env, ...extraEnv },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   process.stdout.write(result.stdout ?? '');
   process.stderr.write(result.stderr ?? '');
   const text = `${result.stdout ?? ''}\n${result.stderr ?? ''}`.replace(/\u001b\[[0-9;]*m/g, '');
@@ -83,11 +98,17 @@ countedStep('console unit (vitest)', ['test', '-w', '@cashcode/console'], (text)
   };
 });
 
-// 5. browser e2e against the built server + console (node:test: "# pass N", "# fail N")
-countedStep('browser e2e (playwright-core + chromium)', ['run', 'test:e2e', '-w', '@cashcode/console'], (text) => ({
-  passed: Number(/^# pass (\d+)/m.exec(text)?.[1] ?? 0),
-  failed: Number(/^# fail (\d+)/m.exec(text)?.[1] ?? 0),
-}));
+// 5. browser e2e against the built server + console (node:test). The TAP reporter prints "# pass N", "# fail N" on
+// every Node line (from Node 23 on the default reporter is spec, even when piped: "ℹ pass N", also accepted here).
+countedStep(
+  'browser e2e (playwright-core + chromium)',
+  ['run', 'test:e2e', '-w', '@cashcode/console'],
+  (text) => ({
+    passed: Number(/^(?:#|ℹ) pass (\d+)/m.exec(text)?.[1] ?? 0),
+    failed: Number(/^(?:#|ℹ) fail (\d+)/m.exec(text)?.[1] ?? 0),
+  }),
+  { NODE_OPTIONS: nodeOptions('--no-experimental-webstorage', '--test-reporter=tap') },
+);
 
 process.stdout.write(`\n${failures.length ? `failed: ${failures.join(', ')}\n` : ''}`);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);

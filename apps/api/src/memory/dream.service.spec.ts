@@ -79,6 +79,7 @@ describe(DreamService.name, () => {
   });
 
   afterEach(async () => {
+    await memory.onApplicationShutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 

@@ -10,8 +10,13 @@ import type { ChatMessage, HistoryRecord, ToolCallRecord } from './memory.types'
 
 const FIXED_NOW = new Date(2026, 6, 26, 12, 5, 30);
 
+/** stores made by the running test; afterEach shuts them down (their append handles stay open otherwise) */
+const openStores: MemoryStore[] = [];
+
 function makeStore(memoryDir: string): MemoryStore {
-  return new MemoryStore({ memoryDir } as AppConfig, () => FIXED_NOW);
+  const store = new MemoryStore({ memoryDir } as AppConfig, () => FIXED_NOW);
+  openStores.push(store);
+  return store;
 }
 
 async function readLines(file: string): Promise<HistoryRecord[]> {
@@ -43,6 +48,7 @@ describe(MemoryStore.name, () => {
 
   afterEach(async () => {
     jest.restoreAllMocks();
+    await Promise.all(openStores.splice(0).map((made) => made.onApplicationShutdown()));
     await fs.rm(dir, { recursive: true, force: true });
   });
 

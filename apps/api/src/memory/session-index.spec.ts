@@ -17,6 +17,7 @@ describe(SessionIndex.name, () => {
 
   afterEach(async () => {
     index?.onModuleDestroy();
+    await store.onApplicationShutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 

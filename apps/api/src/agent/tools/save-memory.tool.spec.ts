@@ -10,15 +10,18 @@ import { SaveMemoryTool } from './save-memory.tool';
 describe(SaveMemoryTool.name, () => {
   let dir: string;
   let tool: SaveMemoryTool;
+  let store: MemoryStore;
   const ctx = (): ToolContext => ({ chatId: 'c1', turnId: '0'.repeat(32), signal: new AbortController().signal });
   const memoryFile = () => fs.readFile(join(dir, 'MEMORY.md'), 'utf8');
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-save-memory-'));
-    tool = new SaveMemoryTool(new MemoryStore({ memoryDir: dir } as AppConfig, () => new Date(2026, 0, 2, 3, 4)));
+    store = new MemoryStore({ memoryDir: dir } as AppConfig, () => new Date(2026, 0, 2, 3, 4));
+    tool = new SaveMemoryTool(store);
   });
 
   afterEach(async () => {
+    await store.onApplicationShutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 

@@ -10,20 +10,24 @@ import { SESSION_SEARCH_EMPTY_QUERY, SessionSearchTool } from './session-search.
 describe(SessionSearchTool.name, () => {
   let dir: string;
   let tool: SessionSearchTool;
+  let store: MemoryStore;
+  let index: SessionIndex;
   const ctx = (chatId = 'asker') => ({ chatId, turnId: '0'.repeat(32), signal: new AbortController().signal });
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-session-search-'));
-    const store = new MemoryStore({ memoryDir: dir } as AppConfig, () => new Date(2026, 6, 26, 9, 30));
+    store = new MemoryStore({ memoryDir: dir } as AppConfig, () => new Date(2026, 6, 26, 9, 30));
     for (let i = 1; i <= 8; i++) {
       await store.appendTurn(`chat-${i}`, { content: `note ${i} about the lighthouse keeper` }, [], { content: 'ok' });
     }
-    const index = new SessionIndex(store);
+    index = new SessionIndex(store);
     await index.ready();
     tool = new SessionSearchTool(index);
   });
 
   afterEach(async () => {
+    index.onModuleDestroy();
+    await store.onApplicationShutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 
