@@ -37,6 +37,8 @@ export interface FakeStep {
   delayMs?: number;
   /** delay between streamed chunks */
   chunkDelayMs?: number;
+  /** characters of tool-call arguments per streamed chunk (default 5; large for arguments of a MiB) */
+  argumentChunkChars?: number;
   /** never answer (until the client aborts or the server closes) */
   hang?: boolean;
   /** stream the content chunks, then hang without finishing (for cancel tests) */
@@ -320,7 +322,7 @@ export class FakeModelServer {
     if (step.hangAfterChunks) return;
     for (const [index, call] of toolCalls.entries()) {
       // first chunk: id + name + the first part of the arguments; then the rest in small pieces
-      const pieces = splitText(call.arguments, 5);
+      const pieces = splitText(call.arguments, step.argumentChunkChars ?? 5);
       if (
         !(await write({
           tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: pieces[0] ?? '' } }],
