@@ -146,7 +146,6 @@ describe('hostile tool output through a turn', () => {
     expect(execOutput).not.toMatch(/"secret":"secret"/);
     expect(tools.find((m) => m.tool_call_id === 'f1')?.content ?? '').not.toContain('\r');
 
-    process.stderr.write(`[hostile-output] health polls ${sent}, largest gap ${Math.round(largestGap(answers))} ms\n`);
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(0);
     expect(answers.length).toBe(sent + 2);

@@ -67,6 +67,12 @@ function sleep(ms: number): Promise<void> {
 }
 
 function splitText(text: string, size: number): string[] {
+  if (!/[\uD800-\uDFFF]/.test(text)) {
+    // no surrogates: code units are code points, and slicing is cheap on arguments of a MiB
+    const out: string[] = [];
+    for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+    return out;
+  }
   const chars = Array.from(text);
   const out: string[] = [];
   for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
