@@ -129,7 +129,7 @@ export function htmlToMarkdown(
 }
 
 /**
- * Trims spaces and tabs at line ends and collapses runs of 3+ newlines (spec §7), CRLF and CR read as newlines.
+ * Trims spaces and tabs at line ends and collapses runs of 3+ newlines, CRLF and CR read as newlines.
  * Linear, with few replacements on any input: a run of 3+ line-end characters holds at least 2 line breaks whatever
  * its mix of CR and LF, so it becomes `\n\n` at once (one match, however long); the CRs left, in runs of 1 or 2
  * line ends, are converted by split and join rather than one replacement each; a blank run is only tried where it
