@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { SKILL_MD_MESSAGES as M, parseSkillMarkdown, splitAllowedTools, utf8ByteLength } from './skill-md';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  FRONTMATTER_MAX_BLANK_LINES,
+  FRONTMATTER_MAX_FLOW_DEPTH,
+  SKILL_MD_MESSAGES as M,
+  parseSkillMarkdown,
+  splitAllowedTools,
+  utf8ByteLength,
+} from './skill-md';
 import { PATH_MESSAGES, checkSupportPath } from './package-paths';
 
 const md = (frontmatter: string, body = 'Do the thing.') => `---\n${frontmatter}\n---\n${body}\n`;
@@ -125,6 +134,33 @@ describe('parseSkillMarkdown', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('Scenario: frontmatter that would make the YAML parse super-linear is refused before it is parsed', () => {
+    const deep = (n: number) => `${'['.repeat(n)}x${']'.repeat(n)}`;
+    expect(parseSkillMarkdown(md(`${base}\nextra: ${deep(FRONTMATTER_MAX_FLOW_DEPTH)}`)).ok).toBe(true);
+    expect(errorOf(md(`${base}\ntags: ${deep(FRONTMATTER_MAX_FLOW_DEPTH + 1)}`))).toBe(M.frontmatterTooDeep);
+    expect(errorOf(md(`${base}\nmetadata: ${'{a: '.repeat(FRONTMATTER_MAX_FLOW_DEPTH + 1)}`))).toBe(M.frontmatterTooDeep);
+    // brackets inside quoted scalars and comments are text; a quote inside plain text opens nothing
+    const quoted = md(`name: demo\ndescription: "a ${'['.repeat(40)} b" # ${'{'.repeat(40)}\ncompatibility: '${'['.repeat(40)}'`);
+    expect(parseSkillMarkdown(quoted)).toMatchObject({ ok: true, manifest: { description: `a ${'['.repeat(40)} b` } });
+    expect(errorOf(md(`${base}\ntags: [ x '${'['.repeat(40)}`))).toBe(M.frontmatterTooDeep);
+    const blanks = (n: number) => md(`name: demo\n${'\n'.repeat(n)}description: d`);
+    expect(parseSkillMarkdown(blanks(FRONTMATTER_MAX_BLANK_LINES)).ok).toBe(true);
+    expect(errorOf(blanks(FRONTMATTER_MAX_BLANK_LINES + 1))).toBe(M.frontmatterBlankLines);
+    expect(errorOf(md(`name: demo\ndescription: "d${' \r\n'.repeat(FRONTMATTER_MAX_BLANK_LINES + 2)}"`))).toBe(M.frontmatterBlankLines);
+    expect(errorOf(md(`${base}\nlicense: ${'x'.repeat(20_000)}`))).toBe(M.frontmatterTooLarge);
+    expect(M.frontmatterTooLarge).toBe('frontmatter must be at most 16384 bytes');
+  });
+
+  it('Scenario: frontmatter that would make the YAML parse super-linear is refused before it is parsed (the built-in Skills still parse)', () => {
+    const builtin = join(__dirname, '..', '..', '..', 'apps', 'api', 'src', 'skills', 'builtin');
+    const names = readdirSync(builtin, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
+      const result = parseSkillMarkdown(readFileSync(join(builtin, name, 'SKILL.md'), 'utf8'), { expectedName: name });
+      expect({ name, ok: result.ok }).toEqual({ name, ok: true });
+    }
   });
 
   it('Scenario: utf8ByteLength counts like Buffer.byteLength', () => {

@@ -18,12 +18,24 @@ export const COMPATIBILITY_MAX_CHARS = 500;
 export const LICENSE_MAX_CHARS = 500;
 export const METADATA_MAX_ENTRIES = 64;
 export const ALLOWED_TOOLS_MAX_ENTRIES = 64;
+/**
+ * Limits checked before the frontmatter reaches the YAML parser, whose time grows faster than the text on deep flow
+ * collections (`[[[[…`) and on long runs of blank lines: far above any real frontmatter (a few hundred bytes, a
+ * description of at most a paragraph, flat lists and mappings), low enough that the parse of what passes is a
+ * millisecond or two.
+ */
+export const FRONTMATTER_MAX_BYTES = 16_384;
+export const FRONTMATTER_MAX_FLOW_DEPTH = 16;
+export const FRONTMATTER_MAX_BLANK_LINES = 64;
 
 export const SKILL_MD_MESSAGES = {
   empty: 'SKILL.md cannot be empty',
   tooLarge: 'SKILL.md is too large',
   noFrontmatter: 'SKILL.md must start with YAML frontmatter',
   invalidYaml: (detail: string) => `invalid YAML frontmatter: ${detail}`,
+  frontmatterTooLarge: `frontmatter must be at most ${FRONTMATTER_MAX_BYTES} bytes`,
+  frontmatterTooDeep: `frontmatter lists and mappings in [ ] or { } can be nested at most ${FRONTMATTER_MAX_FLOW_DEPTH} deep`,
+  frontmatterBlankLines: `frontmatter can have at most ${FRONTMATTER_MAX_BLANK_LINES} consecutive blank lines`,
   notMapping: 'frontmatter must be a mapping',
   nameDescriptionStrings: 'name and description must be strings',
   invalidName: 'invalid Skill name; use lowercase letters, numbers, dots, underscores, and hyphens',
@@ -124,9 +136,68 @@ function yamlMessage(message: string): string {
   return first.replace(/:\s*$/, '').trim() || 'parse error';
 }
 
+/**
+ * What would make the YAML parse super-linear, found in one linear scan: more than FRONTMATTER_MAX_BYTES, flow
+ * brackets nested deeper than FRONTMATTER_MAX_FLOW_DEPTH (counted outside quoted scalars and comments), or more
+ * than FRONTMATTER_MAX_BLANK_LINES blank lines in a row. Null when the frontmatter may be parsed.
+ * A quote opens a quoted scalar only where a node can start (first on its line, or after `:`, `-`, `?`, `,`, `[`
+ * or `{` and blanks); elsewhere, as in `it's`, it is text. Brackets in plain text are counted too, which can only
+ * refuse more, never let a deep collection through.
+ */
+function frontmatterLimitProblem(source: string): string | null {
+  if (utf8ByteLength(source) > FRONTMATTER_MAX_BYTES) return SKILL_MD_MESSAGES.frontmatterTooLarge;
+  let depth = 0;
+  let blankLines = 0;
+  let lineBlank = true;
+  /** the last character on this line that is not a blank ('' at the line start) */
+  let previous = '';
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i]!;
+    if (char === '\n') {
+      blankLines = lineBlank ? blankLines + 1 : 0;
+      if (blankLines > FRONTMATTER_MAX_BLANK_LINES) return SKILL_MD_MESSAGES.frontmatterBlankLines;
+      lineBlank = true;
+      previous = '';
+      continue;
+    }
+    if (char === ' ' || char === '\t' || char === '\r') continue;
+    lineBlank = false;
+    if (char === '#' && (i === 0 || /[ \t\n]/.test(source[i - 1]!))) {
+      // a comment runs to the end of the line
+      while (i + 1 < source.length && source[i + 1] !== '\n') i++;
+      continue;
+    }
+    if ((char === '"' || char === "'") && (previous === '' || ':-?,[{'.includes(previous))) {
+      // a quoted scalar: `\` escapes in double quotes, `''` is a quote in single quotes; it may span lines
+      for (i++; i < source.length; i++) {
+        const inner = source[i]!;
+        if (inner === '\n') {
+          // blank lines inside a quoted scalar count as well (the parser folds them)
+          blankLines = lineBlank ? blankLines + 1 : 0;
+          if (blankLines > FRONTMATTER_MAX_BLANK_LINES) return SKILL_MD_MESSAGES.frontmatterBlankLines;
+          lineBlank = true;
+        } else if (inner !== ' ' && inner !== '\t' && inner !== '\r') lineBlank = false;
+        if (char === '"' && inner === '\\') i++;
+        else if (inner === char && char === "'" && source[i + 1] === "'") i++;
+        else if (inner === char) break;
+      }
+      previous = char;
+      continue;
+    }
+    if (char === '[' || char === '{') {
+      depth++;
+      if (depth > FRONTMATTER_MAX_FLOW_DEPTH) return SKILL_MD_MESSAGES.frontmatterTooDeep;
+    } else if ((char === ']' || char === '}') && depth > 0) depth--;
+    previous = char;
+  }
+  return null;
+}
+
 type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
 function parseYaml(source: string): Parsed {
+  const limit = frontmatterLimitProblem(source);
+  if (limit !== null) return { ok: false, error: limit };
   let doc;
   try {
     doc = parseDocument(source, {

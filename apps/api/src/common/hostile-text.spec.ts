@@ -192,6 +192,19 @@ describe('hostile text: text tidy', () => {
     expect(tidyText(`a${fill(' ')}b \n`)).toBe(`a${fill(' ')}b`);
   });
 
+  it('Scenario: the text tidy is linear on long blank runs (same output as the plain definition)', () => {
+    // CR and CRLF as newlines, blanks trimmed at line ends, 3+ newlines collapsed: each rule as a whole-text pattern
+    const reference = (text: string): string =>
+      text.replace(/\r\n?/g, '\n').replace(/(?<![ \t])[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+    const lineEnds = fc.array(fc.constantFrom(' ', '\t', '\n', '\r\n', '\r', '\r\r', '\n\r', 'a', ' \r\n', '\u00a0', '\u2028'), { maxLength: 40 });
+    fc.assert(
+      fc.property(fc.oneof(lineEnds.map((p) => p.join('')), hostileText), (text) => {
+        expect(tidyText(text)).toBe(reference(text));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('Scenario: the text tidy is linear on long blank runs (trailing runs are trimmed by a loop)', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 50 }), fc.constantFrom('/', '\n', 'a'), (text, char) => {

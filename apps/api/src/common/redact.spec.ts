@@ -91,6 +91,32 @@ describe('redactSecrets', () => {
     );
   });
 
+  it('Scenario: redaction matches the plain definition on lines built from secret-looking parts (property, quotes, escapes and Unicode blanks)', () => {
+    // The same rules as whole-text global patterns, each tried at every position: the pre-scanned pair pass and the
+    // scanned bearer tokens must find exactly the same matches.
+    const reference = (text: string): string =>
+      text
+        .replace(/\b(Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]')
+        .replace(
+          /((["']?)(?<![\w-])(?=[\w-]*?(?:api[_-]?key|authorization|cookie|access[_-]?token|refresh[_-]?token|secret|password))[\w-]+["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Bearer|Basic|Token)\s+)?(?:\[redacted\]|[^\s"',;&}\]]+))/gi,
+          (_match, prefix: string, _quote: string, value: string) =>
+            value.startsWith('"') ? `${prefix}"[redacted]"` : value.startsWith("'") ? `${prefix}'[redacted]'` : `${prefix}[redacted]`,
+        )
+        .replace(/(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{8,}/g, 'sk-[redacted]');
+    const part = fc.constantFrom(
+      'api_key', 'x-Api-Key', 'SECRET', 'secretsecret', 'cookie', 'password', 'key', 'bearer', 'Bearer', 'Token', 'Basic',
+      'sk-', 'abcdefgh12', '=', ':', ' ', '\u00a0', '\u2028', '\u3000', '\t', '\n', '\r', '"', "'", '\\', '\\"', ',', ';',
+      '&', '}', ']', '[', '[redacted]', '[REDACTED]', 'ü', '😀', '-', '_', 'x',
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 24 }), (parts) => {
+        const text = parts.join('');
+        expect(redactSecrets(text)).toBe(reference(text));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('Scenario: redaction is idempotent and never leaks an sk- key (property)', () => {
     fc.assert(
       fc.property(fc.string(), fc.stringMatching(/^[A-Za-z0-9_-]{8,30}$/), fc.string(), (before, key, after) => {

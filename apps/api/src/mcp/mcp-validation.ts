@@ -49,7 +49,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function codePoints(text: string): number {
+/**
+ * The code points of `text`, or a number above `max` found from the length alone (a code point is one
+ * or two UTF-16 units): a value of a MiB is refused without being walked character by character.
+ */
+function codePoints(text: string, max: number): number {
+  if (text.length > 2 * max) return text.length;
   let count = 0;
   for (const _ of text) count++;
   return count;
@@ -65,7 +70,7 @@ export function validateServerName(raw: unknown): string {
 /** Rule 5: an absolute http(s) URL without userinfo, trimmed, 1..2048 chars. */
 export function validateUrl(raw: unknown, field = 'url'): string {
   const url = typeof raw === 'string' ? raw.trim() : '';
-  if (url === '' || codePoints(url) > 2048) fail(field, MCP_VALIDATION_MESSAGES.urlLength);
+  if (url === '' || codePoints(url, 2048) > 2048) fail(field, MCP_VALIDATION_MESSAGES.urlLength);
   const match = /^https?:\/\/([^/?#]*)/i.exec(url);
   let parsed: URL | null;
   try {
@@ -128,7 +133,7 @@ export function validateHeaders(
     seen.add(name.toLowerCase());
     if (typeof value !== 'string') fail(key, MCP_VALIDATION_MESSAGES.headerString(name));
     const real = value === MCP_MASKED_VALUE ? keptSecret(name, stored, target, key) : value;
-    const length = codePoints(real);
+    const length = codePoints(real, 4096);
     if (length < 1 || length > 4096) fail(key, MCP_VALIDATION_MESSAGES.headerLength(name));
     if (/[\r\n]/.test(real)) fail(key, MCP_VALIDATION_MESSAGES.headerNewline(name));
     out[name] = real;
@@ -153,11 +158,11 @@ export function validateUserEntry(input: Record<string, unknown>, stored: Stored
   }
   const rawDisplay = input['display_name'] ?? input['displayName'];
   const displayName = typeof rawDisplay === 'string' ? rawDisplay.trim() : '';
-  if (displayName === '' || codePoints(displayName) > 100) fail('display_name', MCP_VALIDATION_MESSAGES.displayName);
+  if (displayName === '' || codePoints(displayName, 100) > 100) fail('display_name', MCP_VALIDATION_MESSAGES.displayName);
   const rawDescription = input['description'] ?? '';
   if (typeof rawDescription !== 'string') fail('description', MCP_VALIDATION_MESSAGES.description);
   const description = rawDescription.trim();
-  if (codePoints(description) > 1000) fail('description', MCP_VALIDATION_MESSAGES.description);
+  if (codePoints(description, 1000) > 1000) fail('description', MCP_VALIDATION_MESSAGES.description);
   const url = validateUrl(input['url']);
   const storedSecrets = stored === null ? null : { values: stored.headers, binding: urlSecretBinding(stored.url) };
   const headers = validateHeaders(input['headers'], storedSecrets, urlSecretBinding(url));

@@ -37,6 +37,8 @@ export interface FakeStep {
   delayMs?: number;
   /** delay between streamed chunks */
   chunkDelayMs?: number;
+  /** characters of tool-call arguments per streamed chunk (default 5; large for arguments of a MiB) */
+  argumentChunkChars?: number;
   /** never answer (until the client aborts or the server closes) */
   hang?: boolean;
   /** stream the content chunks, then hang without finishing (for cancel tests) */
@@ -65,6 +67,12 @@ function sleep(ms: number): Promise<void> {
 }
 
 function splitText(text: string, size: number): string[] {
+  if (!/[\uD800-\uDFFF]/.test(text)) {
+    // no surrogates: code units are code points, and slicing is cheap on arguments of a MiB
+    const out: string[] = [];
+    for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+    return out;
+  }
   const chars = Array.from(text);
   const out: string[] = [];
   for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
@@ -320,7 +328,7 @@ export class FakeModelServer {
     if (step.hangAfterChunks) return;
     for (const [index, call] of toolCalls.entries()) {
       // first chunk: id + name + the first part of the arguments; then the rest in small pieces
-      const pieces = splitText(call.arguments, 5);
+      const pieces = splitText(call.arguments, step.argumentChunkChars ?? 5);
       if (
         !(await write({
           tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: pieces[0] ?? '' } }],

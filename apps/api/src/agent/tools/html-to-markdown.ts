@@ -129,13 +129,20 @@ export function htmlToMarkdown(
 }
 
 /**
- * Trims spaces and tabs at line ends and collapses runs of 3+ newlines (openspec builtin-tools). Linear: a blank run is
- * only tried where it starts (the look-behind), so a long run of spaces that does not end a line is scanned once, not
- * once per space.
+ * Trims spaces and tabs at line ends and collapses runs of 3+ newlines, CRLF and CR read as newlines
+ * (openspec builtin-tools).
+ * Linear, with few replacements on any input: a run of 3+ line-end characters holds at least 2 line breaks whatever
+ * its mix of CR and LF, so it becomes `\n\n` at once (one match, however long); the CRs left, in runs of 1 or 2
+ * line ends, are converted by split and join rather than one replacement each; a blank run is only tried where it
+ * starts (the look-behind), so a long run of spaces that does not end a line is scanned once, not once per space.
  */
 export function tidyText(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
+  let out = text.replace(/[\n\r]{3,}/g, '\n\n');
+  if (out.includes('\r')) {
+    out = out.split('\r\n').join('\n');
+    if (out.includes('\r')) out = out.split('\r').join('\n');
+  }
+  return out
     .replace(/(?<![ \t])[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
