@@ -44,7 +44,7 @@ describe('parseSkillMarkdown', () => {
     });
   });
 
-  it('Scenario: the rules of spec §11.2 apply in order with their messages', () => {
+  it('Scenario: the SKILL.md rules apply in order with their messages', () => {
     expect(errorOf('   \n')).toBe(M.empty);
     expect(errorOf(md(base, 'x'.repeat(80_001)))).toBe(M.tooLarge);
     expect(errorOf('name: demo\n')).toBe(M.noFrontmatter);

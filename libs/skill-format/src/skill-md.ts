@@ -1,6 +1,6 @@
 /**
- * SKILL.md parsing and validation (spec §11.2, in that order, with the reference's messages), plus the Agent Skills
- * specification fields this project also accepts (DESIGN.md #7): `license`, `compatibility`, `metadata` (a map of
+ * SKILL.md parsing and validation (the rules of openspec skills "SKILL.md validation", in that order, with the original server's messages), plus the Agent Skills
+ * specification fields this project also accepts: `license`, `compatibility`, `metadata` (a map of
  * strings) and `allowed-tools`.
  *
  * Framework-free and synchronous: the API validates packages with it and the console editor validates drafts live.
@@ -307,7 +307,7 @@ function optionalText(value: unknown, max: number): string | null | false {
 }
 
 /**
- * Validates a SKILL.md text (rules 1–15 of spec §11.2 in order, then the Agent Skills fields) and returns the
+ * Validates a SKILL.md text (rules 1–15 in order, then the Agent Skills fields) and returns the
  * manifest and the body (the text after the closing delimiter, trimmed).
  */
 export function parseSkillMarkdown(content: string, options: ParseSkillMarkdownOptions = {}): SkillMarkdownResult {

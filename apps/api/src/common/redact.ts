@@ -1,5 +1,5 @@
 /**
- * Final redaction applied to every rendered log line (spec §14) and usable by any module before text leaves the
+ * Final redaction applied to every rendered log line (openspec http-platform, runtime logging) and usable by any module before text leaves the
  * server: bearer tokens, `key: value` / `key=value` pairs whose key names a secret, `sk-…` keys, and every secret
  * value registered at runtime (API token, model API keys, MCP header values) — redaction by value, not only by name.
  */
