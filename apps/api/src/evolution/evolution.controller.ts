@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
@@ -12,7 +13,7 @@ const ID_PARAM = { name: 'id', description: 'proposal id (32 hex)', example: '0f
 
 /** Review of Skill proposals generated from recurring work (spec §3.6). Proposals are never applied automatically. */
 @ApiTags('skill-evolution')
-@Controller('api/skill-evolution/proposals')
+@Controller(API_PATHS.skillEvolutionProposals)
 export class EvolutionController {
   constructor(private readonly evolution: EvolutionService) {}
 

@@ -7,6 +7,7 @@
  * older readers ignore). A file without it (written by an older version or by the original server) binds its key to
  * the origin of the base URL stored with it.
  */
+import { isRecord } from '@cashcode/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -36,10 +37,6 @@ export type LlmSettingsLoadResult =
   | { status: 'missing' }
   | { status: 'loaded'; settings: StoredLlmSettings }
   | { status: 'invalid'; reason: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Serialises settings in the version 2 format (2-space indent, trailing newline). */
 export function serialiseSettingsFile(settings: StoredLlmSettings): string {

@@ -2,6 +2,7 @@
  * history.jsonl records (spec §9.1): parsing one line, building the records of a turn (§9.2) and turning records
  * back into model messages (§9.4). Pure functions, no I/O.
  */
+import { isRecord } from '@cashcode/contracts';
 import type { ChatMessage, HistoryRecord, HistoryRole, ToolCallRecord, UserTurnInput } from './memory.types';
 
 /** Prefix of the synthetic assistant message that carries a consolidation summary (spec §9.4, English wording). */
@@ -11,10 +12,6 @@ const ROLES: ReadonlySet<string> = new Set<HistoryRole>(['user', 'assistant', 't
 
 /** A record before the store assigns its cursor and timestamp. */
 export type PendingRecord = Omit<HistoryRecord, 'cursor' | 'timestamp'>;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `content` coerced to a string the way the reference's `str()` would for the usual cases. */
 function coerceContent(value: unknown): string {
@@ -29,9 +26,9 @@ export function normalizeToolCalls(value: unknown): ToolCallRecord[] {
   if (!Array.isArray(value)) return [];
   const calls: ToolCallRecord[] = [];
   for (const entry of value) {
-    if (!isPlainObject(entry)) continue;
+    if (!isRecord(entry)) continue;
     const fn = entry['function'];
-    if (!isPlainObject(fn) || typeof fn['name'] !== 'string' || fn['name'] === '') continue;
+    if (!isRecord(fn) || typeof fn['name'] !== 'string' || fn['name'] === '') continue;
     const id = typeof entry['id'] === 'string' ? entry['id'] : '';
     const rawArguments = fn['arguments'];
     const args =
@@ -59,7 +56,7 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
   } catch {
     return null;
   }
-  if (!isPlainObject(value)) return null;
+  if (!isRecord(value)) return null;
   const cursor = value['cursor'];
   const role = value['role'];
   if (typeof cursor !== 'number' || !Number.isSafeInteger(cursor)) return null;

@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
@@ -16,7 +17,7 @@ const DEFAULT_DREAM_LIMIT = 50;
 
 /** Long-term memory REST: MEMORY.md, SOUL.md and Dream (CashCode addition over spec §9.8). */
 @ApiTags('memory')
-@Controller('api/memory')
+@Controller(API_PATHS.memory)
 export class MemoryController {
   constructor(private readonly memory: MemoryService) {}
 

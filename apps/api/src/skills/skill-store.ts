@@ -7,6 +7,7 @@
  *
  * No message produced here contains a host path.
  */
+import { isErrorCode } from '@cashcode/contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fsCallback from 'node:fs';
 import { promises as fs, type Dirent } from 'node:fs';
@@ -96,10 +97,6 @@ const VERSION_PATTERN = /^\d{1,16}-[0-9a-f]{8}$/;
 
 function hex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
-}
-
-function isErrorCode(error: unknown, ...codes: string[]): boolean {
-  return typeof error === 'object' && error !== null && codes.includes((error as NodeJS.ErrnoException).code ?? '');
 }
 
 const openFile = promisify(fsCallback.open);
