@@ -6,7 +6,7 @@ import { MatMenuModule } from '@angular/material/menu';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 import { firstValueFrom } from 'rxjs';
 
-import { I18n } from '../../core/i18n/i18n';
+import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Banner } from '../../shared/banner/banner';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { EmptyState } from '../../shared/empty-state/empty-state';
@@ -15,7 +15,6 @@ import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { McpMarketStore } from '../mcp-market-store';
 import { McpServerDialog, type McpServerDialogData } from '../mcp-server-dialog/mcp-server-dialog';
-import { McpText, type McpTextKey } from '../mcp-text';
 import { McpToolsDialog, type McpToolsDialogData } from '../mcp-tools-dialog/mcp-tools-dialog';
 
 /** MCP Market (spec §15.7): servers with status and tools, connect/disconnect, create/edit/delete user servers. */
@@ -29,7 +28,6 @@ import { McpToolsDialog, type McpToolsDialogData } from '../mcp-tools-dialog/mcp
 })
 export class McpMarketPage {
   protected readonly store = inject(McpMarketStore);
-  protected readonly text = inject(McpText);
   protected readonly i18n = inject(I18n);
   private readonly dialog = inject(MatDialog);
 
@@ -37,8 +35,8 @@ export class McpMarketPage {
     void this.store.load();
   }
 
-  protected statusKey(server: McpServerRecord): McpTextKey {
-    return `status.${server.status}`;
+  protected statusKey(server: McpServerRecord): MessageKey {
+    return `mcp.status.${server.status}`;
   }
 
   /** The last action's error on this row, else the server's status error. */
@@ -48,9 +46,9 @@ export class McpMarketPage {
   }
 
   protected lifecycleLabel(server: McpServerRecord): string {
-    if (this.store.pending()?.name === server.name) return this.text.t('working');
-    if (server.connected) return this.text.t('disconnect');
-    return this.text.t(server.status === 'error' ? 'retryConnect' : 'connect');
+    if (this.store.pending()?.name === server.name) return this.i18n.t('mcp.working');
+    if (server.connected) return this.i18n.t('mcp.disconnect');
+    return this.i18n.t(server.status === 'error' ? 'mcp.retryConnect' : 'mcp.connect');
   }
 
   protected openCreate(): void {
@@ -72,8 +70,8 @@ export class McpMarketPage {
 
   protected async confirmDelete(server: McpServerRecord): Promise<void> {
     const confirmed = await confirmAction(this.dialog, {
-      title: this.text.t('deleteTitle', { name: server.display_name }),
-      body: this.text.t('deleteBody'),
+      title: this.i18n.t('mcp.deleteTitle', { name: server.display_name }),
+      body: this.i18n.t('mcp.deleteBody'),
       confirm: this.i18n.t('common.delete'),
       cancel: this.i18n.t('common.cancel'),
       danger: true,

@@ -5,7 +5,7 @@ import { MAT_DIALOG_DATA, MatDialogModule } from '@angular/material/dialog';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 
 import { errorMessage } from '../../core/api/api-error';
-import { McpText } from '../mcp-text';
+import { I18n } from '../../core/i18n/i18n';
 
 export interface McpToolsDialogData {
   server: McpServerRecord;
@@ -18,18 +18,18 @@ export interface McpToolsDialogData {
   changeDetection: ChangeDetectionStrategy.OnPush,
   imports: [MatButtonModule, MatDialogModule, MatProgressSpinnerModule],
   template: `
-    <h2 mat-dialog-title>{{ text.t('toolsPanel.title', { name: data.server.display_name }) }}</h2>
+    <h2 mat-dialog-title>{{ i18n.t('mcp.toolsPanel.title', { name: data.server.display_name }) }}</h2>
     <mat-dialog-content>
       @if (loading()) {
         <div class="cc-loading"><mat-progress-spinner mode="indeterminate" diameter="28" /></div>
       } @else if (error(); as error) {
-        <p class="cc-error" role="alert">{{ text.t('toolsPanel.loadFailed', { detail: error }) }}</p>
+        <p class="cc-error" role="alert">{{ i18n.t('mcp.toolsPanel.loadFailed', { detail: error }) }}</p>
       } @else if (tools(); as result) {
         @if (result.source === 'none') {
-          <p class="cc-note" data-testid="mcp-tools-none">{{ text.t('toolsPanel.none') }}</p>
+          <p class="cc-note" data-testid="mcp-tools-none">{{ i18n.t('mcp.toolsPanel.none') }}</p>
         } @else {
           <p class="cc-note" [attr.data-source]="result.source" data-testid="mcp-tools-source">
-            {{ text.t(result.source === 'live' ? 'toolsPanel.live' : 'toolsPanel.cache') }}
+            {{ i18n.t(result.source === 'live' ? 'mcp.toolsPanel.live' : 'mcp.toolsPanel.cache') }}
           </p>
           <ul class="cc-tools">
             @for (tool of result.tools; track tool.name) {
@@ -38,9 +38,9 @@ export interface McpToolsDialogData {
                 @if (tool.original_name !== tool.name) {
                   <span class="cc-original">{{ tool.original_name }}</span>
                 }
-                <p>{{ tool.description || text.t('noDescription') }}</p>
+                <p>{{ tool.description || i18n.t('mcp.noDescription') }}</p>
                 <details>
-                  <summary>{{ text.t('toolsPanel.schema') }}</summary>
+                  <summary>{{ i18n.t('mcp.toolsPanel.schema') }}</summary>
                   <pre>{{ schemaText(tool.input_schema) }}</pre>
                 </details>
               </li>
@@ -50,7 +50,7 @@ export interface McpToolsDialogData {
       }
     </mat-dialog-content>
     <mat-dialog-actions align="end">
-      <button mat-button type="button" mat-dialog-close data-testid="mcp-tools-close">{{ text.t('toolsPanel.close') }}</button>
+      <button mat-button type="button" mat-dialog-close data-testid="mcp-tools-close">{{ i18n.t('mcp.toolsPanel.close') }}</button>
     </mat-dialog-actions>
   `,
   styles: `
@@ -98,7 +98,7 @@ export interface McpToolsDialogData {
 })
 export class McpToolsDialog {
   protected readonly data = inject<McpToolsDialogData>(MAT_DIALOG_DATA);
-  protected readonly text = inject(McpText);
+  protected readonly i18n = inject(I18n);
   protected readonly loading = signal(true);
   protected readonly error = signal<string | null>(null);
   protected readonly tools = signal<McpServerToolsResponse | null>(null);
