@@ -1,4 +1,8 @@
-/** English strings (the default language). Keys are shared with messages.zh-cn.ts. */
+/**
+ * English strings (the default language), the console's one dictionary: shared strings use short prefixes
+ * (`nav.`, `common.`, …), each feature its own namespace (`toolPolicies.`, `mcp.`, `skills.`, `evolution.`,
+ * `memory.`), and `problem.<code>` translates server problems by code. messages.zh-cn.ts has the same keys.
+ */
 export const EN_MESSAGES = {
   'app.name': 'CashCode',
   'app.skipToContent': 'Skip to content',
