@@ -25,8 +25,6 @@ export interface WebSearchOptions {
 
 class SearchFailure extends Error {}
 
-type JsonRecord = Record<string, unknown>;
-
 function text(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
