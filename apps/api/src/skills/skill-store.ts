@@ -7,7 +7,7 @@
  *
  * No message produced here contains a host path.
  */
-import { isErrorCode } from '@cashcode/contracts';
+import { isErrorCode, isRecord } from '@cashcode/contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fsCallback from 'node:fs';
 import { promises as fs, type Dirent } from 'node:fs';
@@ -415,7 +415,7 @@ export class SkillStore {
     if (metaFound === 'file') {
       try {
         const value: unknown = JSON.parse((await readLimited(path.join(dir, META_FILE), 64 * 1024)).toString('utf8'));
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) meta = value as Record<string, unknown>;
+        if (isRecord(value)) meta = value;
       } catch {
         return fail(PACKAGE_MESSAGES.invalidMeta);
       }
@@ -498,7 +498,7 @@ export class SkillStore {
   async readMeta(source: SkillSource, name: string): Promise<Record<string, unknown> | null> {
     try {
       const value: unknown = JSON.parse(await fs.readFile(path.join(this.rootOf(source), name, META_FILE), 'utf8'));
-      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+      return isRecord(value) ? value : null;
     } catch {
       return null;
     }
