@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  isErrorCode,
   isRecord,
   MCP_SERVER_NAME_PATTERN,
   TOOL_POLICIES,
@@ -159,7 +160,7 @@ export class ToolPolicyStore {
     try {
       text = await fs.readFile(this.path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if (isErrorCode(error, 'ENOENT')) return;
       throw error;
     }
     let raw: unknown;

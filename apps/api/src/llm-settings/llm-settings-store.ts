@@ -7,7 +7,7 @@
  * older readers ignore). A file without it (written by an older version or by the original server) binds its key to
  * the origin of the base URL stored with it.
  */
-import { isRecord } from '@cashcode/contracts';
+import { isErrorCode, isRecord } from '@cashcode/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -119,7 +119,7 @@ export class LlmSettingsStore {
     try {
       text = await fs.readFile(this.filePath, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
+      if (isErrorCode(error, 'ENOENT')) return { status: 'missing' };
       return { status: 'invalid', reason: 'unable to read the LLM settings file' };
     }
     try {
