@@ -6,3 +6,5 @@ export * from './memory';
 export * from './skills';
 export * from './evolution';
 export * from './approvals';
+export * from './guards';
+export * from './api-paths';

@@ -14,12 +14,9 @@ import {
   type MessageMetadata,
   type SkillReceipt,
 } from './ws';
+import { isRecord } from './guards';
 
 export type MetadataResult = { ok: true; metadata: MessageMetadata } | { ok: false; error: string };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Counts code points, like Python's len() of a str, which the original server's limits were written in. */
 export function codePointLength(text: string): number {
@@ -59,7 +56,7 @@ function sanitizeRows<K extends 'name' | 'server'>(
   const rows: Array<{ [P in K]: string } & { label?: string }> = [];
   const seen = new Set<string>();
   for (const entry of raw) {
-    if (!isPlainObject(entry)) return { ok: false, error: `${field} entries must be objects` };
+    if (!isRecord(entry)) return { ok: false, error: `${field} entries must be objects` };
     const identity = entry[key];
     if (typeof identity !== 'string' || !pattern.test(identity.trim())) {
       return { ok: false, error: `${field}.${key} is invalid` };
@@ -79,10 +76,10 @@ function sanitizeRows<K extends 'name' | 'server'>(
 /** Validates and sanitises WS message metadata exactly as openspec chat (messages in English). */
 export function sanitizeMessageMetadata(input: unknown): MetadataResult {
   if (input === undefined || input === null) return { ok: false, error: 'llm selection is required' };
-  if (!isPlainObject(input)) return { ok: false, error: 'metadata must be an object' };
+  if (!isRecord(input)) return { ok: false, error: 'metadata must be an object' };
   const llm = input['llm'];
   if (llm === undefined || llm === null) return { ok: false, error: 'llm selection is required' };
-  if (!isPlainObject(llm)) return { ok: false, error: 'llm must be an object' };
+  if (!isRecord(llm)) return { ok: false, error: 'llm must be an object' };
   const provider = llm['provider'];
   if (typeof provider !== 'string' || !LLM_PROVIDERS.includes(provider as LlmProvider)) {
     return { ok: false, error: 'llm.provider is invalid' };

@@ -1,5 +1,6 @@
 /**
- * REST shapes (spec §3). Errors are RFC 9457 problem+json (DESIGN.md #4).
+ * REST request and response shapes. Every error response is an RFC 9457 `application/problem+json` body
+ * (ProblemDetails).
  */
 import type { ExecSandboxStatus } from './approvals';
 import type { LoadedSkillReceipt } from './skills';
@@ -10,14 +11,23 @@ export interface ProblemFieldError {
   message: string;
 }
 
+/** RFC 9457 problem details plus `requestId`, `errors` for validation and `code` for domain errors. */
 export interface ProblemDetails {
+  /** problem type URI; `about:blank` when the status says it all */
   type: string;
+  /** short summary of the problem type (the HTTP status phrase) */
   title: string;
   status: number;
+  /** human-readable explanation, in English */
   detail: string;
+  /** the request path (no query string) */
   instance?: string;
+  /** same as the X-Request-ID response header */
   requestId?: string;
+  /** per-field messages of a validation error */
   errors?: ProblemFieldError[];
+  /** machine-readable code of a domain error (e.g. `skill_not_found`); clients localize by it */
+  code?: string;
 }
 
 export interface HealthResponse {

@@ -10,7 +10,7 @@
  * request and the running tools and surfaces as AgentCancelledError carrying the partial turn.
  */
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
@@ -22,7 +22,8 @@ import { ApprovalsService, type ApprovalEmitter, type ApprovalVerdict } from '..
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import type { ClassifiedProviderError } from '../llm-settings/llm-provider';
+import { DomainError } from '../common/domain-error';
+import type { ClassifiedProviderError, ProviderErrorKind } from '../llm-settings/llm-provider';
 import { classifyProviderError } from '../llm-settings/provider-errors';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
@@ -121,11 +122,16 @@ export class AgentCancelledError extends Error {
   }
 }
 
-/** A model call failed for good (not retryable, retries exhausted, or the stream broke after deltas were sent). */
-export class ModelCallError extends Error {
+/**
+ * A model call failed for good (not retryable, retries exhausted, or the stream broke after deltas were sent). A coded
+ * domain error whose code is the provider error kind (`auth`, `rate_limit`, `timeout`, …) and whose message is the
+ * sanitised provider message: REST answers 502 (504 for a timeout), the WS gateway an `error` event with that code.
+ */
+export class ModelCallError extends DomainError<ProviderErrorKind> {
   constructor(readonly classified: ClassifiedProviderError) {
-    super(classified.message);
-    this.name = 'ModelCallError';
+    super(classified.kind, classified.message, {
+      status: classified.kind === 'timeout' ? HttpStatus.GATEWAY_TIMEOUT : HttpStatus.BAD_GATEWAY,
+    });
   }
 }
 

@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
-import type { ApprovalAuditEntry, ApprovalAuditResponse } from '@cashcode/contracts';
+import { isErrorCode, type ApprovalAuditEntry, type ApprovalAuditResponse } from '@cashcode/contracts';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 
 export const AUDIT_DEFAULT_LIMIT = 50;
@@ -53,7 +53,7 @@ export class ApprovalAuditLog {
     try {
       text = await fs.readFile(this.path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!isErrorCode(error, 'ENOENT')) throw error;
     }
     const entries: ApprovalAuditEntry[] = [];
     for (const line of text.split('\n')) {

@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ApprovalAuditResponse, ToolPoliciesResponse } from '@cashcode/contracts';
@@ -15,7 +16,7 @@ const RULE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** `/api/settings/tool-policies`: which tools run, ask or are denied; the standing rules of "always allow". */
 @ApiTags('approvals')
-@Controller('api/settings/tool-policies')
+@Controller(API_PATHS.toolPolicies)
 export class ToolPoliciesController {
   constructor(private readonly approvals: ApprovalsService) {}
 
@@ -61,7 +62,7 @@ export class ToolPoliciesController {
 
 /** `/api/approvals/audit`: every approval decision, newest first. */
 @ApiTags('approvals')
-@Controller('api/approvals')
+@Controller(API_PATHS.approvals)
 export class ApprovalAuditController {
   constructor(private readonly audit: ApprovalAuditLog) {}
 

@@ -10,6 +10,8 @@ import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  isErrorCode,
+  isRecord,
   MCP_SERVER_NAME_PATTERN,
   TOOL_POLICIES,
   TOOL_RISKS,
@@ -51,10 +53,6 @@ export class ToolPolicyFileError extends Error {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function isToolPolicy(value: unknown): value is ToolPolicy {
   return typeof value === 'string' && (TOOL_POLICIES as readonly string[]).includes(value);
 }
@@ -65,7 +63,7 @@ export function isToolKey(key: string): boolean {
 
 /** A valid scope, or null. */
 export function parseScope(value: unknown): StandingRuleScope | null {
-  if (!isPlainObject(value)) return null;
+  if (!isRecord(value)) return null;
   switch (value['kind']) {
     case 'exec_program': {
       const program = value['program'];
@@ -98,10 +96,10 @@ export function sameScope(a: StandingRuleScope, b: StandingRuleScope): boolean {
 }
 
 function parseState(raw: unknown, path: string): ToolPolicyState {
-  if (!isPlainObject(raw)) throw new ToolPolicyFileError(path, 'not a JSON object');
+  if (!isRecord(raw)) throw new ToolPolicyFileError(path, 'not a JSON object');
   const state: ToolPolicyState = { defaults: { ...DEFAULT_RISK_POLICIES }, tools: {}, servers: {}, rules: [] };
   const defaults = raw['defaults'] ?? {};
-  if (!isPlainObject(defaults)) throw new ToolPolicyFileError(path, '"defaults" must be an object');
+  if (!isRecord(defaults)) throw new ToolPolicyFileError(path, '"defaults" must be an object');
   for (const [risk, policy] of Object.entries(defaults)) {
     if (!(TOOL_RISKS as readonly string[]).includes(risk) || !isToolPolicy(policy)) {
       throw new ToolPolicyFileError(path, `bad default ${JSON.stringify(risk)}`);
@@ -110,7 +108,7 @@ function parseState(raw: unknown, path: string): ToolPolicyState {
   }
   for (const field of ['tools', 'servers'] as const) {
     const map = raw[field] ?? {};
-    if (!isPlainObject(map)) throw new ToolPolicyFileError(path, `"${field}" must be an object`);
+    if (!isRecord(map)) throw new ToolPolicyFileError(path, `"${field}" must be an object`);
     for (const [key, policy] of Object.entries(map)) {
       const validKey = field === 'tools' ? isToolKey(key) : MCP_SERVER_NAME_PATTERN.test(key);
       if (!validKey || !isToolPolicy(policy)) throw new ToolPolicyFileError(path, `bad ${field} entry ${JSON.stringify(key)}`);
@@ -120,8 +118,8 @@ function parseState(raw: unknown, path: string): ToolPolicyState {
   const rules = raw['rules'] ?? [];
   if (!Array.isArray(rules)) throw new ToolPolicyFileError(path, '"rules" must be an array');
   for (const rule of rules) {
-    const scope = isPlainObject(rule) ? parseScope(rule['scope']) : null;
-    if (!isPlainObject(rule) || scope === null || typeof rule['id'] !== 'string' || typeof rule['created_at'] !== 'string') {
+    const scope = isRecord(rule) ? parseScope(rule['scope']) : null;
+    if (!isRecord(rule) || scope === null || typeof rule['id'] !== 'string' || typeof rule['created_at'] !== 'string') {
       throw new ToolPolicyFileError(path, 'bad rule');
     }
     state.rules.push({ id: rule['id'], scope, created_at: rule['created_at'] });
@@ -162,7 +160,7 @@ export class ToolPolicyStore {
     try {
       text = await fs.readFile(this.path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if (isErrorCode(error, 'ENOENT')) return;
       throw error;
     }
     let raw: unknown;

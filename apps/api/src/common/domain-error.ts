@@ -18,8 +18,9 @@ export function validationProblem(errors: readonly ProblemFieldError[], code?: s
 /**
  * Base of every module's coded domain error: a `code` from the module's union, a user-facing message and the HTTP
  * problem it maps to. Each module computes that problem once, with an exhaustive switch (or a Record) over its codes,
- * and the global ProblemDetailsFilter renders it for every route — no per-module interceptor or mapper. Other
- * transports (WS, tool results) switch on `code`.
+ * and the global ProblemDetailsFilter renders it for every route — no per-module interceptor or mapper. The WS
+ * gateway reports the same error as an `error` event with `domainErrorEvent` (its `code` and message); tool results
+ * switch on `code`.
  */
 export abstract class DomainError<Code extends string = string> extends Error {
   /** read by the problem-details filter */
@@ -34,4 +35,9 @@ export abstract class DomainError<Code extends string = string> extends Error {
     this.name = new.target.name;
     this.httpStatus = problem.status;
   }
+}
+
+/** The `detail` and `code` of the WS `error` event that reports a domain error (the same message REST sends). */
+export function domainErrorEvent(error: DomainError): { detail: string; code: string } {
+  return { detail: error.message, code: error.code };
 }

@@ -1,3 +1,4 @@
+import { isRecord } from '@cashcode/contracts';
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DomainError } from './domain-error';
@@ -30,10 +31,6 @@ interface ProblemInit {
   title?: string;
   errors?: ProblemFieldError[];
   code?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isFieldErrors(value: unknown): value is ProblemFieldError[] {

@@ -1,31 +1,17 @@
 import { applyDecorators, HttpException, HttpStatus } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import type { ProblemDetails, ProblemFieldError } from '@cashcode/contracts';
 import { STATUS_CODES } from 'node:http';
+
+/** The error body shapes are the shared contracts' (one definition for the API and the console). */
+export type { ProblemDetails, ProblemFieldError };
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/** Problem type URIs this server uses besides `about:blank` (RFC 9457 §4.2). */
+/** Problem type URIs this server uses besides `about:blank` (RFC 9457 problem types). */
 export const PROBLEM_TYPES = {
   validation: 'urn:cashcode:problem:validation-error',
 } as const;
-
-export interface ProblemFieldError {
-  field: string;
-  message: string;
-}
-
-/** RFC 9457 problem details plus `requestId` and, for validation, `errors`. */
-export interface ProblemDetails {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance?: string;
-  requestId?: string;
-  errors?: ProblemFieldError[];
-  /** optional machine-readable code of a domain error */
-  code?: string;
-}
 
 export class ProblemFieldErrorDto implements ProblemFieldError {
   @ApiProperty({ example: 'title', description: 'dotted path of the offending field' })

@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
@@ -15,7 +16,7 @@ const ID_PARAM = { name: 'id', description: 'proposal id (32 hex)', example: '0f
  * automatically.
  */
 @ApiTags('skill-evolution')
-@Controller('api/skill-evolution/proposals')
+@Controller(API_PATHS.skillEvolutionProposals)
 export class EvolutionController {
   constructor(private readonly evolution: EvolutionService) {}
 

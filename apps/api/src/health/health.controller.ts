@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import type { ClientConfigResponse, HealthResponse } from '@cashcode/contracts';
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
@@ -29,21 +30,21 @@ export class ClientConfigResponseDto implements ClientConfigResponse {
 }
 
 @ApiTags('health')
-@Controller('api')
+@Controller()
 export class HealthController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sandbox: ExecSandboxService,
   ) {}
 
-  @Get('health')
+  @Get(API_PATHS.health)
   @ApiOperation({ summary: 'Liveness probe' })
   @ApiOkResponse({ type: HealthResponseDto })
   health(): HealthResponseDto {
     return { status: 'ok', service: 'cashcode', exec_sandbox: this.sandbox.status() };
   }
 
-  @Get('client-config')
+  @Get(API_PATHS.clientConfig)
   @ApiOperation({
     summary: 'Where the console finds the WebSocket gateway',
     description: 'Needs no token; the host is the one the page was loaded from.',

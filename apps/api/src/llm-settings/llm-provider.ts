@@ -3,8 +3,10 @@
  * the "not configured" error and the provider error taxonomy (openspec llm-settings "Requirement: Provider clients,
  * generations and leases" and "Requirement: Provider error classification").
  */
+import { HttpStatus } from '@nestjs/common';
 import type OpenAI from 'openai';
 import type { LlmProvider, LlmSelection } from '@cashcode/contracts';
+import { DomainError } from '../common/domain-error';
 
 /**
  * A client lease for one turn. Settings changes install a new generation; a lease keeps its generation's
@@ -33,14 +35,19 @@ export interface LlmClientProvider {
   isReady(provider: LlmProvider): boolean;
 }
 
-export class LlmNotConfiguredError extends Error {
+/**
+ * No client is installed for the provider. A coded domain error: REST answers 503 with code `llm_not_configured`,
+ * the WS gateway an `error` event with the same code and message.
+ */
+export class LlmNotConfiguredError extends DomainError<'llm_not_configured'> {
   constructor(readonly provider: LlmProvider | null) {
     super(
+      'llm_not_configured',
       provider
         ? `LLM is not configured (${provider}): open Settings > LLM settings to set up a connection.`
         : 'LLM is not configured: open Settings > LLM settings to set up a connection.',
+      { status: HttpStatus.SERVICE_UNAVAILABLE },
     );
-    this.name = 'LlmNotConfiguredError';
   }
 }
 

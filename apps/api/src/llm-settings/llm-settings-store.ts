@@ -7,6 +7,7 @@
  * older readers ignore). A file without it (written by an older version or by the original server) binds its key to
  * the origin of the base URL stored with it.
  */
+import { isErrorCode, isRecord } from '@cashcode/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -36,10 +37,6 @@ export type LlmSettingsLoadResult =
   | { status: 'missing' }
   | { status: 'loaded'; settings: StoredLlmSettings }
   | { status: 'invalid'; reason: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Serialises settings in the version 2 format (2-space indent, trailing newline). */
 export function serialiseSettingsFile(settings: StoredLlmSettings): string {
@@ -122,7 +119,7 @@ export class LlmSettingsStore {
     try {
       text = await fs.readFile(this.filePath, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
+      if (isErrorCode(error, 'ENOENT')) return { status: 'missing' };
       return { status: 'invalid', reason: 'unable to read the LLM settings file' };
     }
     try {

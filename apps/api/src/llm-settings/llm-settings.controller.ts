@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { LlmModelsResponse, PublicLlmSettings, TestLlmConnectionResponse } from '@cashcode/contracts';
@@ -14,7 +15,7 @@ import { LlmSettingsService } from './llm-settings.service';
 
 /** `/api/settings/llm`: read and save the provider connections, test a draft, list the models. */
 @ApiTags('llm-settings')
-@Controller('api/settings/llm')
+@Controller(API_PATHS.llmSettings)
 export class LlmSettingsController {
   constructor(private readonly settings: LlmSettingsService) {}
 

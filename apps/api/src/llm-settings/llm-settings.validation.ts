@@ -2,7 +2,7 @@
  * Pure rules of the LLM settings: URL normalisation, the update semantics of PUT (and of the `/test` draft), the
  * origin binding of the stored API key, readiness and the public projection. No I/O.
  */
-import { LLM_PROVIDERS, MAX_MODEL_CHARS, type LlmProvider, type LlmSelection, type PublicLlmSettings } from '@cashcode/contracts';
+import { isRecord, LLM_PROVIDERS, MAX_MODEL_CHARS, type LlmProvider, type LlmSelection, type PublicLlmSettings } from '@cashcode/contracts';
 import type { ProblemFieldError } from '../common/problem-details';
 import { secretMayFollow, urlSecretBinding } from '../common/secret-binding';
 import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
@@ -154,10 +154,6 @@ export function parseBackgroundSelection(raw: unknown): { value: LlmSelection } 
 /** Only an omitted field takes its default; an explicit null is a wrong type (except api_key, which allows null). */
 function withDefault(value: unknown, fallback: string | boolean): unknown {
   return value === undefined ? fallback : value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

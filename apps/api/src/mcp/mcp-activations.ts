@@ -6,6 +6,7 @@
  * is loaded from MemoryStore on first use (`hydrate`, awaited by the MCP tools and by McpService.prepareTurn) and
  * written back through MemoryStore.saveMetadata on the shared metadata object, one write per chat at a time.
  */
+import { isRecord } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { formatEvent } from '../common/log-format';
@@ -18,10 +19,6 @@ export const ACTIVATION_CAPACITY = 50;
 const PURGE_CONCURRENCY = 4;
 /** activation sets kept in memory; the least recently used clean ones are dropped beyond this */
 const MAX_LOADED_CHATS = 2000;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 @Injectable()
 export class McpActivations implements ToolActivationSource {
@@ -70,7 +67,7 @@ export class McpActivations implements ToolActivationSource {
         const state = await this.memory.getChat(chatId);
         const stored = state.metadata.activated_tools;
         const set = new Map<string, number>();
-        if (isPlainObject(stored)) {
+        if (isRecord(stored)) {
           for (const [tool, used] of Object.entries(stored)) {
             if (typeof used === 'number' && Number.isFinite(used)) set.set(tool, used);
           }
@@ -190,7 +187,7 @@ export class McpActivations implements ToolActivationSource {
       const set = this.sets.get(chatId);
       if (!set) return;
       const state = await this.memory.getChat(chatId);
-      const had = isPlainObject(state.metadata.activated_tools);
+      const had = isRecord(state.metadata.activated_tools);
       if (!had && set.size === 0) return;
       state.metadata.activated_tools = Object.fromEntries(set);
       await this.memory.saveMetadata(chatId, state.metadata);

@@ -4,14 +4,11 @@
  * the schema cache and the REST tool listing. `readOnlyHint: true` makes a tool's risk class `read`; everything else
  * is `mcp` (approval policy).
  */
+import { isRecord } from '@cashcode/contracts';
 import type { McpToolAnnotations } from '@cashcode/contracts';
 
 const BOOLEAN_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 const MAX_TITLE_CHARS = 200;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function cleanTitle(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -22,7 +19,7 @@ function cleanTitle(value: unknown): string | undefined {
 
 /** The known annotation keys with their declared types; undefined when none is present. */
 export function sanitizeAnnotations(raw: unknown): McpToolAnnotations | undefined {
-  if (!isPlainObject(raw)) return undefined;
+  if (!isRecord(raw)) return undefined;
   const out: McpToolAnnotations = {};
   const title = cleanTitle(raw['title']);
   if (title !== undefined) out.title = title;

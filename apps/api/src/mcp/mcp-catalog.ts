@@ -5,7 +5,7 @@
  * A malformed catalog is a startup error naming the file.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_SERVER_NAME_PATTERN, type McpTransportType } from '@cashcode/contracts';
+import { isRecord, isErrorCode, MCP_SERVER_NAME_PATTERN, type McpTransportType } from '@cashcode/contracts';
 import { promises as fs } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
@@ -23,14 +23,6 @@ export class McpCatalogError extends Error {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isErrorCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === code;
-}
-
 async function readJsonObject(file: string): Promise<Record<string, unknown> | null> {
   let text: string;
   try {
@@ -45,7 +37,7 @@ async function readJsonObject(file: string): Promise<Record<string, unknown> | n
   } catch (error) {
     throw new McpCatalogError(file, `not valid JSON (${(error as Error | null)?.message ?? 'parse error'})`);
   }
-  if (!isPlainObject(value)) throw new McpCatalogError(file, 'the top level must be an object keyed by server name');
+  if (!isRecord(value)) throw new McpCatalogError(file, 'the top level must be an object keyed by server name');
   return value;
 }
 
@@ -56,7 +48,7 @@ function stringList(value: unknown): string[] | null {
 
 function stringMap(value: unknown): Record<string, string> | null {
   if (value === undefined) return {};
-  if (!isPlainObject(value)) return null;
+  if (!isRecord(value)) return null;
   return Object.values(value).every((v) => typeof v === 'string') ? (value as Record<string, string>) : null;
 }
 
@@ -195,7 +187,7 @@ export class McpCatalog {
     for (const [name, value] of Object.entries(raw ?? {})) {
       const where = (reason: string) => new McpCatalogError(file, `server '${name}': ${reason}`);
       if (!MCP_SERVER_NAME_PATTERN.test(name)) throw where('invalid server name');
-      if (!isPlainObject(value)) throw where('the entry must be an object');
+      if (!isRecord(value)) throw where('the entry must be an object');
       const type = inferType(value);
       if (type !== 'stdio' && type !== 'sse' && type !== 'streamable_http') throw where(`unsupported type '${type}'`);
       const args = stringList(value['args']);
@@ -250,7 +242,7 @@ export class McpCatalog {
     for (const [name, value] of Object.entries(raw ?? {})) {
       if (!MCP_SERVER_NAME_PATTERN.test(name)) throw new McpCatalogError(file, `invalid server name '${name}'`);
       if (this.builtins.has(name)) throw new McpCatalogError(file, `server '${name}' has the name of a built-in server`);
-      if (!isPlainObject(value)) throw new McpCatalogError(file, `server '${name}': the entry must be an object`);
+      if (!isRecord(value)) throw new McpCatalogError(file, `server '${name}': the entry must be an object`);
       try {
         out.set(name, userConfig(name, validateUserEntry(value, null), this.config.rootDir));
       } catch (error) {

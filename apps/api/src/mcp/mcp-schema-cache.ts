@@ -6,6 +6,7 @@
  * (an entry whose fingerprint does not match the server's current transport is ignored). Entries are kept in memory
  * once read, so a search never touches the disk twice for the same server.
  */
+import { isRecord } from '@cashcode/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -46,22 +47,18 @@ export function safeCacheName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function parseEntry(value: unknown): CacheEntry | null {
-  if (!isPlainObject(value)) return null;
+  if (!isRecord(value)) return null;
   const fingerprint = value['transport_fingerprint'];
   const tools = value['tools'];
   if (typeof fingerprint !== 'string' || !Array.isArray(tools)) return null;
   const out: McpToolDescriptor[] = [];
   for (const tool of tools) {
-    if (!isPlainObject(tool) || typeof tool['name'] !== 'string' || tool['name'] === '') continue;
+    if (!isRecord(tool) || typeof tool['name'] !== 'string' || tool['name'] === '') continue;
     const descriptor: McpToolDescriptor = {
       name: tool['name'],
       description: typeof tool['description'] === 'string' ? tool['description'] : '',
-      inputSchema: isPlainObject(tool['inputSchema']) ? tool['inputSchema'] : {},
+      inputSchema: isRecord(tool['inputSchema']) ? tool['inputSchema'] : {},
     };
     const annotations = sanitizeAnnotations(tool['annotations']);
     const title = toolTitle(tool['title'], annotations);

@@ -9,14 +9,11 @@
  *   other type becomes that type with `nullable: true`; only the root schema gets the defaults `type: "object"`,
  *   `properties: {}`, `required: []` (property sub-schemas are left as they are).
  */
+import { isRecord } from '@cashcode/contracts';
 import { createHash } from 'node:crypto';
 import type { JsonSchemaObject } from '../agent/agent-tool';
 
 export const MAX_TOOL_NAME = 64;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const VALID_NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -48,27 +45,27 @@ function normalizeNullable(schema: Record<string, unknown>): Record<string, unkn
       out['nullable'] = true;
     }
   }
-  if (isPlainObject(out['properties'])) {
+  if (isRecord(out['properties'])) {
     const props: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(out['properties'])) {
-      props[key] = isPlainObject(value) ? normalizeNullable(value) : value;
+      props[key] = isRecord(value) ? normalizeNullable(value) : value;
     }
     out['properties'] = props;
   }
-  if (isPlainObject(out['items'])) out['items'] = normalizeNullable(out['items']);
+  if (isRecord(out['items'])) out['items'] = normalizeNullable(out['items']);
   for (const key of ['anyOf', 'oneOf', 'allOf']) {
     const list = out[key];
-    if (Array.isArray(list)) out[key] = list.map((item) => (isPlainObject(item) ? normalizeNullable(item) : item));
+    if (Array.isArray(list)) out[key] = list.map((item) => (isRecord(item) ? normalizeNullable(item) : item));
   }
   return out;
 }
 
 /** The OpenAI function `parameters` for an MCP tool's `inputSchema`. */
 export function normalizeInputSchema(input: unknown): JsonSchemaObject {
-  const schema = normalizeNullable(isPlainObject(input) ? input : {});
+  const schema = normalizeNullable(isRecord(input) ? input : {});
   delete schema['$schema'];
   if (schema['type'] !== 'object') schema['type'] = 'object';
-  if (!isPlainObject(schema['properties'])) schema['properties'] = {};
+  if (!isRecord(schema['properties'])) schema['properties'] = {};
   if (!Array.isArray(schema['required'])) schema['required'] = [];
   return schema as JsonSchemaObject;
 }

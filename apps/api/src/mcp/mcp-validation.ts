@@ -3,6 +3,7 @@
  * catalog's network entries. Throws McpError('validation') with the first failing rule's message and field.
  */
 import {
+  isRecord,
   MCP_HEADER_NAME_PATTERN,
   MCP_MASKED_VALUE,
   MCP_MAX_HEADERS,
@@ -43,10 +44,6 @@ export interface ValidUserEntry {
 
 function fail(field: string, message: string): never {
   throw new McpError('validation', message, field);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -120,7 +117,7 @@ export function validateHeaders(
   field = 'headers',
 ): Record<string, string> {
   if (raw === undefined || raw === null) return {};
-  if (!isPlainObject(raw)) fail(field, MCP_VALIDATION_MESSAGES.headersObject);
+  if (!isRecord(raw)) fail(field, MCP_VALIDATION_MESSAGES.headersObject);
   const entries = Object.entries(raw);
   if (entries.length > MCP_MAX_HEADERS) fail(field, MCP_VALIDATION_MESSAGES.headersCount);
   const seen = new Set<string>();

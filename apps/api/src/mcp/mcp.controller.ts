@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { McpServerListResponse, McpServerRecord, McpServerToolsResponse } from '@cashcode/contracts';
@@ -8,7 +9,7 @@ import { McpService } from './mcp.service';
 
 /** `/api/mcp/servers` — the MCP marketplace: list, create, replace, delete, connect, disconnect, tools. */
 @ApiTags('mcp')
-@Controller('api/mcp/servers')
+@Controller(API_PATHS.mcpServers)
 export class McpController {
   constructor(private readonly mcp: McpService) {}
 

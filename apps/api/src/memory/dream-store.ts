@@ -6,6 +6,7 @@
  * `.dreams` is hidden, so it is never listed as a chat. Whole-file writes are atomic; the cursor file is updated on
  * one lane so a Dream run and a session deletion never lose each other's change.
  */
+import { isErrorCode, isRecord } from '@cashcode/contracts';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -24,11 +25,6 @@ export const MAX_DREAM_RUNS = 200;
 const RUN_ID_PATTERN = /^\d{13}-[0-9a-f]{8}$/;
 
 export type DreamCursor = Record<string, number>;
-
-function isErrorCode(error: unknown, ...codes: string[]): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && codes.includes(code);
-}
 
 function isDreamRun(value: unknown): value is DreamRun {
   if (typeof value !== 'object' || value === null) return false;
@@ -69,9 +65,9 @@ export class DreamStore {
     }
     try {
       const value: unknown = JSON.parse(text);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      if (isRecord(value)) {
         const cursor: DreamCursor = {};
-        for (const [chatId, raw] of Object.entries(value as Record<string, unknown>)) {
+        for (const [chatId, raw] of Object.entries(value)) {
           if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) cursor[chatId] = raw;
         }
         return cursor;

@@ -2,6 +2,7 @@
  * history.jsonl records (openspec memory): parsing one line, building the records of a turn (openspec memory) and
  * turning records back into model messages (openspec memory). Pure functions, no I/O.
  */
+import { isRecord } from '@cashcode/contracts';
 import type { ChatMessage, HistoryRecord, HistoryRole, ToolCallRecord, UserTurnInput } from './memory.types';
 
 /**
@@ -13,10 +14,6 @@ const ROLES: ReadonlySet<string> = new Set<HistoryRole>(['user', 'assistant', 't
 
 /** A record before the store assigns its cursor and timestamp. */
 export type PendingRecord = Omit<HistoryRecord, 'cursor' | 'timestamp'>;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `content` coerced to a string the way the original server's `str()` would for the usual cases. */
 function coerceContent(value: unknown): string {
@@ -31,9 +28,9 @@ export function normalizeToolCalls(value: unknown): ToolCallRecord[] {
   if (!Array.isArray(value)) return [];
   const calls: ToolCallRecord[] = [];
   for (const entry of value) {
-    if (!isPlainObject(entry)) continue;
+    if (!isRecord(entry)) continue;
     const fn = entry['function'];
-    if (!isPlainObject(fn) || typeof fn['name'] !== 'string' || fn['name'] === '') continue;
+    if (!isRecord(fn) || typeof fn['name'] !== 'string' || fn['name'] === '') continue;
     const id = typeof entry['id'] === 'string' ? entry['id'] : '';
     const rawArguments = fn['arguments'];
     const args =
@@ -61,7 +58,7 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
   } catch {
     return null;
   }
-  if (!isPlainObject(value)) return null;
+  if (!isRecord(value)) return null;
   const cursor = value['cursor'];
   const role = value['role'];
   if (typeof cursor !== 'number' || !Number.isSafeInteger(cursor)) return null;

@@ -11,7 +11,7 @@
  * of a recently written chat stays open (bounded), so a turn costs one write + one fdatasync.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { CHAT_ID_PATTERN } from '@cashcode/contracts';
+import { isRecord, isErrorCode, CHAT_ID_PATTERN } from '@cashcode/contracts';
 import { constants as fsConstants, promises as fs, statSync, writeSync, type BigIntStats, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
@@ -113,17 +113,6 @@ export type MemoryDocument = 'MEMORY.md' | 'SOUL.md';
 export interface MemoryDocumentUpdate<T> {
   content: string | null;
   result: T;
-}
-
-/** Node fs error code check (duck-typed: fs errors may come from another realm, e.g. under Jest). */
-function isErrorCode(error: unknown, ...codes: string[]): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && codes.includes(code);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function readerFor(handle: fs.FileHandle): ReadAt {
@@ -600,7 +589,7 @@ export class MemoryStore implements OnApplicationShutdown {
     }
     try {
       const value: unknown = JSON.parse(text);
-      if (isPlainObject(value)) return value as ChatMetadata;
+      if (isRecord(value)) return value as ChatMetadata;
     } catch {
       // fall through: unreadable metadata is treated as empty (openspec memory)
     }

@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
@@ -19,7 +20,7 @@ const DEFAULT_DREAM_LIMIT = 50;
  * openspec memory "Requirement: Memory REST API").
  */
 @ApiTags('memory')
-@Controller('api/memory')
+@Controller(API_PATHS.memory)
 export class MemoryController {
   constructor(private readonly memory: MemoryService) {}
 

@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
@@ -18,7 +19,7 @@ const CHAT_ID_PARAM = {
 
 /** Sessions REST (openspec sessions). */
 @ApiTags('sessions')
-@Controller('api/sessions')
+@Controller(API_PATHS.sessions)
 export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 

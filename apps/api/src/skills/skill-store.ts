@@ -7,6 +7,7 @@
  *
  * No message produced here contains a host path.
  */
+import { isErrorCode, isRecord } from '@cashcode/contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fsCallback from 'node:fs';
 import { promises as fs, type Dirent } from 'node:fs';
@@ -96,10 +97,6 @@ const VERSION_PATTERN = /^\d{1,16}-[0-9a-f]{8}$/;
 
 function hex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
-}
-
-function isErrorCode(error: unknown, ...codes: string[]): boolean {
-  return typeof error === 'object' && error !== null && codes.includes((error as NodeJS.ErrnoException).code ?? '');
 }
 
 const openFile = promisify(fsCallback.open);
@@ -418,7 +415,7 @@ export class SkillStore {
     if (metaFound === 'file') {
       try {
         const value: unknown = JSON.parse((await readLimited(path.join(dir, META_FILE), 64 * 1024)).toString('utf8'));
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) meta = value as Record<string, unknown>;
+        if (isRecord(value)) meta = value;
       } catch {
         return fail(PACKAGE_MESSAGES.invalidMeta);
       }
@@ -501,7 +498,7 @@ export class SkillStore {
   async readMeta(source: SkillSource, name: string): Promise<Record<string, unknown> | null> {
     try {
       const value: unknown = JSON.parse(await fs.readFile(path.join(this.rootOf(source), name, META_FILE), 'utf8'));
-      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+      return isRecord(value) ? value : null;
     } catch {
       return null;
     }

@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import {
   Body,
   Controller,
@@ -79,7 +80,7 @@ export class SkillUploadLimitInterceptor implements NestInterceptor {
 
 /** `/api/skills` — the Skill market (openspec skills). SkillError is rendered as problem+json by the global filter. */
 @ApiTags('skills')
-@Controller('api/skills')
+@Controller(API_PATHS.skills)
 export class SkillsController {
   constructor(private readonly skills: SkillsService) {}
 

@@ -1,3 +1,4 @@
+import { API_PATHS } from '@cashcode/contracts';
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ExecSandboxStatus } from '@cashcode/contracts';
@@ -6,7 +7,7 @@ import { ExecSandboxService } from './exec-sandbox.service';
 
 /** `GET /api/settings/exec-sandbox`: whether exec runs confined (read-only; the mode is set by the environment). */
 @ApiTags('exec-sandbox')
-@Controller('api/settings/exec-sandbox')
+@Controller(API_PATHS.execSandbox)
 export class ExecSandboxController {
   constructor(private readonly sandbox: ExecSandboxService) {}
 

@@ -4,6 +4,7 @@
  * error the model sees (`Error: search failed: …`); the turn continues. Both endpoints are configured by the server
  * owner, so they do not go through the SSRF guard (a SearXNG instance is usually on the local network).
  */
+import { isRecord } from '@cashcode/contracts';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent-tool';
 import { formatSeconds, requireString, toolError } from './tool-args';
 import { WEB_FETCH_USER_AGENT } from './web-fetch.tool';
@@ -23,12 +24,6 @@ export interface WebSearchOptions {
 }
 
 class SearchFailure extends Error {}
-
-type JsonRecord = Record<string, unknown>;
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import {
+  isRecord,
   APPROVAL_DECISIONS,
   MCP_SERVER_NAME_PATTERN,
   TOOL_POLICIES,
@@ -22,17 +23,13 @@ import {
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../approval-audit';
 import { MAX_POLICY_ENTRIES, MAX_RULES, isToolKey, isToolPolicy } from '../tool-policy-store';
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** An object mapping valid keys to `allow` | `ask` | `deny`. */
 function IsPolicyMap(validKey: (key: string) => boolean, keys: string): PropertyDecorator {
   return ValidateBy({
     name: 'isPolicyMap',
     validator: {
       validate: (value: unknown) =>
-        isPlainObject(value) &&
+        isRecord(value) &&
         Object.keys(value).length <= MAX_POLICY_ENTRIES &&
         Object.entries(value).every(([key, policy]) => validKey(key) && isToolPolicy(policy)),
       defaultMessage: (args) =>

@@ -11,7 +11,7 @@ import type {
   StandingRuleScope,
   ToolRisk,
 } from '@cashcode/contracts';
-import { TOOL_RISKS } from '@cashcode/contracts';
+import { isRecord, TOOL_RISKS } from '@cashcode/contracts';
 
 import type { ChatMessage, ChatThread, ToolBlockState } from './chat-state';
 
@@ -267,8 +267,8 @@ export function approvalArguments(approval: Pick<ApprovalState, 'risk' | 'argume
   const raw = approval.arguments;
   try {
     const value: unknown = JSON.parse(raw);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const command = (value as Record<string, unknown>)['command'];
+    if (isRecord(value)) {
+      const command = value['command'];
       const keys = Object.keys(value);
       if (approval.risk === 'exec' && typeof command === 'string' && keys.length === 1) return { command: true, text: command };
       return { command: false, text: JSON.stringify(value, null, 2) };

@@ -1,5 +1,6 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
+import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   LlmModelsResponse,
   PublicLlmSettings,
@@ -15,30 +16,30 @@ export class ChatApi {
   private readonly http = inject(HttpClient);
 
   listSessions(): Promise<SessionListResponse> {
-    return firstValueFrom(this.http.get<SessionListResponse>('/api/sessions'));
+    return firstValueFrom(this.http.get<SessionListResponse>(API_PATHS.sessions));
   }
 
   messages(chatId: string): Promise<SessionMessagesResponse> {
     return firstValueFrom(
-      this.http.get<SessionMessagesResponse>(`/api/sessions/${encodeURIComponent(chatId)}/messages`),
+      this.http.get<SessionMessagesResponse>(apiPath(API_PATHS.sessions, chatId, 'messages')),
     );
   }
 
   rename(chatId: string, title: string): Promise<RenameSessionResponse> {
     return firstValueFrom(
-      this.http.patch<RenameSessionResponse>(`/api/sessions/${encodeURIComponent(chatId)}`, { title }),
+      this.http.patch<RenameSessionResponse>(apiPath(API_PATHS.sessions, chatId), { title }),
     );
   }
 
   remove(chatId: string): Promise<void> {
-    return firstValueFrom(this.http.delete<void>(`/api/sessions/${encodeURIComponent(chatId)}`));
+    return firstValueFrom(this.http.delete<void>(apiPath(API_PATHS.sessions, chatId)));
   }
 
   models(): Promise<LlmModelsResponse> {
-    return firstValueFrom(this.http.get<LlmModelsResponse>('/api/settings/llm/models'));
+    return firstValueFrom(this.http.get<LlmModelsResponse>(API_PATHS.llmModels));
   }
 
   llmSettings(): Promise<PublicLlmSettings> {
-    return firstValueFrom(this.http.get<PublicLlmSettings>('/api/settings/llm'));
+    return firstValueFrom(this.http.get<PublicLlmSettings>(API_PATHS.llmSettings));
   }
 }

@@ -122,6 +122,17 @@ describe('ChatStore', () => {
     expect(store.messages().map((message) => message.content)).toEqual(['  hi  ', 'Hello there']);
   });
 
+  it('Scenario: a WS error with a known code is shown localized, an unknown code keeps the server detail', async () => {
+    store.init();
+    http.expectOne('/api/sessions').flush({ sessions: [] });
+    await flushAsync();
+    sockets[0].open('fresh-1');
+    sockets[0].emit({ event: 'error', detail: 'LLM is not configured (ollama): …', code: 'llm_not_configured' });
+    expect(store.banner()).toBe('The LLM is not configured: open Settings > LLM settings to set up a connection.');
+    sockets[0].emit({ event: 'error', detail: 'frame too large', code: 'frame_too_large' });
+    expect(store.banner()).toBe('frame too large');
+  });
+
   it('Scenario: a stale history response is discarded', async () => {
     await startWithSessions(['s1', 's2']);
     const first = http.expectOne('/api/sessions/s1/messages');

@@ -11,6 +11,7 @@ import type {
 } from '@cashcode/contracts';
 
 import { ApiError, errorMessage } from '../core/api/api-error';
+import { problemMessageKey } from '../core/api/problem-messages';
 import { ApprovalNotifier } from '../core/approvals/approval-notifier';
 import { I18n, type MessageKey } from '../core/i18n/i18n';
 import { ChatSocket } from '../core/socket/chat-socket';
@@ -265,12 +266,20 @@ export class ChatStore {
 
   // ---- internals ---------------------------------------------------------------------------------------
 
+  /** A WS `error` event with a known code shows the console's translation, like a REST problem with that code. */
+  private localizeError(event: ServerEvent): ServerEvent {
+    if (event.event !== 'error' || event.code === undefined) return event;
+    const key = problemMessageKey(event.code);
+    return key === undefined ? event : { ...event, detail: this.i18n.t(key) };
+  }
+
   private applySelection(selection: LlmSelection | null): void {
     this.selected.set(selection);
     writeStorage(MODEL_SELECTION_STORAGE_KEY, selection ? JSON.stringify(selection) : null);
   }
 
-  private handleEvent(event: ServerEvent): void {
+  private handleEvent(received: ServerEvent): void {
+    const event = this.localizeError(received);
     const before = this.state();
     if (event.event === 'ready') {
       this.readyCount++;

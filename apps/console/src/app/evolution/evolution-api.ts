@@ -1,5 +1,6 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
+import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   SkillEvolutionProposal,
   SkillEvolutionProposalDetail,
@@ -7,7 +8,7 @@ import type {
 } from '@cashcode/contracts';
 import { firstValueFrom } from 'rxjs';
 
-const BASE = '/api/skill-evolution/proposals';
+const BASE = API_PATHS.skillEvolutionProposals;
 
 /** REST calls of the Evolution view (openspec skill-evolution). */
 @Injectable({ providedIn: 'root' })
@@ -19,14 +20,14 @@ export class EvolutionApi {
   }
 
   get(id: string): Promise<SkillEvolutionProposalDetail> {
-    return firstValueFrom(this.http.get<SkillEvolutionProposalDetail>(`${BASE}/${encodeURIComponent(id)}`));
+    return firstValueFrom(this.http.get<SkillEvolutionProposalDetail>(apiPath(BASE, id)));
   }
 
   approve(id: string): Promise<SkillEvolutionProposal> {
-    return firstValueFrom(this.http.post<SkillEvolutionProposal>(`${BASE}/${encodeURIComponent(id)}/approve`, {}));
+    return firstValueFrom(this.http.post<SkillEvolutionProposal>(apiPath(BASE, id, 'approve'), {}));
   }
 
   reject(id: string): Promise<SkillEvolutionProposal> {
-    return firstValueFrom(this.http.post<SkillEvolutionProposal>(`${BASE}/${encodeURIComponent(id)}/reject`, {}));
+    return firstValueFrom(this.http.post<SkillEvolutionProposal>(apiPath(BASE, id, 'reject'), {}));
   }
 }

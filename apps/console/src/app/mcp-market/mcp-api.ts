@@ -1,5 +1,6 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
+import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   CreateMcpServerRequest,
   McpServerListResponse,
@@ -9,7 +10,7 @@ import type {
 } from '@cashcode/contracts';
 import { firstValueFrom } from 'rxjs';
 
-const BASE = '/api/mcp/servers';
+const BASE = API_PATHS.mcpServers;
 
 /** REST calls of the MCP Market (openspec mcp). */
 @Injectable({ providedIn: 'root' })
@@ -25,22 +26,22 @@ export class McpApi {
   }
 
   update(name: string, request: UpdateMcpServerRequest): Promise<McpServerRecord> {
-    return firstValueFrom(this.http.put<McpServerRecord>(`${BASE}/${encodeURIComponent(name)}`, request));
+    return firstValueFrom(this.http.put<McpServerRecord>(apiPath(BASE, name), request));
   }
 
   delete(name: string): Promise<void> {
-    return firstValueFrom(this.http.delete<void>(`${BASE}/${encodeURIComponent(name)}`));
+    return firstValueFrom(this.http.delete<void>(apiPath(BASE, name)));
   }
 
   connect(name: string): Promise<McpServerRecord> {
-    return firstValueFrom(this.http.post<McpServerRecord>(`${BASE}/${encodeURIComponent(name)}/connect`, {}));
+    return firstValueFrom(this.http.post<McpServerRecord>(apiPath(BASE, name, 'connect'), {}));
   }
 
   disconnect(name: string): Promise<McpServerRecord> {
-    return firstValueFrom(this.http.post<McpServerRecord>(`${BASE}/${encodeURIComponent(name)}/disconnect`, {}));
+    return firstValueFrom(this.http.post<McpServerRecord>(apiPath(BASE, name, 'disconnect'), {}));
   }
 
   tools(name: string): Promise<McpServerToolsResponse> {
-    return firstValueFrom(this.http.get<McpServerToolsResponse>(`${BASE}/${encodeURIComponent(name)}/tools`));
+    return firstValueFrom(this.http.get<McpServerToolsResponse>(apiPath(BASE, name, 'tools')));
   }
 }

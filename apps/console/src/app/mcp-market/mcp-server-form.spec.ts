@@ -65,21 +65,21 @@ describe('MCP server form', () => {
   });
 
   it('mirrors the server rules', () => {
-    expect(validateDraft(draft({ name: 'Bad Name' })).fields.name).toBe('error.name');
-    expect(validateDraft(draft({ displayName: ' ' })).fields.displayName).toBe('error.displayName');
-    expect(validateDraft(draft({ url: 'ftp://x' })).fields.url).toBe('error.url');
-    expect(validateDraft(draft({ url: 'http://u:p@x.y' })).fields.url).toBe('error.urlCredentials');
-    expect(validateDraft(draft({ url: '' })).fields.url).toBe('error.urlLength');
-    expect(validateDraft(draft({ description: 'x'.repeat(1001) })).fields.description).toBe('error.description');
+    expect(validateDraft(draft({ name: 'Bad Name' })).fields.name).toBe('mcp.error.name');
+    expect(validateDraft(draft({ displayName: ' ' })).fields.displayName).toBe('mcp.error.displayName');
+    expect(validateDraft(draft({ url: 'ftp://x' })).fields.url).toBe('mcp.error.url');
+    expect(validateDraft(draft({ url: 'http://u:p@x.y' })).fields.url).toBe('mcp.error.urlCredentials');
+    expect(validateDraft(draft({ url: '' })).fields.url).toBe('mcp.error.urlLength');
+    expect(validateDraft(draft({ description: 'x'.repeat(1001) })).fields.description).toBe('mcp.error.description');
     const a = newHeaderRow('X-A', '1');
     const b = newHeaderRow('x-a', '2');
     const c = newHeaderRow('bad name', '3');
     const d = newHeaderRow('X-D', 'a\nb');
     const errors = validateDraft(draft({ headers: [a, b, c, d] }));
     expect(errors.headers[a.id]).toBeUndefined();
-    expect(errors.headers[b.id]).toEqual({ name: 'error.headerDuplicate' });
-    expect(errors.headers[c.id]).toEqual({ name: 'error.headerName' });
-    expect(errors.headers[d.id]).toEqual({ value: 'error.headerValue' });
+    expect(errors.headers[b.id]).toEqual({ name: 'mcp.error.headerDuplicate' });
+    expect(errors.headers[c.id]).toEqual({ name: 'mcp.error.headerName' });
+    expect(errors.headers[d.id]).toEqual({ value: 'mcp.error.headerValue' });
     // the name of an existing server cannot change, so it is not validated when editing
     expect(validateDraft({ ...draftFromRecord(record), name: 'X' }).fields.name).toBeUndefined();
   });

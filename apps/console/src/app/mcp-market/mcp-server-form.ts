@@ -10,7 +10,7 @@ import {
 } from '@cashcode/contracts';
 
 import { ApiError } from '../core/api/api-error';
-import type { McpTextKey } from './mcp-text';
+import type { MessageKey } from '../core/i18n/i18n';
 
 /** One editable header row; `masked` while it still shows the stored secret as `********`. */
 export interface HeaderRow {
@@ -33,9 +33,9 @@ export interface McpServerDraft {
 export type DraftField = 'name' | 'displayName' | 'type' | 'url' | 'description' | 'headers';
 
 export interface DraftErrors {
-  fields: Partial<Record<DraftField, McpTextKey>>;
+  fields: Partial<Record<DraftField, MessageKey>>;
   /** by row id */
-  headers: Record<number, { name?: McpTextKey; value?: McpTextKey }>;
+  headers: Record<number, { name?: MessageKey; value?: MessageKey }>;
 }
 
 export interface ServerErrors {
@@ -82,9 +82,9 @@ export function changeHeaderValue(row: HeaderRow, value: string): HeaderRow {
 }
 
 /** URL problem of the spec's rule 5, or null. */
-export function urlError(raw: string): McpTextKey | null {
+export function urlError(raw: string): MessageKey | null {
   const url = raw.trim();
-  if (url === '' || codePoints(url) > 2048) return 'error.urlLength';
+  if (url === '' || codePoints(url) > 2048) return 'mcp.error.urlLength';
   const match = /^(https?):\/\/([^/?#]*)/i.exec(url);
   let parsed: URL | null;
   try {
@@ -92,30 +92,30 @@ export function urlError(raw: string): McpTextKey | null {
   } catch {
     parsed = null;
   }
-  if (!match || !parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.hostname === '') return 'error.url';
-  if (match[2]!.includes('@')) return 'error.urlCredentials';
+  if (!match || !parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.hostname === '') return 'mcp.error.url';
+  if (match[2]!.includes('@')) return 'mcp.error.urlCredentials';
   return null;
 }
 
 /** Client-side validation mirroring the server (openspec mcp, console). */
 export function validateDraft(draft: McpServerDraft): DraftErrors {
   const errors: DraftErrors = { fields: {}, headers: {} };
-  if (draft.mode === 'create' && !MCP_SERVER_NAME_PATTERN.test(draft.name.trim())) errors.fields.name = 'error.name';
+  if (draft.mode === 'create' && !MCP_SERVER_NAME_PATTERN.test(draft.name.trim())) errors.fields.name = 'mcp.error.name';
   const display = draft.displayName.trim();
-  if (display === '' || codePoints(display) > 100) errors.fields.displayName = 'error.displayName';
+  if (display === '' || codePoints(display) > 100) errors.fields.displayName = 'mcp.error.displayName';
   const url = urlError(draft.url);
   if (url) errors.fields.url = url;
-  if (codePoints(draft.description.trim()) > 1000) errors.fields.description = 'error.description';
-  if (draft.headers.length > MCP_MAX_HEADERS) errors.fields.headers = 'error.headerCount';
+  if (codePoints(draft.description.trim()) > 1000) errors.fields.description = 'mcp.error.description';
+  if (draft.headers.length > MCP_MAX_HEADERS) errors.fields.headers = 'mcp.error.headerCount';
   const seen = new Set<string>();
   for (const row of draft.headers) {
-    const rowErrors: { name?: McpTextKey; value?: McpTextKey } = {};
+    const rowErrors: { name?: MessageKey; value?: MessageKey } = {};
     const name = row.name.trim();
-    if (!MCP_HEADER_NAME_PATTERN.test(name)) rowErrors.name = 'error.headerName';
-    else if (seen.has(name.toLowerCase())) rowErrors.name = 'error.headerDuplicate';
+    if (!MCP_HEADER_NAME_PATTERN.test(name)) rowErrors.name = 'mcp.error.headerName';
+    else if (seen.has(name.toLowerCase())) rowErrors.name = 'mcp.error.headerDuplicate';
     seen.add(name.toLowerCase());
     const length = codePoints(row.value);
-    if (!row.masked && (length < 1 || length > 4096 || /[\r\n]/.test(row.value))) rowErrors.value = 'error.headerValue';
+    if (!row.masked && (length < 1 || length > 4096 || /[\r\n]/.test(row.value))) rowErrors.value = 'mcp.error.headerValue';
     if (rowErrors.name || rowErrors.value) errors.headers[row.id] = rowErrors;
   }
   return errors;

@@ -1,5 +1,6 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
+import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   DreamRun,
   DreamRunListResponse,
@@ -16,8 +17,8 @@ import { firstValueFrom } from 'rxjs';
 export type MemoryDocumentKind = 'memory' | 'soul';
 
 const DOCUMENT_PATHS: Record<MemoryDocumentKind, string> = {
-  memory: '/api/memory',
-  soul: '/api/memory/soul',
+  memory: API_PATHS.memory,
+  soul: API_PATHS.memorySoul,
 };
 
 /** REST calls of the Memory view: MEMORY.md / SOUL.md, Dream runs, and the background model of the LLM settings. */
@@ -34,29 +35,29 @@ export class MemoryApi {
   }
 
   listDreams(limit = 50): Promise<DreamRunListResponse> {
-    return firstValueFrom(this.http.get<DreamRunListResponse>('/api/memory/dreams', { params: { limit } }));
+    return firstValueFrom(this.http.get<DreamRunListResponse>(API_PATHS.dreams, { params: { limit } }));
   }
 
   runDream(): Promise<DreamTriggerResponse> {
-    return firstValueFrom(this.http.post<DreamTriggerResponse>('/api/memory/dream', {}));
+    return firstValueFrom(this.http.post<DreamTriggerResponse>(API_PATHS.dream, {}));
   }
 
   revertDream(id: string): Promise<DreamRun> {
-    return firstValueFrom(this.http.post<DreamRun>(`/api/memory/dreams/${encodeURIComponent(id)}/revert`, {}));
+    return firstValueFrom(this.http.post<DreamRun>(apiPath(API_PATHS.dreams, id, 'revert'), {}));
   }
 
   llmSettings(): Promise<PublicLlmSettings> {
-    return firstValueFrom(this.http.get<PublicLlmSettings>('/api/settings/llm'));
+    return firstValueFrom(this.http.get<PublicLlmSettings>(API_PATHS.llmSettings));
   }
 
   models(): Promise<LlmModelsResponse> {
-    return firstValueFrom(this.http.get<LlmModelsResponse>('/api/settings/llm/models'));
+    return firstValueFrom(this.http.get<LlmModelsResponse>(API_PATHS.llmModels));
   }
 
   /** Saves only the background model: the saved connections are sent back unchanged (the stored key is kept). */
   saveBackgroundModel(settings: PublicLlmSettings, background: LlmSelection | null): Promise<PublicLlmSettings> {
     return firstValueFrom(
-      this.http.put<PublicLlmSettings>('/api/settings/llm', {
+      this.http.put<PublicLlmSettings>(API_PATHS.llmSettings, {
         openai_compatible: { base_url: settings.openai_compatible.base_url },
         ollama: { base_url: settings.ollama.base_url },
         background,

@@ -3,7 +3,7 @@ import type { DreamRun, DreamTriggerResponse, MemoryDocumentResponse, SoulDocume
 
 import { ApiError, errorMessage } from '../core/api/api-error';
 import { MemoryApi, type MemoryDocumentKind } from './memory-api';
-import { MemoryText } from './memory-text';
+import { I18n } from '../core/i18n/i18n';
 
 export interface DocumentState {
   /** the version last read from or written to the server */
@@ -28,7 +28,7 @@ const EMPTY_DOCUMENT: DocumentState = { saved: null, draft: '', saving: false, c
 @Injectable()
 export class MemoryStore {
   private readonly api = inject(MemoryApi);
-  private readonly text = inject(MemoryText);
+  private readonly i18n = inject(I18n);
 
   private readonly documents = signal<Record<MemoryDocumentKind, DocumentState>>({
     memory: EMPTY_DOCUMENT,
@@ -118,7 +118,7 @@ export class MemoryStore {
       this.dreamOutcome.set(this.describe(result));
       await this.refreshAfterDream();
     } catch (error) {
-      this.dreamOutcome.set({ kind: 'error', text: this.text.t('dream.runFailed', { detail: errorMessage(error) }) });
+      this.dreamOutcome.set({ kind: 'error', text: this.i18n.t('memory.dream.runFailed', { detail: errorMessage(error) }) });
     } finally {
       this.dreamBusy.set('idle');
     }
@@ -130,10 +130,10 @@ export class MemoryStore {
     this.dreamOutcome.set(null);
     try {
       await this.api.revertDream(run.id);
-      this.dreamOutcome.set({ kind: 'success', text: this.text.t('dream.reverted') });
+      this.dreamOutcome.set({ kind: 'success', text: this.i18n.t('memory.dream.reverted') });
       await this.refreshAfterDream();
     } catch (error) {
-      this.dreamOutcome.set({ kind: 'error', text: this.text.t('dream.revertFailed', { detail: errorMessage(error) }) });
+      this.dreamOutcome.set({ kind: 'error', text: this.i18n.t('memory.dream.revertFailed', { detail: errorMessage(error) }) });
     } finally {
       this.dreamBusy.set('idle');
     }
@@ -150,7 +150,7 @@ export class MemoryStore {
       if (error instanceof ApiError && error.status === 409) {
         this.patch(kind, { saving: false, conflict: true, error: null });
       } else {
-        this.patch(kind, { saving: false, error: this.text.t('memory.saveFailed', { detail: errorMessage(error) }) });
+        this.patch(kind, { saving: false, error: this.i18n.t('memory.memory.saveFailed', { detail: errorMessage(error) }) });
       }
     }
   }
@@ -164,11 +164,11 @@ export class MemoryStore {
 
   private describe(result: DreamTriggerResponse): StatusMessage {
     if (!result.ran || !result.run) {
-      return { kind: 'info', text: this.text.t(result.reason === 'no_model' ? 'dream.noModel' : 'dream.noRecords') };
+      return { kind: 'info', text: this.i18n.t(result.reason === 'no_model' ? 'memory.dream.noModel' : 'memory.dream.noRecords') };
     }
-    const outcome = this.text.t(`dream.outcome.${result.run.outcome}`);
+    const outcome = this.i18n.t(`memory.dream.outcome.${result.run.outcome}`);
     const kind = result.run.outcome === 'failed' || result.run.outcome === 'rejected' ? 'error' : 'success';
-    return { kind, text: this.text.t('dream.finished', { outcome }) };
+    return { kind, text: this.i18n.t('memory.dream.finished', { outcome }) };
   }
 
   private setDocument(kind: MemoryDocumentKind, state: DocumentState): void {

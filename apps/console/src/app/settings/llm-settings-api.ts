@@ -1,5 +1,6 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
+import { API_PATHS } from '@cashcode/contracts';
 import type {
   PublicLlmSettings,
   TestLlmConnectionRequest,
@@ -14,14 +15,14 @@ export class LlmSettingsApi {
   private readonly http = inject(HttpClient);
 
   get(): Promise<PublicLlmSettings> {
-    return firstValueFrom(this.http.get<PublicLlmSettings>('/api/settings/llm'));
+    return firstValueFrom(this.http.get<PublicLlmSettings>(API_PATHS.llmSettings));
   }
 
   save(request: UpdateLlmSettingsRequest): Promise<PublicLlmSettings> {
-    return firstValueFrom(this.http.put<PublicLlmSettings>('/api/settings/llm', request));
+    return firstValueFrom(this.http.put<PublicLlmSettings>(API_PATHS.llmSettings, request));
   }
 
   test(request: TestLlmConnectionRequest): Promise<TestLlmConnectionResponse> {
-    return firstValueFrom(this.http.post<TestLlmConnectionResponse>('/api/settings/llm/test', request));
+    return firstValueFrom(this.http.post<TestLlmConnectionResponse>(API_PATHS.llmSettingsTest, request));
   }
 }

@@ -1,5 +1,6 @@
 import { HttpClient, HttpParams } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
+import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   DeleteInvalidSkillResponse,
   SkillContentResponse,
@@ -12,8 +13,7 @@ import type {
 } from '@cashcode/contracts';
 import { firstValueFrom } from 'rxjs';
 
-const BASE = '/api/skills';
-const path = (name: string) => `${BASE}/${encodeURIComponent(name)}`;
+const BASE = API_PATHS.skills;
 
 /** Query string of the list call with keys in the original console's order, empty values omitted (openspec console). */
 export function listParams(query: SkillListQuery): HttpParams {
@@ -37,41 +37,41 @@ export class SkillsApi {
   }
 
   content(name: string): Promise<SkillContentResponse> {
-    return firstValueFrom(this.http.get<SkillContentResponse>(`${path(name)}/content`));
+    return firstValueFrom(this.http.get<SkillContentResponse>(apiPath(BASE, name, 'content')));
   }
 
   replace(name: string, content: string, expectedHash: string): Promise<SkillReplaceResponse> {
-    return firstValueFrom(this.http.put<SkillReplaceResponse>(path(name), { content, expected_hash: expectedHash }));
+    return firstValueFrom(this.http.put<SkillReplaceResponse>(apiPath(BASE, name), { content, expected_hash: expectedHash }));
   }
 
   setEnabled(name: string, enabled: boolean): Promise<SkillRecordWithPath> {
-    return firstValueFrom(this.http.patch<SkillRecordWithPath>(`${path(name)}/enabled`, { enabled }));
+    return firstValueFrom(this.http.patch<SkillRecordWithPath>(apiPath(BASE, name, 'enabled'), { enabled }));
   }
 
   delete(name: string): Promise<void> {
-    return firstValueFrom(this.http.delete<void>(path(name)));
+    return firstValueFrom(this.http.delete<void>(apiPath(BASE, name)));
   }
 
   versions(name: string): Promise<string[]> {
-    return firstValueFrom(this.http.get<SkillVersionsResponse>(`${path(name)}/versions`)).then((body) => body.versions);
+    return firstValueFrom(this.http.get<SkillVersionsResponse>(apiPath(BASE, name, 'versions'))).then((body) => body.versions);
   }
 
   rollback(name: string, version: string): Promise<SkillRecordWithPath> {
     return firstValueFrom(
-      this.http.post<SkillRecordWithPath>(`${path(name)}/rollback/${encodeURIComponent(version)}`, {}),
+      this.http.post<SkillRecordWithPath>(apiPath(BASE, name, 'rollback', version), {}),
     );
   }
 
   import(file: File): Promise<SkillRecord> {
     const form = new FormData();
     form.append('file', file, file.name);
-    return firstValueFrom(this.http.post<SkillRecord>(`${BASE}/import`, form));
+    return firstValueFrom(this.http.post<SkillRecord>(apiPath(BASE, 'import'), form));
   }
 
   deleteInvalid(source: string, directory: string): Promise<DeleteInvalidSkillResponse> {
     return firstValueFrom(
       this.http.delete<DeleteInvalidSkillResponse>(
-        `${BASE}/invalid/${encodeURIComponent(source)}/${encodeURIComponent(directory)}`,
+        apiPath(BASE, 'invalid', source, directory),
       ),
     );
   }

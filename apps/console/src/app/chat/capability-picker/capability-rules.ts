@@ -4,6 +4,7 @@
  * receipts. Identity rules, the label limit and the selection cap come from @cashcode/contracts.
  */
 import {
+  isRecord,
   MAX_LABEL_CHARS,
   MAX_SELECTIONS,
   MCP_SERVER_NAME_PATTERN,
@@ -162,10 +163,6 @@ export function removeSelection(
 }
 
 // ---- persisted receipts (openspec console) ------------------------------------------------------------------
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function normalizeRows<K extends 'name' | 'server'>(
   raw: unknown,

@@ -1,4 +1,5 @@
 /** Display helpers for tool-call blocks. */
+import { isRecord } from '@cashcode/contracts';
 
 function truncate(text: string, max: number): string {
   const chars = Array.from(text);
@@ -20,7 +21,7 @@ export function summarizeArguments(raw: string, max = 100): string {
   if (text === '' || text === '{}') return '';
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    if (isRecord(value)) {
       const parts = Object.entries(value).map(([key, entry]) => `${key}: ${formatValue(entry)}`);
       return truncate(parts.join(', '), max);
     }

@@ -4,8 +4,12 @@ import { catchError, throwError } from 'rxjs';
 
 import { I18n } from '../i18n/i18n';
 import { ApiError, toApiError } from './api-error';
+import { problemMessageKey } from './problem-messages';
 
-/** Turns every failed HTTP call into an ApiError carrying the problem+json `detail` and field errors. */
+/**
+ * Turns every failed HTTP call into an ApiError carrying the problem+json detail, code and field errors; a known
+ * problem `code` is shown as a message in the console's language, any other as the server's `detail`.
+ */
 export const apiErrorInterceptor: HttpInterceptorFn = (request, next) => {
   const i18n = inject(I18n);
   return next(request).pipe(
@@ -13,8 +17,15 @@ export const apiErrorInterceptor: HttpInterceptorFn = (request, next) => {
       if (error instanceof HttpErrorResponse) {
         if (error.status === 0) return throwError(() => new ApiError(0, i18n.t('error.network')));
         return throwError(() =>
-          toApiError(error.status, error.statusText ?? '', error.error, (status) =>
-            i18n.t('error.requestFailed', { status }),
+          toApiError(
+            error.status,
+            error.statusText ?? '',
+            error.error,
+            (status) => i18n.t('error.requestFailed', { status }),
+            (code) => {
+              const key = problemMessageKey(code);
+              return key === undefined ? undefined : i18n.t(key);
+            },
           ),
         );
       }

@@ -33,4 +33,30 @@ describe('toApiError', () => {
     expect(toApiError(502, 'Bad Gateway', null, fallback).detail).toBe('Bad Gateway');
     expect(toApiError(500, '', null, fallback).detail).toBe('Request failed (500)');
   });
+
+  it('Scenario: a known problem code is shown localized; the server detail is kept', () => {
+    const localize = (code: string) => (code === 'session_not_found' ? '该会话已不存在' : undefined);
+    const error = toApiError(
+      404,
+      'Not Found',
+      { type: 'about:blank', title: 'Not Found', status: 404, detail: 'session not found', code: 'session_not_found' },
+      fallback,
+      localize,
+    );
+    expect(error.detail).toBe('该会话已不存在');
+    expect(error.code).toBe('session_not_found');
+    expect(error.serverDetail).toBe('session not found');
+  });
+
+  it('Scenario: an unknown problem code falls back to the server detail', () => {
+    const error = toApiError(
+      409,
+      'Conflict',
+      { type: 'about:blank', title: 'Conflict', status: 409, detail: 'Skill pdf already exists', code: 'conflict' },
+      fallback,
+      () => undefined,
+    );
+    expect(error.detail).toBe('Skill pdf already exists');
+    expect(error.code).toBe('conflict');
+  });
 });

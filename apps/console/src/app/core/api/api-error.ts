@@ -1,23 +1,25 @@
-import type { ProblemFieldError } from '@cashcode/contracts';
+import { isRecord, type ProblemDetails, type ProblemFieldError } from '@cashcode/contracts';
 
 /**
- * A failed REST call, parsed from an RFC 9457 problem+json body (or whatever the server sent).
- * `status` 0 means the server could not be reached.
+ * A failed REST call, parsed from an RFC 9457 problem+json body (ProblemDetails) or whatever the server sent.
+ * `status` 0 means the server could not be reached. `detail` is the message to show: the localized message of a
+ * known problem `code`, else the server's own `detail`, kept in `serverDetail`.
  */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
     readonly fieldErrors: readonly ProblemFieldError[] = [],
+    readonly code?: string,
+    readonly serverDetail: string = detail,
   ) {
     super(detail);
     this.name = 'ApiError';
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** The localized message of a problem `code`, or undefined for a code the console does not know. */
+export type ProblemLocalizer = (code: string) => string | undefined;
 
 function parseFieldErrors(raw: unknown): ProblemFieldError[] {
   if (!Array.isArray(raw)) return [];
@@ -33,14 +35,15 @@ function parseFieldErrors(raw: unknown): ProblemFieldError[] {
 
 /**
  * Builds an ApiError from a status, a status text and the response body (already parsed JSON, or text).
- * Detail: problem `detail`, else the field errors' messages, else the problem `title`, else the body text, else the
- * status text, else `fallback(status)`.
+ * Detail: the localized message of a known problem `code`, else the problem `detail`, else the field errors'
+ * messages, else the problem `title`, else the body text, else the status text, else `fallback(status)`.
  */
 export function toApiError(
   status: number,
   statusText: string,
   body: unknown,
   fallback: (status: number) => string,
+  localize: ProblemLocalizer = () => undefined,
 ): ApiError {
   let parsed: unknown = body;
   if (typeof body === 'string' && body.trim().startsWith('{')) {
@@ -51,12 +54,19 @@ export function toApiError(
     }
   }
   if (isRecord(parsed)) {
-    const fieldErrors = parseFieldErrors(parsed['errors']);
-    const detail = parsed['detail'];
-    if (typeof detail === 'string' && detail.trim() !== '') return new ApiError(status, detail, fieldErrors);
-    const title = parsed['title'];
-    if (fieldErrors.length > 0) return new ApiError(status, fieldErrors.map((e) => e.message).join('; '), fieldErrors);
-    if (typeof title === 'string' && title.trim() !== '') return new ApiError(status, title, fieldErrors);
+    const problem = parsed as Partial<Record<keyof ProblemDetails, unknown>>;
+    const fieldErrors = parseFieldErrors(problem.errors);
+    const detail = problem.detail;
+    const code = typeof problem.code === 'string' && problem.code !== '' ? problem.code : undefined;
+    const localized = code === undefined ? undefined : localize(code);
+    const serverDetail = typeof detail === 'string' && detail.trim() !== '' ? detail : undefined;
+    if (localized !== undefined) return new ApiError(status, localized, fieldErrors, code, serverDetail ?? localized);
+    if (serverDetail !== undefined) return new ApiError(status, serverDetail, fieldErrors, code);
+    const title = problem.title;
+    if (fieldErrors.length > 0) {
+      return new ApiError(status, fieldErrors.map((e) => e.message).join('; '), fieldErrors, code);
+    }
+    if (typeof title === 'string' && title.trim() !== '') return new ApiError(status, title, fieldErrors, code);
   }
   if (typeof parsed === 'string' && parsed.trim() !== '') return new ApiError(status, parsed.trim().slice(0, 500));
   if (statusText.trim() !== '' && statusText !== 'OK' && statusText !== 'Unknown Error') {

@@ -1,5 +1,6 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject, signal } from '@angular/core';
+import { API_PATHS } from '@cashcode/contracts';
 import type { ExecSandboxStatus } from '@cashcode/contracts';
 import { firstValueFrom } from 'rxjs';
 
@@ -32,7 +33,7 @@ export class ExecSandbox {
 
   private async fetch(): Promise<void> {
     try {
-      this.value.set(await firstValueFrom(this.http.get<ExecSandboxStatus>('/api/settings/exec-sandbox')));
+      this.value.set(await firstValueFrom(this.http.get<ExecSandboxStatus>(API_PATHS.execSandbox)));
       this.failure.set(null);
       this.unreported.set(false);
     } catch (error) {
@@ -46,7 +47,7 @@ export class ExecSandbox {
   /** A server without the settings route may still report the sandbox in its health document. */
   private async fromHealth(): Promise<boolean> {
     try {
-      const health = await firstValueFrom(this.http.get<{ exec_sandbox?: ExecSandboxStatus }>('/api/health'));
+      const health = await firstValueFrom(this.http.get<{ exec_sandbox?: ExecSandboxStatus }>(API_PATHS.health));
       if (!health.exec_sandbox) return false;
       this.value.set(health.exec_sandbox);
       this.failure.set(null);

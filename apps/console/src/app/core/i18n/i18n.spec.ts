@@ -18,6 +18,24 @@ describe('I18n', () => {
     expect(TestBed.inject(I18n).lang()).toBe('zh-CN');
   });
 
+  it('Scenario: English and Simplified Chinese have exactly the same keys', () => {
+    const en = Object.keys(EN_MESSAGES).sort();
+    const zh = Object.keys(ZH_CN_MESSAGES).sort();
+    expect(zh.filter((key) => !en.includes(key))).toEqual([]);
+    expect(en.filter((key) => !zh.includes(key))).toEqual([]);
+    expect(zh).toEqual(en);
+  });
+
+  it('Scenario: feature strings are namespaced keys of the one dictionary', () => {
+    const i18n = TestBed.inject(I18n);
+    expect(i18n.t('toolPolicies.title')).toBe('Tools & approvals');
+    expect(i18n.t('mcp.status.connected')).toBe('Connected');
+    expect(i18n.t('skills.upload.done', { name: 'pdf' })).toContain('pdf');
+    i18n.setLanguage('zh-CN');
+    expect(i18n.t('toolPolicies.title')).toBe('工具与审批');
+    expect(i18n.t('evolution.title')).toBe('技能进化');
+  });
+
   it('both dictionaries translate every key with the same placeholders', () => {
     for (const key of Object.keys(EN_MESSAGES) as (keyof typeof EN_MESSAGES)[]) {
       expect(ZH_CN_MESSAGES[key].trim()).not.toBe('');

@@ -1,5 +1,6 @@
 import { HttpClient } from '@angular/common/http';
 import { DOCUMENT, Injectable, inject } from '@angular/core';
+import { API_PATHS } from '@cashcode/contracts';
 import type { ClientConfigResponse } from '@cashcode/contracts';
 import { catchError, firstValueFrom, of, timeout } from 'rxjs';
 
@@ -27,7 +28,7 @@ export class WsEndpoint {
     const override = wsUrlOverride(location, view?.__CASHCODE__, meta);
     if (override) return { url: withToken(override, token), tokenMissing: false };
     const config = await firstValueFrom(
-      this.http.get<Partial<ClientConfigResponse>>('/api/client-config').pipe(
+      this.http.get<Partial<ClientConfigResponse>>(API_PATHS.clientConfig).pipe(
         timeout(5_000),
         catchError(() => of(null)),
       ),

@@ -4,7 +4,7 @@ import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 import { MatSnackBar } from '@angular/material/snack-bar';
 import type { SkillEvolutionProposal } from '@cashcode/contracts';
 
-import { I18n } from '../../core/i18n/i18n';
+import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Banner } from '../../shared/banner/banner';
 import { EmptyState } from '../../shared/empty-state/empty-state';
 import { Icon } from '../../shared/icon/icon';
@@ -12,7 +12,6 @@ import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { relativeTime } from '../../shared/relative-time';
 import { EvolutionStore, type ReviewAction } from '../evolution-store';
-import { EvolutionText, type EvolutionTextKey } from '../evolution-text';
 import { diffLines, type DiffLine } from '../evolution-view';
 
 /**
@@ -29,7 +28,6 @@ import { diffLines, type DiffLine } from '../evolution-view';
 })
 export class EvolutionPage {
   protected readonly store = inject(EvolutionStore);
-  protected readonly text = inject(EvolutionText);
   protected readonly i18n = inject(I18n);
   private readonly snackBar = inject(MatSnackBar);
 
@@ -41,12 +39,12 @@ export class EvolutionPage {
     inject(DestroyRef).onDestroy(() => clearInterval(timer));
   }
 
-  protected statusKey(proposal: SkillEvolutionProposal): EvolutionTextKey {
-    return `status.${proposal.status}`;
+  protected statusKey(proposal: SkillEvolutionProposal): MessageKey {
+    return `evolution.status.${proposal.status}`;
   }
 
-  protected actionKey(proposal: SkillEvolutionProposal): EvolutionTextKey {
-    return `action.${proposal.action}`;
+  protected actionKey(proposal: SkillEvolutionProposal): MessageKey {
+    return `evolution.action.${proposal.action}`;
   }
 
   protected when(proposal: SkillEvolutionProposal): string {
@@ -60,7 +58,7 @@ export class EvolutionPage {
   protected async review(proposal: SkillEvolutionProposal, action: ReviewAction): Promise<void> {
     const ok = await this.store.review(action);
     if (!ok) return;
-    const message = action === 'approve' ? this.text.t('approved', { name: proposal.name }) : this.text.t('rejected');
+    const message = action === 'approve' ? this.i18n.t('evolution.approved', { name: proposal.name }) : this.i18n.t('evolution.rejected');
     this.snackBar.open(message, undefined, { duration: 4000 });
   }
 }

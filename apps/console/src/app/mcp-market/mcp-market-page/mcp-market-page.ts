@@ -6,7 +6,7 @@ import { MatMenuModule } from '@angular/material/menu';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 import { firstValueFrom } from 'rxjs';
 
-import { I18n } from '../../core/i18n/i18n';
+import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Banner } from '../../shared/banner/banner';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { EmptyState } from '../../shared/empty-state/empty-state';
@@ -16,7 +16,6 @@ import { PageHeader } from '../../shared/page-header/page-header';
 import { ToolPoliciesApi } from '../../settings/tool-policies-api';
 import { McpMarketStore } from '../mcp-market-store';
 import { McpServerDialog, type McpServerDialogData } from '../mcp-server-dialog/mcp-server-dialog';
-import { McpText, type McpTextKey } from '../mcp-text';
 import { McpToolsDialog, type McpToolsDialogData } from '../mcp-tools-dialog/mcp-tools-dialog';
 
 /**
@@ -32,7 +31,6 @@ import { McpToolsDialog, type McpToolsDialogData } from '../mcp-tools-dialog/mcp
 })
 export class McpMarketPage {
   protected readonly store = inject(McpMarketStore);
-  protected readonly text = inject(McpText);
   protected readonly i18n = inject(I18n);
   private readonly dialog = inject(MatDialog);
   private readonly toolPolicies = inject(ToolPoliciesApi);
@@ -41,8 +39,8 @@ export class McpMarketPage {
     void this.store.load();
   }
 
-  protected statusKey(server: McpServerRecord): McpTextKey {
-    return `status.${server.status}`;
+  protected statusKey(server: McpServerRecord): MessageKey {
+    return `mcp.status.${server.status}`;
   }
 
   /** The last action's error on this row, else the server's status error. */
@@ -52,9 +50,9 @@ export class McpMarketPage {
   }
 
   protected lifecycleLabel(server: McpServerRecord): string {
-    if (this.store.pending()?.name === server.name) return this.text.t('working');
-    if (server.connected) return this.text.t('disconnect');
-    return this.text.t(server.status === 'error' ? 'retryConnect' : 'connect');
+    if (this.store.pending()?.name === server.name) return this.i18n.t('mcp.working');
+    if (server.connected) return this.i18n.t('mcp.disconnect');
+    return this.i18n.t(server.status === 'error' ? 'mcp.retryConnect' : 'mcp.connect');
   }
 
   protected openCreate(): void {
@@ -76,8 +74,8 @@ export class McpMarketPage {
 
   protected async confirmDelete(server: McpServerRecord): Promise<void> {
     const confirmed = await confirmAction(this.dialog, {
-      title: this.text.t('deleteTitle', { name: server.display_name }),
-      body: this.text.t('deleteBody'),
+      title: this.i18n.t('mcp.deleteTitle', { name: server.display_name }),
+      body: this.i18n.t('mcp.deleteBody'),
       confirm: this.i18n.t('common.delete'),
       cancel: this.i18n.t('common.cancel'),
       danger: true,

@@ -21,7 +21,6 @@ import {
   type McpServerDraft,
   type ServerErrors,
 } from '../mcp-server-form';
-import { McpText } from '../mcp-text';
 
 export interface McpServerDialogData {
   /** null: create */
@@ -46,7 +45,6 @@ type TextField = Exclude<DraftField, 'type' | 'headers'>;
 export class McpServerDialog {
   private readonly data = inject<McpServerDialogData>(MAT_DIALOG_DATA);
   private readonly ref = inject<MatDialogRef<McpServerDialog, boolean>>(MatDialogRef);
-  protected readonly text = inject(McpText);
   protected readonly i18n = inject(I18n);
 
   protected readonly draft = signal<McpServerDraft>(draftFromRecord(this.data.server));
@@ -61,14 +59,14 @@ export class McpServerDialog {
     const fromServer = this.server().fields[field];
     if (fromServer) return fromServer;
     const key = this.clientErrors().fields[field];
-    return key ? this.text.t(key) : null;
+    return key ? this.i18n.t(key) : null;
   }
 
   protected headerError(row: HeaderRow, part: 'name' | 'value'): string | null {
     const fromServer = this.server().headers[row.id];
     if (fromServer) return part === 'value' ? fromServer : null;
     const key = this.clientErrors().headers[row.id]?.[part];
-    return key ? this.text.t(key) : null;
+    return key ? this.i18n.t(key) : null;
   }
 
   protected onInput(field: TextField, event: Event): void {

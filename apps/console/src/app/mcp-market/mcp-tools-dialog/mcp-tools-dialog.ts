@@ -6,7 +6,7 @@ import { MAT_DIALOG_DATA, MatDialogModule } from '@angular/material/dialog';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 
 import { errorMessage } from '../../core/api/api-error';
-import { McpText, type McpTextKey } from '../mcp-text';
+import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { toolApproval, toolBadges, toolTitle, type McpToolBadge, type ToolApproval } from '../mcp-tool-view';
 
 export interface McpToolsDialogData {
@@ -32,18 +32,18 @@ interface ToolRow {
   changeDetection: ChangeDetectionStrategy.OnPush,
   imports: [MatButtonModule, MatDialogModule, MatProgressSpinnerModule, RouterLink],
   template: `
-    <h2 mat-dialog-title>{{ text.t('toolsPanel.title', { name: data.server.display_name }) }}</h2>
+    <h2 mat-dialog-title>{{ i18n.t('mcp.toolsPanel.title', { name: data.server.display_name }) }}</h2>
     <mat-dialog-content>
       @if (loading()) {
         <div class="cc-loading"><mat-progress-spinner mode="indeterminate" diameter="28" /></div>
       } @else if (error(); as error) {
-        <p class="cc-error" role="alert">{{ text.t('toolsPanel.loadFailed', { detail: error }) }}</p>
+        <p class="cc-error" role="alert">{{ i18n.t('mcp.toolsPanel.loadFailed', { detail: error }) }}</p>
       } @else if (tools(); as result) {
         @if (result.source === 'none') {
-          <p class="cc-note" data-testid="mcp-tools-none">{{ text.t('toolsPanel.none') }}</p>
+          <p class="cc-note" data-testid="mcp-tools-none">{{ i18n.t('mcp.toolsPanel.none') }}</p>
         } @else {
           <p class="cc-note" [attr.data-source]="result.source" data-testid="mcp-tools-source">
-            {{ text.t(result.source === 'live' ? 'toolsPanel.live' : 'toolsPanel.cache') }}
+            {{ i18n.t(result.source === 'live' ? 'mcp.toolsPanel.live' : 'mcp.toolsPanel.cache') }}
           </p>
           <ul class="cc-tools">
             @for (row of rows(); track row.tool.name) {
@@ -59,21 +59,21 @@ interface ToolRow {
                   }
                 </div>
                 @if (row.badges.length > 0) {
-                  <ul class="cc-badges" [attr.aria-label]="text.t('toolsPanel.hints')" data-testid="mcp-tool-badges">
+                  <ul class="cc-badges" [attr.aria-label]="i18n.t('mcp.toolsPanel.hints')" data-testid="mcp-tool-badges">
                     @for (badge of row.badges; track badge) {
                       <li
                         class="cc-badge"
                         [class]="'cc-badge cc-badge-' + badge"
                         [attr.data-badge]="badge"
-                        [attr.title]="text.t(badgeKey(badge, '.hint'))"
+                        [attr.title]="i18n.t(badgeKey(badge, '.hint'))"
                         data-testid="mcp-tool-badge"
                       >
-                        {{ text.t(badgeKey(badge)) }}
+                        {{ i18n.t(badgeKey(badge)) }}
                       </li>
                     }
                   </ul>
                 }
-                <p>{{ tool.description || text.t('noDescription') }}</p>
+                <p>{{ tool.description || i18n.t('mcp.noDescription') }}</p>
                 <p
                   class="cc-approval"
                   [class]="'cc-approval cc-approval-' + row.approval.policy"
@@ -81,27 +81,27 @@ interface ToolRow {
                   [attr.data-source]="row.approval.source"
                   data-testid="mcp-tool-approval"
                 >
-                  {{ text.t(approvalKey(row.approval)) }}
+                  {{ i18n.t(approvalKey(row.approval)) }}
                 </p>
                 <details>
-                  <summary>{{ text.t('toolsPanel.schema') }}</summary>
+                  <summary>{{ i18n.t('mcp.toolsPanel.schema') }}</summary>
                   <pre>{{ schemaText(tool.input_schema) }}</pre>
                 </details>
               </li>
             }
           </ul>
           @if (policiesFailed()) {
-            <p class="cc-note" data-testid="mcp-tools-policies-failed">{{ text.t('toolsPanel.policiesUnavailable') }}</p>
+            <p class="cc-note" data-testid="mcp-tools-policies-failed">{{ i18n.t('mcp.toolsPanel.policiesUnavailable') }}</p>
           }
           <p class="cc-note cc-policy-note">
-            {{ text.t('toolsPanel.policyNote') }}
-            <a routerLink="/settings/tools" mat-dialog-close data-testid="mcp-tools-policy-link">{{ text.t('toolsPanel.policyLink') }}</a>
+            {{ i18n.t('mcp.toolsPanel.policyNote') }}
+            <a routerLink="/settings/tools" mat-dialog-close data-testid="mcp-tools-policy-link">{{ i18n.t('mcp.toolsPanel.policyLink') }}</a>
           </p>
         }
       }
     </mat-dialog-content>
     <mat-dialog-actions align="end">
-      <button mat-button type="button" mat-dialog-close data-testid="mcp-tools-close">{{ text.t('toolsPanel.close') }}</button>
+      <button mat-button type="button" mat-dialog-close data-testid="mcp-tools-close">{{ i18n.t('mcp.toolsPanel.close') }}</button>
     </mat-dialog-actions>
   `,
   styles: `
@@ -199,7 +199,7 @@ interface ToolRow {
 })
 export class McpToolsDialog {
   protected readonly data = inject<McpToolsDialogData>(MAT_DIALOG_DATA);
-  protected readonly text = inject(McpText);
+  protected readonly i18n = inject(I18n);
   protected readonly loading = signal(true);
   protected readonly error = signal<string | null>(null);
   protected readonly tools = signal<McpServerToolsResponse | null>(null);
@@ -225,12 +225,12 @@ export class McpToolsDialog {
     return JSON.stringify(schema, null, 2);
   }
 
-  protected badgeKey(badge: McpToolBadge, suffix: '' | '.hint' = ''): McpTextKey {
-    return `badge.${badge}${suffix}`;
+  protected badgeKey(badge: McpToolBadge, suffix: '' | '.hint' = ''): MessageKey {
+    return `mcp.badge.${badge}${suffix}`;
   }
 
-  protected approvalKey(approval: ToolApproval): McpTextKey {
-    return `approval.${approval.policy}`;
+  protected approvalKey(approval: ToolApproval): MessageKey {
+    return `mcp.approval.${approval.policy}`;
   }
 
   private async loadPolicies(): Promise<ToolPoliciesResponse | null> {

@@ -5,7 +5,6 @@ import type { LlmProvider } from '@cashcode/contracts';
 
 import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
-import { MemoryText } from '../memory-text';
 import { BackgroundModelStore } from './background-model-store';
 
 /** Picks the model Dream uses for background memory work; saved at once in the LLM settings. */
@@ -16,17 +15,17 @@ import { BackgroundModelStore } from './background-model-store';
   providers: [BackgroundModelStore],
   template: `
     <section class="cc-background" data-testid="background-model">
-      <h2>{{ text.t('dream.background') }}</h2>
-      <p class="cc-hint">{{ text.t('dream.backgroundHint') }}</p>
+      <h2>{{ i18n.t('memory.dream.background') }}</h2>
+      <p class="cc-hint">{{ i18n.t('memory.dream.backgroundHint') }}</p>
       <mat-form-field appearance="outline" class="cc-field">
-        <mat-label>{{ text.t('dream.background') }}</mat-label>
+        <mat-label>{{ i18n.t('memory.dream.background') }}</mat-label>
         <mat-select
           [value]="store.selected()"
           [disabled]="!store.configured() || store.action() !== 'idle'"
           (selectionChange)="onChange($event)"
           data-testid="background-model-select"
         >
-          <mat-option value="">{{ text.t('dream.backgroundNone') }}</mat-option>
+          <mat-option value="">{{ i18n.t('memory.dream.backgroundNone') }}</mat-option>
           @for (option of store.options(); track option.key) {
             <mat-option [value]="option.key">{{ option.selection.model }} · {{ providerLabel(option.selection.provider) }}</mat-option>
           }
@@ -76,7 +75,6 @@ import { BackgroundModelStore } from './background-model-store';
 export class BackgroundModelPicker {
   protected readonly store = inject(BackgroundModelStore);
   protected readonly i18n = inject(I18n);
-  protected readonly text = inject(MemoryText);
 
   constructor() {
     void this.store.load();

@@ -4,7 +4,7 @@ import type { LlmModelEntry, LlmSelection, PublicLlmSettings } from '@cashcode/c
 import { errorMessage } from '../../core/api/api-error';
 import { MemoryApi } from '../memory-api';
 import type { StatusMessage } from '../memory-store';
-import { MemoryText } from '../memory-text';
+import { I18n } from '../../core/i18n/i18n';
 
 /** `provider:model` (the select's value); '' means "no background model". */
 export function selectionKey(selection: LlmSelection | null | undefined): string {
@@ -23,7 +23,7 @@ export function parseSelectionKey(key: string): LlmSelection | null {
 @Injectable()
 export class BackgroundModelStore {
   private readonly api = inject(MemoryApi);
-  private readonly text = inject(MemoryText);
+  private readonly i18n = inject(I18n);
 
   private readonly settingsState = signal<PublicLlmSettings | null>(null);
   private readonly modelsState = signal<LlmModelEntry[]>([]);
@@ -64,9 +64,9 @@ export class BackgroundModelStore {
       // send back the connections as they are now (they may have been saved since this view loaded)
       const current = await this.api.llmSettings();
       this.settingsState.set(await this.api.saveBackgroundModel(current, parseSelectionKey(key)));
-      this.outcome.set({ kind: 'success', text: this.text.t('dream.backgroundSaved') });
+      this.outcome.set({ kind: 'success', text: this.i18n.t('memory.dream.backgroundSaved') });
     } catch (error) {
-      this.outcome.set({ kind: 'error', text: this.text.t('dream.backgroundFailed', { detail: errorMessage(error) }) });
+      this.outcome.set({ kind: 'error', text: this.i18n.t('memory.dream.backgroundFailed', { detail: errorMessage(error) }) });
     } finally {
       this.busy.set('idle');
     }

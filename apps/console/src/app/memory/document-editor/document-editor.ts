@@ -5,7 +5,7 @@ import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 
 import { Icon } from '../../shared/icon/icon';
 import type { DocumentState } from '../memory-store';
-import { MemoryText } from '../memory-text';
+import { I18n } from '../../core/i18n/i18n';
 
 /**
  * A Markdown file editor with save, discard and conflict handling: when the server reports that the file changed
@@ -31,7 +31,7 @@ export class DocumentEditor {
   readonly discard = output<void>();
   readonly overwrite = output<void>();
 
-  protected readonly text = inject(MemoryText);
+  protected readonly i18n = inject(I18n);
 
   protected onInput(event: Event): void {
     this.changed.emit((event.target as HTMLTextAreaElement).value);

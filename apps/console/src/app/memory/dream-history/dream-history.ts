@@ -6,7 +6,6 @@ import type { DreamRun } from '@cashcode/contracts';
 import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
 import { DiffView } from '../diff-view/diff-view';
-import { MemoryText } from '../memory-text';
 import type { StatusMessage } from '../memory-store';
 
 /** The Dream runs, newest first: outcome, model, records, entries, the diff of MEMORY.md, and Revert. */
@@ -26,7 +25,6 @@ export class DreamHistory {
   readonly revert = output<DreamRun>();
 
   protected readonly i18n = inject(I18n);
-  protected readonly text = inject(MemoryText);
   /** runs whose diff is open */
   protected readonly open = signal<ReadonlySet<string>>(new Set());
 
@@ -40,11 +38,11 @@ export class DreamHistory {
   }
 
   protected outcomeLabel(run: DreamRun): string {
-    return this.text.t(`dream.outcome.${run.outcome}`);
+    return this.i18n.t(`memory.dream.outcome.${run.outcome}`);
   }
 
   protected triggerLabel(run: DreamRun): string {
-    return this.text.t(`dream.trigger.${run.trigger}`);
+    return this.i18n.t(`memory.dream.trigger.${run.trigger}`);
   }
 
   protected when(run: DreamRun): string {

@@ -13,7 +13,6 @@ import { BackgroundModelPicker } from '../background-model-picker/background-mod
 import { DocumentEditor } from '../document-editor/document-editor';
 import { DreamHistory } from '../dream-history/dream-history';
 import { MemoryStore } from '../memory-store';
-import { MemoryText } from '../memory-text';
 
 /** Memory: the MEMORY.md and SOUL.md editors, the Dream history with diffs, Run now and Revert. */
 @Component({
@@ -36,7 +35,6 @@ import { MemoryText } from '../memory-text';
 export class MemoryPage {
   protected readonly store = inject(MemoryStore);
   protected readonly i18n = inject(I18n);
-  protected readonly text = inject(MemoryText);
   private readonly dialog = inject(MatDialog);
 
   protected readonly tab = signal(0);
@@ -47,9 +45,9 @@ export class MemoryPage {
 
   protected async onRevert(run: DreamRun): Promise<void> {
     const confirmed = await confirmAction(this.dialog, {
-      title: this.text.t('dream.revertTitle'),
-      body: this.text.t('dream.revertBody'),
-      confirm: this.text.t('dream.revert'),
+      title: this.i18n.t('memory.dream.revertTitle'),
+      body: this.i18n.t('memory.dream.revertBody'),
+      confirm: this.i18n.t('memory.dream.revert'),
       cancel: this.i18n.t('common.cancel'),
     });
     if (confirmed) await this.store.revert(run);

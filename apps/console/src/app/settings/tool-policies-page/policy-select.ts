@@ -3,7 +3,7 @@ import { MatSelectModule, type MatSelectChange } from '@angular/material/select'
 import { TOOL_POLICIES, type ToolPolicy } from '@cashcode/contracts';
 
 import type { PolicyChoice } from '../tool-policies-view';
-import { ToolPoliciesText } from '../tool-policies-text';
+import { I18n, type MessageKey } from '../../core/i18n/i18n';
 
 /** An allow / ask / deny select; with `inherited` it also offers "Default (…)" (no policy of its own). */
 @Component({
@@ -21,10 +21,10 @@ import { ToolPoliciesText } from '../tool-policies-text';
       (selectionChange)="onChange($event)"
     >
       @if (inherited(); as policy) {
-        <mat-option value="inherit">{{ text.t('inherit', { policy: text.t(policyKey(policy)) }) }}</mat-option>
+        <mat-option value="inherit">{{ i18n.t('toolPolicies.inherit', { policy: i18n.t(policyKey(policy)) }) }}</mat-option>
       }
       @for (policy of policies; track policy) {
-        <mat-option [value]="policy" [attr.data-policy]="policy">{{ text.t(policyKey(policy)) }}</mat-option>
+        <mat-option [value]="policy" [attr.data-policy]="policy">{{ i18n.t(policyKey(policy)) }}</mat-option>
       }
     </mat-select>
   `,
@@ -59,11 +59,11 @@ export class PolicySelect {
   readonly disabled = input(false);
   readonly changed = output<PolicyChoice>();
 
-  protected readonly text = inject(ToolPoliciesText);
+  protected readonly i18n = inject(I18n);
   protected readonly policies = TOOL_POLICIES;
 
-  protected policyKey(policy: ToolPolicy): 'policy.allow' | 'policy.ask' | 'policy.deny' {
-    return `policy.${policy}`;
+  protected policyKey(policy: ToolPolicy): MessageKey {
+    return `toolPolicies.policy.${policy}`;
   }
 
   protected onChange(event: MatSelectChange): void {

@@ -19,7 +19,6 @@ import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { relativeTime } from '../../shared/relative-time';
 import { AUDIT_PAGE_SIZE, ToolPoliciesStore } from '../tool-policies-store';
-import { ToolPoliciesText, type ToolPoliciesTextKey } from '../tool-policies-text';
 import { pageRange, scopeParams, type PolicyChoice } from '../tool-policies-view';
 import { PolicySelect } from './policy-select';
 
@@ -38,7 +37,6 @@ import { PolicySelect } from './policy-select';
 })
 export class ToolPoliciesPage {
   protected readonly store = inject(ToolPoliciesStore);
-  protected readonly text = inject(ToolPoliciesText);
   protected readonly i18n = inject(I18n);
   protected readonly sandbox = inject(ExecSandbox);
   protected readonly notifier = inject(ApprovalNotifier);
@@ -72,11 +70,11 @@ export class ToolPoliciesPage {
   }
 
   protected riskHint(risk: ToolRisk): string {
-    return this.text.t(`riskHint.${risk}`);
+    return this.i18n.t(`toolPolicies.riskHint.${risk}`);
   }
 
   protected modeLabel(mode: ExecSandboxMode): string {
-    return this.text.t(`sandbox.mode.${mode}`);
+    return this.i18n.t(`toolPolicies.sandbox.mode.${mode}`);
   }
 
   protected async onDefault(risk: ToolRisk, choice: PolicyChoice): Promise<void> {
@@ -93,11 +91,11 @@ export class ToolPoliciesPage {
   }
 
   protected scope(rule: StandingRule): string {
-    return this.text.t(`rules.scope.${rule.scope.kind}` as ToolPoliciesTextKey, scopeParams(rule.scope));
+    return this.i18n.t(`toolPolicies.rules.scope.${rule.scope.kind}` as MessageKey, scopeParams(rule.scope));
   }
 
   protected created(rule: StandingRule): string {
-    return this.text.t('rules.created', {
+    return this.i18n.t('toolPolicies.rules.created', {
       time: relativeTime(rule.created_at, this.now(), (key, params) => this.i18n.t(key, params), this.i18n.locale()),
     });
   }
@@ -110,15 +108,15 @@ export class ToolPoliciesPage {
 
   protected async revoke(rule: StandingRule): Promise<void> {
     const scope = this.scope(rule);
-    if (await this.store.revoke(rule)) this.snackBar.open(this.text.t('rules.revoked', { scope }), undefined, { duration: 4000 });
+    if (await this.store.revoke(rule)) this.snackBar.open(this.i18n.t('toolPolicies.rules.revoked', { scope }), undefined, { duration: 4000 });
   }
 
   protected decisionLabel(entry: ApprovalAuditEntry): string {
-    return this.text.t(`decision.${entry.decision}`);
+    return this.i18n.t(`toolPolicies.decision.${entry.decision}`);
   }
 
   protected byLabel(entry: ApprovalAuditEntry): string {
-    return this.text.t(`by.${entry.by}`);
+    return this.i18n.t(`toolPolicies.by.${entry.by}`);
   }
 
   protected page(direction: -1 | 1): void {
@@ -127,6 +125,6 @@ export class ToolPoliciesPage {
   }
 
   private announce(saved: boolean): void {
-    if (saved) this.snackBar.open(this.text.t('saved'), undefined, { duration: 2000 });
+    if (saved) this.snackBar.open(this.i18n.t('toolPolicies.saved'), undefined, { duration: 2000 });
   }
 }

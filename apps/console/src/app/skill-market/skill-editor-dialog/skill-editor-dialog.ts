@@ -4,11 +4,10 @@ import { MatButtonModule } from '@angular/material/button';
 import { MAT_DIALOG_DATA, MatDialog, MatDialogModule, MatDialogRef } from '@angular/material/dialog';
 
 import { ApiError, errorMessage } from '../../core/api/api-error';
-import { I18n } from '../../core/i18n/i18n';
+import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../shared/icon/icon';
 import { SkillsApi } from '../skills-api';
-import { SkillText, type SkillTextKey } from '../skill-text';
 import { draftError, isManageable, versionTime } from '../skill-view';
 
 export interface SkillEditorDialogData {
@@ -34,7 +33,6 @@ export class SkillEditorDialog {
   private readonly ref = inject<MatDialogRef<SkillEditorDialog, boolean>>(MatDialogRef);
   private readonly api = inject(SkillsApi);
   private readonly dialog = inject(MatDialog);
-  protected readonly text = inject(SkillText);
   protected readonly i18n = inject(I18n);
 
   protected readonly skill = this.data.skill;
@@ -65,8 +63,8 @@ export class SkillEditorDialog {
     return versionTime(version, this.i18n.locale()) ?? version;
   }
 
-  protected sourceKey(): SkillTextKey {
-    return `source.${this.skill.source}`;
+  protected sourceKey(): MessageKey {
+    return `skills.source.${this.skill.source}`;
   }
 
   protected startEditing(): void {
@@ -115,7 +113,7 @@ export class SkillEditorDialog {
       this.ref.close(true);
     } catch (error) {
       if (error instanceof ApiError && error.status === 409) this.conflict.set(true);
-      else this.saveError.set(error instanceof ApiError && error.detail ? error.detail : this.text.t('editor.saveFailed'));
+      else this.saveError.set(error instanceof ApiError && error.detail ? error.detail : this.i18n.t('skills.editor.saveFailed'));
     } finally {
       this.saving.set(false);
     }
@@ -123,9 +121,9 @@ export class SkillEditorDialog {
 
   protected async rollback(version: string): Promise<void> {
     const confirmed = await confirmAction(this.dialog, {
-      title: this.text.t('editor.rollbackTitle', { version }),
-      body: this.text.t('editor.rollbackBody'),
-      confirm: this.text.t('editor.rollback'),
+      title: this.i18n.t('skills.editor.rollbackTitle', { version }),
+      body: this.i18n.t('skills.editor.rollbackBody'),
+      confirm: this.i18n.t('skills.editor.rollback'),
       cancel: this.i18n.t('common.cancel'),
     });
     if (!confirmed) return;
@@ -133,7 +131,7 @@ export class SkillEditorDialog {
       await this.api.rollback(this.skill.name, version);
       this.changed = true;
       await this.reload(false);
-      this.notice.set(this.text.t('editor.rolledBack', { version }));
+      this.notice.set(this.i18n.t('skills.editor.rolledBack', { version }));
     } catch (error) {
       this.saveError.set(errorMessage(error));
     }

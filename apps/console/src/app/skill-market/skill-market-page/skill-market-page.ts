@@ -9,7 +9,7 @@ import { MatSlideToggleModule } from '@angular/material/slide-toggle';
 import { MatTooltipModule } from '@angular/material/tooltip';
 import { firstValueFrom } from 'rxjs';
 
-import { I18n } from '../../core/i18n/i18n';
+import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Banner } from '../../shared/banner/banner';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { EmptyState } from '../../shared/empty-state/empty-state';
@@ -18,7 +18,6 @@ import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { SkillEditorDialog, type SkillEditorDialogData } from '../skill-editor-dialog/skill-editor-dialog';
 import { SkillMarketStore } from '../skill-market-store';
-import { SkillText, type SkillTextKey } from '../skill-text';
 import { SkillUploadDialog } from '../skill-upload-dialog/skill-upload-dialog';
 import { isManageable, statusOf, type InvalidPackageRow } from '../skill-view';
 
@@ -48,7 +47,6 @@ import { isManageable, statusOf, type InvalidPackageRow } from '../skill-view';
 })
 export class SkillMarketPage {
   protected readonly store = inject(SkillMarketStore);
-  protected readonly text = inject(SkillText);
   protected readonly i18n = inject(I18n);
   private readonly dialog = inject(MatDialog);
 
@@ -61,16 +59,16 @@ export class SkillMarketPage {
     inject(DestroyRef).onDestroy(() => this.store.dispose());
   }
 
-  protected sourceKey(source: SkillSource): SkillTextKey {
-    return `source.${source}`;
+  protected sourceKey(source: SkillSource): MessageKey {
+    return `skills.source.${source}`;
   }
 
-  protected availabilityKey(availability: SkillAvailability): SkillTextKey {
-    return `availability.${availability}`;
+  protected availabilityKey(availability: SkillAvailability): MessageKey {
+    return `skills.availability.${availability}`;
   }
 
-  protected statusKey(skill: SkillRecord): SkillTextKey {
-    return `availability.${statusOf(skill)}`;
+  protected statusKey(skill: SkillRecord): MessageKey {
+    return `skills.availability.${statusOf(skill)}`;
   }
 
   protected status(skill: SkillRecord): string {
@@ -82,7 +80,7 @@ export class SkillMarketPage {
   }
 
   protected shadowed(skill: SkillRecord): string {
-    return skill.shadowed_sources.map((source) => this.text.t(this.sourceKey(source))).join(', ');
+    return skill.shadowed_sources.map((source) => this.i18n.t(this.sourceKey(source))).join(', ');
   }
 
   protected onSearch(event: Event): void {
@@ -125,8 +123,8 @@ export class SkillMarketPage {
 
   protected async confirmDelete(skill: SkillRecord): Promise<void> {
     const confirmed = await confirmAction(this.dialog, {
-      title: this.text.t('deleteTitle', { name: skill.display_name || skill.name }),
-      body: this.text.t('deleteBody'),
+      title: this.i18n.t('skills.deleteTitle', { name: skill.display_name || skill.name }),
+      body: this.i18n.t('skills.deleteBody'),
       confirm: this.i18n.t('common.delete'),
       cancel: this.i18n.t('common.cancel'),
       danger: true,
@@ -136,8 +134,8 @@ export class SkillMarketPage {
 
   protected async confirmDeleteInvalid(row: InvalidPackageRow): Promise<void> {
     const confirmed = await confirmAction(this.dialog, {
-      title: this.text.t('deleteInvalidTitle', { dir: row.directory }),
-      body: this.text.t('deleteInvalidBody'),
+      title: this.i18n.t('skills.deleteInvalidTitle', { dir: row.directory }),
+      body: this.i18n.t('skills.deleteInvalidBody'),
       confirm: this.i18n.t('common.delete'),
       cancel: this.i18n.t('common.cancel'),
       danger: true,

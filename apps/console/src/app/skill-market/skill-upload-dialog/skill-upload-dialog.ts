@@ -5,7 +5,7 @@ import { MatDialogModule, MatDialogRef } from '@angular/material/dialog';
 import { errorMessage } from '../../core/api/api-error';
 import { Icon } from '../../shared/icon/icon';
 import { SkillsApi } from '../skills-api';
-import { SkillText } from '../skill-text';
+import { I18n } from '../../core/i18n/i18n';
 import { isZipName, sizeKb } from '../skill-view';
 
 /** ZIP upload of a Skill package (openspec console): a .zip is required; the server's error is shown as it is. */
@@ -14,9 +14,9 @@ import { isZipName, sizeKb } from '../skill-view';
   changeDetection: ChangeDetectionStrategy.OnPush,
   imports: [MatButtonModule, MatDialogModule, Icon],
   template: `
-    <h2 mat-dialog-title>{{ text.t('upload.title') }}</h2>
+    <h2 mat-dialog-title>{{ i18n.t('skills.upload.title') }}</h2>
     <mat-dialog-content class="cc-content">
-      <p class="cc-muted">{{ text.t('upload.subtitle') }}</p>
+      <p class="cc-muted">{{ i18n.t('skills.upload.subtitle') }}</p>
       <input
         #input
         type="file"
@@ -38,9 +38,9 @@ import { isZipName, sizeKb } from '../skill-view';
         <cc-icon name="add" />
         @if (file(); as file) {
           <span class="cc-file">{{ file.name }}</span>
-          <span class="cc-muted">{{ text.t('upload.size', { kb: kb(file.size) }) }}</span>
+          <span class="cc-muted">{{ i18n.t('skills.upload.size', { kb: kb(file.size) }) }}</span>
         } @else {
-          <span>{{ text.t('upload.choose') }}</span>
+          <span>{{ i18n.t('skills.upload.choose') }}</span>
         }
       </button>
       @if (error(); as error) {
@@ -48,9 +48,9 @@ import { isZipName, sizeKb } from '../skill-view';
       }
     </mat-dialog-content>
     <mat-dialog-actions align="end">
-      <button mat-button type="button" [mat-dialog-close]="false">{{ text.t('upload.cancel') }}</button>
+      <button mat-button type="button" [mat-dialog-close]="false">{{ i18n.t('skills.upload.cancel') }}</button>
       <button mat-flat-button type="button" [disabled]="uploading()" (click)="submit()" data-testid="skill-upload-submit">
-        {{ uploading() ? text.t('upload.uploading') : text.t('upload.submit') }}
+        {{ uploading() ? i18n.t('skills.upload.uploading') : i18n.t('skills.upload.submit') }}
       </button>
     </mat-dialog-actions>
   `,
@@ -97,7 +97,7 @@ import { isZipName, sizeKb } from '../skill-view';
 export class SkillUploadDialog {
   private readonly api = inject(SkillsApi);
   private readonly ref = inject<MatDialogRef<SkillUploadDialog, boolean>>(MatDialogRef);
-  protected readonly text = inject(SkillText);
+  protected readonly i18n = inject(I18n);
 
   protected readonly file = signal<File | null>(null);
   protected readonly error = signal<string | null>(null);
@@ -125,11 +125,11 @@ export class SkillUploadDialog {
   protected async submit(): Promise<void> {
     const file = this.file();
     if (!file) {
-      this.error.set(this.text.t('upload.required'));
+      this.error.set(this.i18n.t('skills.upload.required'));
       return;
     }
     if (!isZipName(file.name)) {
-      this.error.set(this.text.t('upload.notZip'));
+      this.error.set(this.i18n.t('skills.upload.notZip'));
       return;
     }
     this.uploading.set(true);
@@ -146,6 +146,6 @@ export class SkillUploadDialog {
 
   private choose(file: File | null): void {
     this.file.set(file);
-    this.error.set(file && !isZipName(file.name) ? this.text.t('upload.notZip') : null);
+    this.error.set(file && !isZipName(file.name) ? this.i18n.t('skills.upload.notZip') : null);
   }
 }

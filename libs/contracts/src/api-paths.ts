@@ -1,0 +1,31 @@
+/**
+ * The REST paths of the API, shared by the Nest controllers (their route prefixes) and the console's API services.
+ * Sub-routes with parameters are built with `apiPath`, which URL-encodes every segment.
+ */
+export const API_PATHS = {
+  health: '/api/health',
+  clientConfig: '/api/client-config',
+  sessions: '/api/sessions',
+  llmSettings: '/api/settings/llm',
+  llmSettingsTest: '/api/settings/llm/test',
+  llmModels: '/api/settings/llm/models',
+  toolPolicies: '/api/settings/tool-policies',
+  toolPolicyRules: '/api/settings/tool-policies/rules',
+  execSandbox: '/api/settings/exec-sandbox',
+  approvals: '/api/approvals',
+  approvalAudit: '/api/approvals/audit',
+  mcpServers: '/api/mcp/servers',
+  skills: '/api/skills',
+  skillEvolutionProposals: '/api/skill-evolution/proposals',
+  memory: '/api/memory',
+  memorySoul: '/api/memory/soul',
+  dreams: '/api/memory/dreams',
+  dream: '/api/memory/dream',
+} as const;
+
+export type ApiPath = (typeof API_PATHS)[keyof typeof API_PATHS];
+
+/** `base` followed by the URL-encoded `segments`, e.g. `apiPath(API_PATHS.sessions, id, 'messages')`. */
+export function apiPath(base: ApiPath, ...segments: (string | number)[]): string {
+  return [base, ...segments.map((segment) => encodeURIComponent(String(segment)))].join('/');
+}
