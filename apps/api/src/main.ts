@@ -22,12 +22,11 @@ import { Script } from 'node:vm';
  *   the process runs; the initial size collects just as well here and keeps ~25 MiB less resident;
  * - after a full collection V8 lets the old generation grow to up to 4× what survived before collecting again, so a
  *   burst of turns left ~50 MiB of garbage resident; 1.25× keeps the heap near the live size at the cost of a few
- *   more (incremental) collections under load;
- * - --expose-gc lets common/idle-gc.ts collect the young generation when the last running turn has ended, so the
- *   collection a turn's garbage needs happens between turns instead of during the next one (`gc` is only reachable
- *   from a fresh vm context, never from the application's global scope).
+ *   more (incremental) collections under load.
+ * Collection is left to V8. An idle young-generation collection between turns (with --expose-gc) was tried and
+ * removed: A/B runs of `npm run bench` showed no per-turn saving above the noise (see README, bench paragraph).
  */
-const HEAP_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=25', '--expose-gc'];
+const HEAP_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=25'];
 
 const BUNDLE = join(__dirname, 'server.bundle.js');
 const CODE_CACHE = join(__dirname, 'server.bundle.cache');
