@@ -247,15 +247,19 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
   fake.setHandler(modelHandler(() => ({ content })));
   const rawClient = new OpenAI({ baseURL: fake.baseUrl, apiKey: 'bench-key', maxRetries: 0 });
 
+  // CASHCODE_BENCH_QUICK=1 (A/B rounds): only the per-turn and load figures, without the cold starts and web_fetch
+  const quick = process.env['CASHCODE_BENCH_QUICK'] === '1';
   // start to healthy: median of 3 cold starts
   const starts: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < (quick ? 0 : 3); i++) {
     const probe = await startServer();
     starts.push(probe.startToHealthyMs);
     await probe.stop();
   }
-  figures.push({ name: 'start to healthy (median of 3)', value: median(starts), unit: 'ms', target: '≤ 1000 ms', pass: median(starts) <= 1000 });
-  log(`start to healthy: ${median(starts).toFixed(0)} ms`);
+  if (!quick) {
+    figures.push({ name: 'start to healthy (median of 3)', value: median(starts), unit: 'ms', target: '≤ 1000 ms', pass: median(starts) <= 1000 });
+    log(`start to healthy: ${median(starts).toFixed(0)} ms`);
+  }
 
   const server = await startServer();
   try {
@@ -389,6 +393,10 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     await server.stop();
   }
 
+  if (quick) {
+    await fake.close();
+    return figures;
+  }
   // parallel web_fetch: 4 concurrent fetches of a slow local page vs 1 (needs the allow-private switch)
   const page = await slowPageServer(300);
   const fetchServer = await startServer({ CASHCODE_FETCH_ALLOW_PRIVATE: 'true' });
