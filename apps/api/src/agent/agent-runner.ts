@@ -1,5 +1,5 @@
 /**
- * The ReAct runner (spec §6 with DESIGN.md #1–#3): streams the model (`stream: true`, usage included), forwards
+ * The ReAct runner (reason, call tools, repeat): streams the model (`stream: true`, usage included), forwards
  * content deltas as they arrive, accumulates tool calls across chunks, executes them (consecutive read-only calls
  * concurrently, bounded; the rest in order; results in call order), and loops until the model answers without tool
  * calls or the iteration limit is reached (then one final call without tools after a system nudge).
@@ -7,6 +7,10 @@
  * Provider errors are classified once; retryable kinds are retried with exponential backoff + jitter (honouring
  * Retry-After) while nothing of that call has reached the client. Cancellation (the AbortSignal) aborts the HTTP
  * request and the running tools and surfaces as AgentCancelledError carrying the partial turn.
+ *
+ * The request body is the SDK's own: the params (history, this turn's tool rounds, tool schemas) are serialised by the
+ * `openai` SDK on every model call. Assembling it from cached per-message JSON bytes instead (WireConversation) was
+ * measured and removed: see README, bench paragraph, for the figures.
  */
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
