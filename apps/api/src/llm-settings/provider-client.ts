@@ -2,6 +2,7 @@
  * Builds `openai` SDK clients for a provider connection (spec §13.3). The only place that constructs OpenAI clients.
  */
 import OpenAI from 'openai';
+import { httpFetch } from './http-fetch';
 
 /** The key sent to Ollama's OpenAI-compatible endpoint (it ignores it, the SDK requires one). */
 export const OLLAMA_API_KEY = 'ollama-local';
@@ -14,15 +15,13 @@ export interface ProviderClientOptions {
 }
 
 /**
- * The SDK's fetch: Node's own fetch (undici, keep-alive). Its redirects follow the Fetch standard: a redirect to another
- * origin drops `Authorization` (and `Cookie`), and a later redirect back does not restore it, so the provider key
- * never reaches another origin (test/llm-settings.e2e-spec.ts, redirect scenarios). fetch() rejections are not always `Error` instances of the SDK's realm (a DOMException from an aborted request is
+ * The SDK's fetch: httpFetch (node:http, see http-fetch.ts). fetch() rejections are not always `Error` instances of the SDK's realm (a DOMException from an aborted request is
  * not `instanceof Error` under some module loaders), which makes the SDK lose the "timed out" information. Re-throw
  * them as plain Errors keeping name, message and cause so the SDK and classifyProviderError see what happened.
  */
 export const providerFetch: typeof fetch = async (input, init) => {
   try {
-    return await globalThis.fetch(input, init);
+    return await httpFetch(input, init);
   } catch (err) {
     throw normaliseThrown(err);
   }
