@@ -1,5 +1,5 @@
 /**
- * Builds `openai` SDK clients for a provider connection (spec §13.3). The only place that constructs OpenAI clients.
+ * Builds `openai` SDK clients for a provider connection (OpenAI-compatible or Ollama). The only place that constructs OpenAI clients.
  */
 import OpenAI from 'openai';
 import { httpFetch } from './http-fetch';
