@@ -3,7 +3,8 @@
  * unified diff (`--- <before>` / `+++ <after>`, `@@` hunks with 3 lines of context), computed by the `diff` package
  * (jsdiff's Myers diff). This module only fixes the output to what the Dream and Skills views show: no `Index:` /
  * `===` lines, '' when the texts have the same lines, and a missing final newline is not a change (both texts are
- * compared as lines, so there are no `\ No newline at end of file` markers).
+ * compared as lines, so there are no `\ No newline at end of file` markers). It replaced a hand-written LCS table:
+ * diffs are made only by Dream runs and Skill proposals, never on a turn's path, so there was nothing to save per turn.
  */
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
 
