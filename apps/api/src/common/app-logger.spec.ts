@@ -165,6 +165,17 @@ describe(AppLogger.name, () => {
     }
   });
 
+  it('Scenario: a regular file named cashcode.log is left alone', async () => {
+    setClock(() => new Date(2026, 5, 14, 12, 0).getTime());
+    await fs.writeFile(join(dir, LOG_FILE_NAME), 'kept\n');
+    const logger = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 1, console: false });
+    logger.log('event=new.line', 'Boot');
+    await logger.close();
+
+    expect(await fs.readFile(join(dir, LOG_FILE_NAME), 'utf8')).toBe('kept\n');
+    expect(await fs.readFile(join(dir, 'cashcode.log.2026-06-14'), 'utf8')).toMatch(/event=new\.line\n$/);
+  });
+
   const withDevFull = existsSync('/dev/full') ? it : it.skip;
   withDevFull('Scenario: failing writes are reported once on stderr and never crash the server', async () => {
     setClock(() => new Date(2026, 5, 14, 12, 0).getTime());
