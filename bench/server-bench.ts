@@ -25,6 +25,11 @@ export interface Figure {
 
 /** compiled to bench/dist/bench/*.js */
 const ROOT = join(__dirname, '..', '..', '..');
+/**
+ * The server build to measure: apps/api/dist, or CASHCODE_BENCH_API_DIST (another build's directory, for A/B runs
+ * that alternate two builds of the server in one session).
+ */
+const API_DIST = process.env['CASHCODE_BENCH_API_DIST'] ?? join(ROOT, 'apps', 'api', 'dist');
 
 /**
  * Each turn's overhead: its time minus the time of the raw SDK calls that replayed that turn's requests right after
@@ -44,6 +49,14 @@ function median(values: number[]): number {
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** CPU time (user + system) the process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // the fields after the command name, which is in parentheses and may contain spaces
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function freePort(): Promise<number> {
@@ -134,7 +147,7 @@ export async function startServer(extraEnv: Record<string, string> = {}, nodeArg
   const port = await freePort();
   const wsPort = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'apps', 'api', 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, join(API_DIST, 'main.js')], {
     env: {
       ...process.env,
       CASHCODE_DATA_DIR: dataDir,
@@ -234,15 +247,19 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
   fake.setHandler(modelHandler(() => ({ content })));
   const rawClient = new OpenAI({ baseURL: fake.baseUrl, apiKey: 'bench-key', maxRetries: 0 });
 
+  // CASHCODE_BENCH_QUICK=1 (A/B rounds): only the per-turn and load figures, without the cold starts and web_fetch
+  const quick = process.env['CASHCODE_BENCH_QUICK'] === '1';
   // start to healthy: median of 3 cold starts
   const starts: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < (quick ? 0 : 3); i++) {
     const probe = await startServer();
     starts.push(probe.startToHealthyMs);
     await probe.stop();
   }
-  figures.push({ name: 'start to healthy (median of 3)', value: median(starts), unit: 'ms', target: '≤ 1000 ms', pass: median(starts) <= 1000 });
-  log(`start to healthy: ${median(starts).toFixed(0)} ms`);
+  if (!quick) {
+    figures.push({ name: 'start to healthy (median of 3)', value: median(starts), unit: 'ms', target: '≤ 1000 ms', pass: median(starts) <= 1000 });
+    log(`start to healthy: ${median(starts).toFixed(0)} ms`);
+  }
 
   const server = await startServer();
   try {
@@ -348,6 +365,7 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     const latencies: number[] = [];
     let errors = 0;
     const loadStarted = performance.now();
+    const cpuBefore = await cpuMs(server.child.pid!);
     await Promise.all(
       clients.map(async (c, index) => {
         for (let t = 0; t < 5; t++) {
@@ -358,10 +376,13 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
       }),
     );
     const wall = (performance.now() - loadStarted) / 1000;
+    const cpuPerTurn = ((await cpuMs(server.child.pid!)) - cpuBefore) / 500;
     const throughput = 500 / wall;
+    figures.push({ name: 'server CPU per turn under load', value: cpuPerTurn, unit: 'ms' });
     figures.push({ name: 'throughput, 100 chats × 5 turns', value: throughput, unit: 'turns/s', target: '≥ 200 turns/s', pass: throughput >= 200 });
     figures.push({ name: 'turn latency p95 under load', value: percentile(latencies, 95), unit: 'ms', target: '≤ 1000 ms', pass: percentile(latencies, 95) <= 1000 });
     figures.push({ name: 'errors under load', value: errors, unit: 'turns', target: '0', pass: errors === 0 });
+    log(`server CPU under load ${cpuPerTurn.toFixed(2)} ms per turn`);
     log(`throughput ${throughput.toFixed(0)} turns/s, p95 ${percentile(latencies, 95).toFixed(0)} ms, errors ${errors}`);
     for (const c of clients) c.close();
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -372,6 +393,10 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     await server.stop();
   }
 
+  if (quick) {
+    await fake.close();
+    return figures;
+  }
   // parallel web_fetch: 4 concurrent fetches of a slow local page vs 1 (needs the allow-private switch)
   const page = await slowPageServer(300);
   const fetchServer = await startServer({ CASHCODE_FETCH_ALLOW_PRIVATE: 'true' });

@@ -144,7 +144,7 @@ describe(AgentRunner.name, () => {
     }
   });
 
-  it("Scenario: the request body is the SDK's JSON of the conversation, each message encoded once", async () => {
+  it("Scenario: the request body is the SDK's JSON of the conversation (history, then the turn's tool rounds)", async () => {
     const registry = new ToolRegistry();
     registry.register({
       name: 'echo_word',

@@ -23,7 +23,6 @@ import {
 } from '@cashcode/contracts';
 import { AgentCancelledError, AgentRunner, ModelCallError, type PartialTurn } from '../agent/agent-runner';
 import { SystemPromptBuilder } from '../agent/system-prompt';
-import { collectYoungGenerationWhenIdle } from '../common/idle-gc';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import {
@@ -232,8 +231,6 @@ export class ChatService implements OnModuleDestroy {
         this.runningTurns--;
         lane.running = null;
         this.drain(chatId, lane);
-        // the last running turn has ended: collect its garbage now rather than during the next turn
-        if (this.runningTurns === 0) collectYoungGenerationWhenIdle();
       });
   }
 

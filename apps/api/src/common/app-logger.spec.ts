@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { existsSync, promises as fs, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppLogger, LOG_FILE_NAME } from './app-logger';
+import { AppLogger, LOG_AUDIT_FILE_NAME, LOG_FILE_NAME } from './app-logger';
 import { logIds } from './log-context';
 
 describe(AppLogger.name, () => {
@@ -11,8 +11,14 @@ describe(AppLogger.name, () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-log-'));
   });
   afterEach(async () => {
+    jest.restoreAllMocks();
     await fs.rm(dir, { recursive: true, force: true });
   });
+
+  /** The clock of the line timestamps, of the day file and of the retention (winston-daily-rotate-file reads Date.now). */
+  function setClock(at: () => number): void {
+    jest.spyOn(Date, 'now').mockImplementation(at);
+  }
 
   it('Scenario: lines go to cashcode.log in the runtime log format, with the ids given to the call and redaction', async () => {
     const logger = new AppLogger({ logDir: dir, fileLevel: 'debug', consoleLevel: 'error', retentionDays: 3, console: false });
@@ -57,7 +63,8 @@ describe(AppLogger.name, () => {
 
   it('Scenario: the day file changes at the first record after local midnight', async () => {
     let now = new Date(2026, 5, 14, 23, 59, 59, 900).getTime();
-    const logger = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false, now: () => now });
+    setClock(() => now);
+    const logger = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false });
     logger.log('event=before.midnight', 'Clock');
     now = new Date(2026, 5, 15, 0, 0, 0, 5).getTime();
     // nothing is logged yet on the new day: no new file
@@ -78,11 +85,11 @@ describe(AppLogger.name, () => {
   });
 
   it('Scenario: the log file is appended across restarts', async () => {
-    const now = () => new Date(2026, 5, 14, 12, 0, 0).getTime();
-    const first = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false, now });
+    setClock(() => new Date(2026, 5, 14, 12, 0, 0).getTime());
+    const first = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false });
     first.log('event=first.run', 'Boot');
     await first.close();
-    const second = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false, now });
+    const second = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 10, console: false });
     second.log('event=second.run', 'Boot');
     await second.close();
 
@@ -101,6 +108,89 @@ describe(AppLogger.name, () => {
     const lines = (await fs.readFile(join(dir, LOG_FILE_NAME), 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(1000);
     expect(lines.map((line) => Number(/ n=(\d+)$/.exec(line)?.[1]))).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+
+  /** Files that the retention must never touch: other suffixes, other base names, day files it did not create. */
+  const UNRELATED = [
+    'cashcode.log.2026-01-01.gz',
+    'cashcode.log.old',
+    'other.log.2026-01-01',
+    'xcashcode.log.2026-01-01',
+    'cashcode.log.2026-01-02',
+  ];
+
+  it('Scenario: the retention deletes the day files it created that are older than CASHCODE_LOG_RETENTION_DAYS, nothing else', async () => {
+    for (const name of UNRELATED) await fs.writeFile(join(dir, name), `${name}\n`);
+    let now = new Date(2026, 5, 12, 9, 0).getTime();
+    setClock(() => now);
+    const logger = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 2, console: false });
+    for (const day of [12, 13, 14, 15]) {
+      now = new Date(2026, 5, day, 9, 0).getTime();
+      logger.log(`event=day.${day}`, 'Clock');
+      // the day file's stream opens and writes (a day passes between rotations)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await logger.close();
+
+    // retention 2: on the 15th, the files of the 12th and 13th (created more than 2 days before) are gone
+    expect((await fs.readdir(dir)).sort()).toEqual(
+      [...UNRELATED, LOG_FILE_NAME, LOG_AUDIT_FILE_NAME, 'cashcode.log.2026-06-14', 'cashcode.log.2026-06-15'].sort(),
+    );
+    expect(await fs.readFile(join(dir, 'cashcode.log.2026-01-02'), 'utf8')).toBe('cashcode.log.2026-01-02\n');
+
+    // a restart on a later day applies the same retention at once
+    now = new Date(2026, 5, 20, 9, 0).getTime();
+    const again = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 2, console: false });
+    again.log('event=day.20', 'Clock');
+    await again.close();
+    expect((await fs.readdir(dir)).filter((name) => /^cashcode\.log\.2026-06-\d\d$/.test(name))).toEqual(['cashcode.log.2026-06-20']);
+  });
+
+  it('Scenario: with umask 022 the log directory is 0700 and the day file and audit file are 0600', async () => {
+    const previous = process.umask(0o022);
+    try {
+      const logDir = join(dir, 'logs', 'nested');
+      const logger = new AppLogger({ logDir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 3, console: false });
+      logger.log('event=private', 'Boot');
+      await logger.close();
+      const mode = async (path: string) => (await fs.stat(path)).mode & 0o777;
+      expect(await mode(join(dir, 'logs'))).toBe(0o700);
+      expect(await mode(logDir)).toBe(0o700);
+      const names = await fs.readdir(logDir);
+      expect(names).toHaveLength(3);
+      expect(names).toEqual(expect.arrayContaining([LOG_AUDIT_FILE_NAME, LOG_FILE_NAME, expect.stringMatching(/^cashcode\.log\.\d{4}-\d{2}-\d{2}$/)]));
+      for (const name of names) expect([name, await mode(join(logDir, name))]).toEqual([name, 0o600]);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('Scenario: a regular file named cashcode.log is left alone', async () => {
+    setClock(() => new Date(2026, 5, 14, 12, 0).getTime());
+    await fs.writeFile(join(dir, LOG_FILE_NAME), 'kept\n');
+    const logger = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 1, console: false });
+    logger.log('event=new.line', 'Boot');
+    await logger.close();
+
+    expect(await fs.readFile(join(dir, LOG_FILE_NAME), 'utf8')).toBe('kept\n');
+    expect(await fs.readFile(join(dir, 'cashcode.log.2026-06-14'), 'utf8')).toMatch(/event=new\.line\n$/);
+  });
+
+  const withDevFull = existsSync('/dev/full') ? it : it.skip;
+  withDevFull('Scenario: failing writes are reported once on stderr and never crash the server', async () => {
+    setClock(() => new Date(2026, 5, 14, 12, 0).getTime());
+    // the day file is a link to /dev/full: opening works, every write fails with ENOSPC
+    await fs.symlink('/dev/full', join(dir, 'cashcode.log.2026-06-14'));
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const logger = new AppLogger({ logDir: dir, fileLevel: 'info', consoleLevel: 'error', retentionDays: 1, console: false });
+    logger.log('event=lost.one', 'Disk');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    logger.log('event=lost.two', 'Disk');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await logger.close();
+
+    const messages = stderr.mock.calls.map(([chunk]) => String(chunk));
+    expect(messages).toEqual([expect.stringMatching(/^cashcode: writing the log file in .* failed \(ENOSPC\)/)]);
   });
 
   it('Scenario: a log directory that cannot be created aborts startup', () => {

@@ -16,6 +16,7 @@
  */
 import {
   chmodSync,
+  closeSync,
   type CopyOptions,
   createWriteStream,
   lstatSync,
@@ -23,6 +24,7 @@ import {
   openSync,
   promises as fs,
   readdirSync,
+  writeFileSync,
   type WriteStream,
 } from 'node:fs';
 import * as path from 'node:path';
@@ -69,6 +71,17 @@ export async function writeFilePrivate(file: string, data: string | Uint8Array, 
     await handle.chmod(PRIVATE_FILE_MODE);
   } finally {
     await handle.close();
+  }
+}
+
+/** Synchronous {@link writeFilePrivate} (start-up code that cannot await). */
+export function writeFilePrivateSync(file: string, data: string | Uint8Array): void {
+  const fd = openSync(file, 'w', PRIVATE_FILE_MODE);
+  try {
+    writeFileSync(fd, data);
+    chmodSync(file, PRIVATE_FILE_MODE);
+  } finally {
+    closeSync(fd);
   }
 }
 

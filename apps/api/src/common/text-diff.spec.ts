@@ -48,6 +48,38 @@ describe('unifiedDiff', () => {
     expect(unifiedDiff('', 'one\ntwo\n', LABELS)).toBe('--- MEMORY.md (before)\n+++ MEMORY.md (after)\n@@ -0,0 +1,2 @@\n+one\n+two\n');
   });
 
+  it('Scenario: a missing final newline is not a change and shows no marker', () => {
+    expect(unifiedDiff('a\nb', 'a\nb\n', LABELS)).toBe('');
+    expect(unifiedDiff('a\nb', 'a\nc', LABELS)).toBe('--- MEMORY.md (before)\n+++ MEMORY.md (after)\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n');
+  });
+
+  it('Scenario: changes far apart are separate hunks, each with 3 lines of context', () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+    const changed = lines.map((line, i) => (i === 1 || i === 17 ? `${line} changed` : line));
+    expect(unifiedDiff(`${lines.join('\n')}\n`, `${changed.join('\n')}\n`, LABELS)).toBe(
+      [
+        '--- MEMORY.md (before)',
+        '+++ MEMORY.md (after)',
+        '@@ -1,5 +1,5 @@',
+        ' line 1',
+        '-line 2',
+        '+line 2 changed',
+        ' line 3',
+        ' line 4',
+        ' line 5',
+        '@@ -15,6 +15,6 @@',
+        ' line 15',
+        ' line 16',
+        ' line 17',
+        '-line 18',
+        '+line 18 changed',
+        ' line 19',
+        ' line 20',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('Scenario: the header lines name the two texts', () => {
     expect(unifiedDiff('same\nold\n', 'same\nnew\n', { before: 'SKILL.md (current)', after: 'SKILL.md (proposed)' })).toBe(
       '--- SKILL.md (current)\n+++ SKILL.md (proposed)\n@@ -1,2 +1,2 @@\n same\n-old\n+new\n',
