@@ -35,7 +35,8 @@ import {
 import { MemoryStore, type AppendOptions } from '../memory/memory-store';
 import { McpError } from '../mcp/mcp.errors';
 import { McpService } from '../mcp/mcp.service';
-import { SkillsService, explicitSkillSelection } from '../skills/skills.service';
+import { explicitSkillSelection } from '../skills/skill-selection';
+import { SkillTurnService } from '../skills/skill-turn.service';
 import {
   SESSION_DELETED_EVENT,
   type ChatMessage,
@@ -137,7 +138,7 @@ export class ChatService implements OnModuleDestroy {
     private readonly runner: AgentRunner,
     private readonly prompt: SystemPromptBuilder,
     private readonly eventBus: EventEmitter2,
-    private readonly skills: SkillsService,
+    private readonly skills: SkillTurnService,
     private readonly mcp: McpService,
   ) {}
 

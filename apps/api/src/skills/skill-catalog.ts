@@ -18,6 +18,9 @@ import { formatEvent } from '../common/log-format';
 import { MCP_TOOL_PREFIX } from '../agent/tool-registry';
 import type { LoadedPackage, PackageReadResult, SkillStore } from './skill-store';
 
+/** Injection token of the SkillCatalog (built by the skills module with its availability probe). */
+export const SKILL_CATALOG = Symbol('SKILL_CATALOG');
+
 /** precedence order, lowest first */
 export const SKILL_SOURCE_ORDER: readonly SkillSource[] = ['builtin', 'user', 'agent'];
 export const MAX_INVALID_REPORTED = 100;
