@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { AppEventBus, OnAppEvent } from '../events/event-bus';
 import { Subject } from 'rxjs';
 import {
   TITLE_MAX_CHARS,
@@ -37,14 +37,13 @@ import { McpError } from '../mcp/mcp.errors';
 import { McpService } from '../mcp/mcp.service';
 import { explicitSkillSelection } from '../skills/skill-selection';
 import { SkillTurnService } from '../skills/skill-turn.service';
+import { type ChatMessage, type ChatMetadata, type UserTurnInput } from '../memory/memory.types';
 import {
   SESSION_DELETED_EVENT,
-  type ChatMessage,
-  type ChatMetadata,
+  TURN_COMPLETED_EVENT,
   type SessionDeletedEvent,
-  type UserTurnInput,
-} from '../memory/memory.types';
-import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from './turn-events';
+  type TurnCompletedEvent,
+} from '../events/app-events';
 
 /** turns waiting behind the running one, per chat */
 export const MAX_QUEUED_TURNS_PER_CHAT = 16;
@@ -137,7 +136,7 @@ export class ChatService implements OnModuleDestroy {
     private readonly memory: MemoryStore,
     private readonly runner: AgentRunner,
     private readonly prompt: SystemPromptBuilder,
-    private readonly eventBus: EventEmitter2,
+    private readonly eventBus: AppEventBus,
     private readonly skills: SkillTurnService,
     private readonly mcp: McpService,
   ) {}
@@ -176,7 +175,7 @@ export class ChatService implements OnModuleDestroy {
   }
 
   /** A deleted session: abort its running turn without persisting anything, and drop its queued turns. */
-  @OnEvent(SESSION_DELETED_EVENT)
+  @OnAppEvent(SESSION_DELETED_EVENT)
   onSessionDeleted(payload: SessionDeletedEvent): void {
     const lane = this.lanes.get(payload.chatId);
     if (!lane) return;

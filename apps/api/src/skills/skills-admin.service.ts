@@ -33,8 +33,8 @@ import {
   utf8ByteLength,
 } from '@cashcode/skill-format';
 import { formatEvent } from '../common/log-format';
-import { MCP_TOOLS_CHANGED_EVENT, type McpToolsChangedEvent } from '../mcp/mcp.types';
-import { OnEvent } from '@nestjs/event-emitter';
+import { MCP_TOOLS_CHANGED_EVENT, type McpToolsChangedEvent } from '../events/app-events';
+import { OnAppEvent } from '../events/event-bus';
 import { ZIP_MAX_BYTES, extractSkillArchive } from './skill-archive';
 import { SEARCH_LIMIT_MAX, SKILL_CATALOG, SkillCatalog, type CatalogEntry } from './skill-catalog';
 import { errorName, isPlainObject, logicalPath, sanitizeStoreDiagnostic, sha256 } from './skill-helpers';
@@ -78,7 +78,7 @@ export class SkillsAdminService {
   ) {}
 
   /** A catalog change in MCP (server added or removed) changes the `mcp:` availability of Skills. */
-  @OnEvent(MCP_TOOLS_CHANGED_EVENT)
+  @OnAppEvent(MCP_TOOLS_CHANGED_EVENT)
   async onMcpChanged(event: McpToolsChangedEvent): Promise<void> {
     if (event.reason !== 'catalog') return;
     try {
