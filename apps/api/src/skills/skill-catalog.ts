@@ -1,7 +1,7 @@
 /**
- * The Skill catalog (spec §11.4, §11.5): scans the three roots, keeps the valid packages, picks per name the highest
+ * The Skill catalog: scans the three roots, keeps the valid packages, picks per name the highest
  * precedence (builtin < user < agent, the winner lists the lower sources in `shadowed_sources`), computes availability
- * (`bin:`, `env:`, `tool:`, `mcp:`; meta tools such as `tool_search` count as present — §16.13 fixed) and reports
+ * (`bin:`, `env:`, `tool:`, `mcp:`; meta tools such as `tool_search` count as present) and reports
  * invalid packages as redacted, length-limited diagnostics that are never offered to the model.
  *
  * Refresh is incremental: a package is re-read only when its fingerprint (directory, SKILL.md, _meta.json stats)
@@ -28,7 +28,7 @@ export const DIAGNOSTIC_KEY_MAX_CHARS = 80;
 export const DIAGNOSTIC_MESSAGE_MAX_CHARS = 240;
 export const SEARCH_LIMIT_MAX = 10_000;
 const READ_CONCURRENCY = 32;
-/** BM25 of spec §11.5: k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
+/** BM25 parameters: k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
 const SKILL_BM25 = { k1: 1.2, b: 0.75 };
 const EXACT_NAME_BONUS = 10;
 /** a quick refresh re-checks package fingerprints when the last deep pass is older than this */
@@ -404,7 +404,7 @@ export class SkillCatalog {
   }
 
   /**
-   * BM25 search (spec §11.5): positive scores only, +10 when the trimmed lower-cased query equals a name, sorted by
+   * BM25 search: positive scores only, +10 when the trimmed lower-cased query equals a name, sorted by
    * score then name. Disabled Skills only with `includeDisabled`. A query without tokens finds nothing.
    */
   search(query: string, options: { includeDisabled: boolean; limit: number }): SearchHit[] {
