@@ -6,6 +6,7 @@ import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { EventsModule } from './events/event-bus';
 import { EvolutionModule } from './evolution/evolution.module';
 import { HealthModule } from './health/health.module';
 import { LlmSettingsModule } from './llm-settings/llm-settings.module';
@@ -23,6 +24,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         CommonModule,
         EventEmitterModule.forRoot(),
+        EventsModule,
         ScheduleModule.forRoot(),
         HealthModule,
         LlmSettingsModule,

@@ -11,7 +11,7 @@ import type { ServerEvent } from '@cashcode/contracts';
 import type { AgentTool } from '../src/agent/agent-tool';
 import { MAX_ITERATIONS_NUDGE } from '../src/agent/agent-runner';
 import { TOOL_ERROR_HINT, ToolRegistry } from '../src/agent/tool-registry';
-import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../src/chat/turn-events';
+import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../src/events/app-events';
 import { MemoryStore } from '../src/memory/memory-store';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -14,10 +14,7 @@ import type {
 } from '@cashcode/contracts';
 import type { AgentTool } from '../src/agent/agent-tool';
 import { ToolRegistry } from '../src/agent/tool-registry';
-import {
-  SKILL_EVOLUTION_EVALUATED_EVENT,
-  type EvaluationFinishedEvent,
-} from '../src/evolution/evolution-evaluator';
+import { SKILL_EVOLUTION_EVALUATED_EVENT, type EvaluationFinishedEvent } from '../src/events/app-events';
 import { EVOLVER_SYSTEM_PROMPT, FALLBACK_CONTRACT } from '../src/evolution/evolver';
 import { FakeModelServer, type FakeStep, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -13,7 +13,7 @@ import {
   CONSOLIDATION_FINISHED_EVENT,
   type ConsolidationFinishedEvent,
   type ConsolidationOutcome,
-} from '../src/memory/memory.types';
+} from '../src/events/app-events';
 import { FakeModelServer, type FakeStep, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, WsTestClient } from './support/ws-client';

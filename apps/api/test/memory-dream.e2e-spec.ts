@@ -15,7 +15,7 @@ import type { DreamRun, DreamTriggerResponse } from '@cashcode/contracts';
 import { DREAM_INTERVAL_NAME } from '../src/memory/dream.scheduler';
 import { DREAM_ANALYSIS_PROMPT, DREAM_EDITOR_PROMPT, DreamService } from '../src/memory/dream.service';
 import { DreamStore } from '../src/memory/dream-store';
-import { DREAM_FINISHED_EVENT } from '../src/memory/memory.types';
+import { DREAM_FINISHED_EVENT } from '../src/events/app-events';
 import { FakeModelServer, type FakeStep, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, WsTestClient } from './support/ws-client';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { MemoryStore } from '../src/memory/memory-store';
-import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../src/memory/memory.types';
+import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../src/events/app-events';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const PROBLEM_JSON = /^application\/problem\+json/;

@@ -48,7 +48,7 @@ export const REQUEST_ARGUMENTS_MAX_CHARS = 4000;
 /** characters of the command or arguments in an audit entry and in the model's denial text */
 export const AUDIT_PREVIEW_MAX_CHARS = 500;
 
-/** Where the Skills loaded in a chat's current turn plug in their `allowed-tools` (SkillsService). */
+/** Where the Skills loaded in a chat's current turn plug in their `allowed-tools` (SkillTurnService). */
 export interface PreApprovalSource {
   preApprovals(chatId: string): PreApprovals | null;
 }

@@ -1,10 +1,11 @@
 /**
- * Turn orchestration (spec §5.1, §5.2 with DESIGN.md #1–#3). No transport types: events go out through `events$`
- * and the gateway fans them out to the chat's subscribers.
+ * Turn orchestration. No transport types: events go out through `events$` and the gateway fans them out to the
+ * chat's subscribers.
  *
  * - Per-chat serial lanes with a bounded queue; different chats run concurrently.
  * - A turn: LLM check (lease acquired once, released in finally) → load the chat → title + `session_updated` for an
- *   untitled chat without history → system prompt → the streaming runner → persist → `stream_end` → `done`.
+ *   untitled chat without history → the turn context (turn-context.ts: prompt, MCP, selected Skills) → the streaming
+ *   runner (its notices mapped to events by turn-events-mapper.ts) → persist → `stream_end` → `done`.
  * - Failure: one `error` (clear English, a code), nothing persisted, metadata restored except the title.
  * - Cancel (cancel/stop frame): aborts the running turn of that chat only (queued turns stay queued); the partial
  *   answer is persisted marked cancelled when anything was streamed (or a tool round completed), then `stream_end` and
@@ -13,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { AppEventBus, OnAppEvent } from '../events/event-bus';
 import { Subject } from 'rxjs';
 import {
   TITLE_MAX_CHARS,
@@ -32,17 +33,17 @@ import {
   type ProviderLease,
 } from '../llm-settings/llm-provider';
 import { MemoryStore, type AppendOptions } from '../memory/memory-store';
-import { McpError } from '../mcp/mcp.errors';
 import { McpService } from '../mcp/mcp.service';
-import { SkillsService, explicitSkillSelection } from '../skills/skills.service';
+import { SkillTurnService } from '../skills/skill-turn.service';
+import { buildTurnContext, TurnPreparationError } from './turn-context';
+import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
+import type { ChatMetadata, UserTurnInput } from '../memory/memory.types';
 import {
   SESSION_DELETED_EVENT,
-  type ChatMessage,
-  type ChatMetadata,
+  TURN_COMPLETED_EVENT,
   type SessionDeletedEvent,
-  type UserTurnInput,
-} from '../memory/memory.types';
-import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from './turn-events';
+  type TurnCompletedEvent,
+} from '../events/app-events';
 
 /** turns waiting behind the running one, per chat */
 export const MAX_QUEUED_TURNS_PER_CHAT = 16;
@@ -55,17 +56,6 @@ export interface ChatOutboundEvent {
 }
 
 export type SubmitResult = { accepted: true; queued: number } | { accepted: false; detail: string; code: string };
-
-/** A turn that cannot start for a reason the user can fix (e.g. an explicitly selected Skill cannot be loaded). */
-export class TurnPreparationError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TurnPreparationError';
-  }
-}
 
 type CancelCause = 'client' | 'deleted' | 'shutdown';
 
@@ -86,7 +76,7 @@ interface Lane {
   running: RunningTurn | null;
 }
 
-/** Title of a first message: whitespace collapsed, first 40 code points (spec §5.2 step 3). */
+/** Title of a first message: whitespace collapsed, first 40 code points. */
 export function titleFromContent(content: string): string {
   const collapsed = content.split(/\s+/u).filter((part) => part !== '').join(' ');
   return Array.from(collapsed).slice(0, TITLE_MAX_CHARS).join('');
@@ -135,8 +125,8 @@ export class ChatService implements OnModuleDestroy {
     private readonly memory: MemoryStore,
     private readonly runner: AgentRunner,
     private readonly prompt: SystemPromptBuilder,
-    private readonly eventBus: EventEmitter2,
-    private readonly skills: SkillsService,
+    private readonly eventBus: AppEventBus,
+    private readonly skills: SkillTurnService,
     private readonly mcp: McpService,
   ) {}
 
@@ -174,7 +164,7 @@ export class ChatService implements OnModuleDestroy {
   }
 
   /** A deleted session: abort its running turn without persisting anything, and drop its queued turns. */
-  @OnEvent(SESSION_DELETED_EVENT)
+  @OnAppEvent(SESSION_DELETED_EVENT)
   onSessionDeleted(payload: SessionDeletedEvent): void {
     const lane = this.lanes.get(payload.chatId);
     if (!lane) return;
@@ -234,17 +224,6 @@ export class ChatService implements OnModuleDestroy {
       });
   }
 
-  /** Spec §5.2 step 7a; a connector that cannot be prepared fails the turn with a clear error. */
-  private async prepareMcp(chatId: string, metadata: MessageMetadata, signal: AbortSignal): Promise<Set<string>> {
-    const servers = (metadata.selected_mcp_connectors ?? []).map((connector) => connector.server);
-    try {
-      return await this.mcp.prepareTurn(chatId, servers, signal);
-    } catch (err) {
-      if (err instanceof McpError) throw new TurnPreparationError('mcp_prepare_failed', err.message);
-      throw err;
-    }
-  }
-
   /** The only running turn writes its append on the event loop; concurrent turns go through the thread pool. */
   private appendOptions(): AppendOptions {
     return { inline: this.runningTurns === 1 };
@@ -252,6 +231,10 @@ export class ChatService implements OnModuleDestroy {
 
   private emit(chatId: string, event: ServerEvent): void {
     this.outbound.next({ chatId, event });
+  }
+
+  private emitAll(chatId: string, events: readonly ServerEvent[]): void {
+    for (const event of events) this.emit(chatId, event);
   }
 
   private executeTurn(job: TurnJob, running: RunningTurn): Promise<void> {
@@ -274,7 +257,7 @@ export class ChatService implements OnModuleDestroy {
       ids,
     );
 
-    // 1. LLM check: nothing is created or persisted when the provider is not configured
+    // LLM check: nothing is created or persisted when the provider is not configured
     let lease: ProviderLease;
     try {
       lease = this.llm.acquire(selection.provider);
@@ -302,7 +285,7 @@ export class ChatService implements OnModuleDestroy {
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
 
-      // 3. automatic title: only for an untitled chat without history; survives a failure of this turn
+      // automatic title: only for an untitled chat without history; survives a failure of this turn
       if (!chat.metadata.title && chat.history.length === 0) {
         const title = titleFromContent(content);
         await this.memory.saveMetadata(chatId, { ...chat.metadata, title });
@@ -314,25 +297,9 @@ export class ChatService implements OnModuleDestroy {
         });
       }
 
-      // 5. explicit Skill selections: mentioned_skills plus a legacy leading @name (the model gets the rest)
-      const skillSelection = explicitSkillSelection(content, metadata.mentioned_skills);
-      const system = await this.prompt.build({ chatId });
-      // 7a. MCP: the chat's activated tools are live again (reconnecting after a restart) and the explicitly selected
-      // connectors' tools are visible for this turn only
-      const temporaryTools = await this.prepareMcp(chatId, metadata, signal);
-      // 7b. selected Skills load before the model runs; bodies go into a second system message for this turn only
-      const explicitSkills = await this.skills.prepareExplicitSkills(skillSelection.names, { chatId, turnId, signal });
-      if (!explicitSkills.ok) throw new TurnPreparationError('skill_load_failed', explicitSkills.detail);
-      const skillReceipts: ChatMessage[] = explicitSkills.receipts.map((receipt) => ({ role: 'assistant', content: receipt }));
-      const messages: ChatMessage[] = [
-        { role: 'system', content: system },
-        ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
-        ...chat.history,
-        { role: 'user', content: skillSelection.taskText },
-      ];
-      const user: UserTurnInput = { content };
-      if (metadata.mentioned_skills) user.mentioned_skills = metadata.mentioned_skills;
-      if (metadata.selected_mcp_connectors) user.selected_mcp_connectors = metadata.selected_mcp_connectors;
+      const sources = { prompt: this.prompt, mcp: this.mcp, skills: this.skills };
+      const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history: chat.history, signal });
+      const { skillReceipts, user } = context;
 
       let outcome;
       try {
@@ -340,36 +307,12 @@ export class ChatService implements OnModuleDestroy {
           client: lease.client,
           provider: selection.provider,
           model: selection.model,
-          messages,
+          messages: context.messages,
           chatId,
           turnId,
           signal,
-          temporaryTools,
-          listener: {
-            delta: (text) => this.emit(chatId, { event: 'delta', chat_id: chatId, text, stream_id: streamId }),
-            toolCall: (notice) =>
-              this.emit(chatId, {
-                event: 'tool_call',
-                chat_id: chatId,
-                tool_name: notice.name,
-                stream_id: streamId,
-                call_id: notice.callId,
-                arguments: notice.arguments,
-              }),
-            approvalRequest: (event) => this.emit(chatId, event),
-            approvalResolved: (event) => this.emit(chatId, event),
-            toolResult: (notice) =>
-              this.emit(chatId, {
-                event: 'tool_result',
-                chat_id: chatId,
-                tool_name: notice.name,
-                result: notice.result,
-                stream_id: streamId,
-                call_id: notice.callId,
-                ok: notice.ok,
-                duration_ms: notice.durationMs,
-              }),
-          },
+          temporaryTools: context.temporaryTools,
+          listener: turnEventsListener(chatId, streamId, (event) => this.emit(chatId, event)),
         });
       } catch (err) {
         if (err instanceof AgentCancelledError) {
@@ -380,19 +323,12 @@ export class ChatService implements OnModuleDestroy {
         throw err;
       }
 
-      // explicit Skill receipts come first among the turn's durable messages (spec §5.2 step 7b)
+      // explicit Skill receipts come first among the turn's durable messages
       outcome = { ...outcome, durable: [...skillReceipts, ...outcome.durable] };
-      // 9. persist, then stream_end and done (done only after the turn is on disk)
+      // persist, then stream_end and done (done only after the turn is on disk)
       await this.memory.appendTurn(chatId, user, outcome.durable, { content: outcome.content }, this.appendOptions());
       const durationSec = this.elapsedSec(started);
-      this.emit(chatId, { event: 'stream_end', chat_id: chatId, stream_id: streamId });
-      this.emit(chatId, {
-        event: 'done',
-        chat_id: chatId,
-        duration_sec: durationSec,
-        usage: outcome.usage,
-        cancelled: false,
-      });
+      this.emitAll(chatId, turnEndEvents(chatId, streamId, { durationSec, usage: outcome.usage, cancelled: false }));
       this.logger.log(
         formatEvent('agent.turn.completed', {
           duration_ms: Math.round(durationSec * 1000),
@@ -466,14 +402,7 @@ export class ChatService implements OnModuleDestroy {
       }),
       ids,
     );
-    this.emit(chatId, { event: 'stream_end', chat_id: chatId, stream_id: streamId });
-    this.emit(chatId, {
-      event: 'done',
-      chat_id: chatId,
-      duration_sec: durationSec,
-      usage: partial.usage,
-      cancelled: true,
-    });
+    this.emitAll(chatId, turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true }));
   }
 
   /** One clear error for the turn; nothing was persisted; metadata goes back to its pre-turn state except the title. */

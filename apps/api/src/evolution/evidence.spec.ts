@@ -1,4 +1,4 @@
-import type { TurnCompletedEvent } from '../chat/turn-events';
+import type { TurnCompletedEvent } from '../events/app-events';
 import { registerSecretValue, unregisterSecretValue } from '../common/redact';
 import { buildEvidence, EVIDENCE_ID_PATTERN, evidenceSkipReason, parseEvidence, sanitiseEvidenceText } from './evidence';
 import { workflowFingerprint } from './fingerprint';

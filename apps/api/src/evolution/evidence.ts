@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { SkillEvolutionEvidence, SkillEvolutionToolCall } from '@cashcode/contracts';
-import type { TurnCompletedEvent } from '../chat/turn-events';
+import type { TurnCompletedEvent } from '../events/app-events';
 import { redactSecrets } from '../common/redact';
 import { chatIdHash, workflowFingerprint } from './fingerprint';
 

@@ -1,15 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AppEventBus } from '../events/event-bus';
 import type { SkillEvolutionEvidence } from '@cashcode/contracts';
-import type { TurnCompletedEvent } from '../chat/turn-events';
-import type { AppConfig } from '../config/app-config';
-import type { EvidenceStore } from './evidence-store';
 import {
-  EVALUATION_QUEUE_MAX,
-  EvolutionEvaluator,
   SKILL_EVOLUTION_EVALUATED_EVENT,
   type EvaluationFinishedEvent,
-} from './evolution-evaluator';
+  type TurnCompletedEvent,
+} from '../events/app-events';
+import type { AppConfig } from '../config/app-config';
+import type { EvidenceStore } from './evidence-store';
+import { EVALUATION_QUEUE_MAX, EvolutionEvaluator } from './evolution-evaluator';
 import type { Evolver } from './evolver';
 import type { ProposalStore } from './proposal-store';
 
@@ -85,9 +85,9 @@ describe(EvolutionEvaluator.name, () => {
       skillEvolutionMaxContextChars: 12_000,
     } as unknown as AppConfig;
     const evidence = new GatedEvidenceStore();
-    const events = new EventEmitter2();
+    const events = new AppEventBus(new EventEmitter2());
     const finished: EvaluationFinishedEvent[] = [];
-    events.on(SKILL_EVOLUTION_EVALUATED_EVENT, (event: EvaluationFinishedEvent) => finished.push(event));
+    events.on(SKILL_EVOLUTION_EVALUATED_EVENT, (event) => finished.push(event));
     const evaluator = new EvolutionEvaluator(
       config,
       evidence as unknown as EvidenceStore,

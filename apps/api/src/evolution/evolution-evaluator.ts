@@ -1,17 +1,22 @@
 /**
- * Turns completed turns into evidence and, when a workflow recurs, into a Skill proposal (openspec skill-evolution).
- * Listens to the turn-completed event and works off the turn's critical path: the listener only queues the turn (a
- * bounded queue); at most SKILL_EVOLUTION_MAX_CONCURRENT evaluations run at once. Every evaluation ends with a
+ * Turns completed turns into evidence and, when a workflow recurs, into a Skill proposal. Listens to the
+ * turn-completed event and works off the turn's critical path: the listener only queues the turn (a bounded queue);
+ * at most SKILL_EVOLUTION_MAX_CONCURRENT evaluations run at once. Every evaluation ends with a
  * `skill_evolution.evaluated` event (tests and the log wait on it). Proposals are never applied here.
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import type { LlmSelection, SkillEvolutionProposal } from '@cashcode/contracts';
-import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../chat/turn-events';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import {
+  SKILL_EVOLUTION_EVALUATED_EVENT,
+  TURN_COMPLETED_EVENT,
+  type EvaluationFinishedEvent,
+  type TurnCompletedEvent,
+} from '../events/app-events';
+import { AppEventBus, OnAppEvent } from '../events/event-bus';
 import { buildEvidence, evidenceSkipReason, type EvidenceSkipReason } from './evidence';
 import { EvidenceStore } from './evidence-store';
 import { EVOLUTION_SKILLS, type EvolutionSkillsPort } from './evolution-skills.port';
@@ -19,32 +24,9 @@ import { buildEvolverRequest, Evolver, EvolverCallError, parseEvolverReply } fro
 import { validateCandidate } from './candidate-validation';
 import { ProposalStore } from './proposal-store';
 
-export const SKILL_EVOLUTION_EVALUATED_EVENT = 'skill_evolution.evaluated';
-
-/**
- * - `skipped`: the turn is not evidence (see `reason`)
- * - `recorded`: evidence written; no proposal (not recurring yet, a pending/applied proposal has the fingerprint, or
- *   one is being generated)
- * - `proposed`: evidence written and a pending proposal created
- * - `discarded`: the evolver's answer was unusable (model error, invalid reply, impossible target)
- * - `failed`: an unexpected error (logged)
- */
-export type EvaluationOutcome = 'skipped' | 'recorded' | 'proposed' | 'discarded' | 'failed';
-
-export interface EvaluationFinishedEvent {
-  chatId: string;
-  turnId: string;
-  outcome: EvaluationOutcome;
-  /** skipped/recorded/discarded: why */
-  reason?: string;
-  fingerprint?: string;
-  evidenceId?: string;
-  proposalId?: string;
-}
-
 /** Turns waiting for evaluation beyond this are dropped (logged): evolution must never pile up work. */
 export const EVALUATION_QUEUE_MAX = 100;
-/** Existing Skills summarised for the evolver (openspec skill-evolution: the first 80 records). */
+/** Existing Skills summarised for the evolver (the first 80 records). */
 const SKILL_SUMMARY_LIMIT = 80;
 
 /** The log ids of the turn an evaluation is about. */
@@ -67,12 +49,12 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
     private readonly evidence: EvidenceStore,
     private readonly proposals: ProposalStore,
     private readonly evolver: Evolver,
-    private readonly events: EventEmitter2,
+    private readonly events: AppEventBus,
     @Optional() @Inject(EVOLUTION_SKILLS) private readonly skills: EvolutionSkillsPort | null,
   ) {}
 
   /** Queues the turn; returns at once (never awaited by the turn). */
-  @OnEvent(TURN_COMPLETED_EVENT)
+  @OnAppEvent(TURN_COMPLETED_EVENT)
   onTurnCompleted(event: TurnCompletedEvent): void {
     if (this.shutdown.signal.aborted) return;
     const skip = evidenceSkipReason(event, {

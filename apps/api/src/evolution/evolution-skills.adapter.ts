@@ -1,12 +1,12 @@
 /**
- * Binds the EVOLUTION_SKILLS port to SkillsService: agent-only creation and replacement with the Skills module's own
+ * Binds the EVOLUTION_SKILLS port to SkillsAdminService: agent-only creation and replacement with the Skills module's own
  * checks (name free in every root, expected hash, full package validation, snapshot before replace), its SkillErrors
  * translated into the evolution outcomes a reviewer sees.
  */
 import { Injectable } from '@nestjs/common';
 import { parseSkillMarkdown } from '@cashcode/skill-format';
 import { SkillError } from '../skills/skills.errors';
-import { SkillsService } from '../skills/skills.service';
+import { SkillsAdminService } from '../skills/skills-admin.service';
 import { EvolutionError, EVOLUTION_MESSAGES } from './evolution.errors';
 import type {
   AppliedSkill,
@@ -16,7 +16,7 @@ import type {
 } from './evolution-skills.port';
 
 const SKILL_CREATOR = 'skill-creator';
-/** SkillsService list page size limit */
+/** SkillsAdminService list page size limit */
 const PAGE_SIZE_MAX = 200;
 
 function translate(error: unknown, action: 'create' | 'update'): unknown {
@@ -39,7 +39,7 @@ function translate(error: unknown, action: 'create' | 'update'): unknown {
 
 @Injectable()
 export class SkillsServiceEvolutionAdapter implements EvolutionSkillsPort {
-  constructor(private readonly skills: SkillsService) {}
+  constructor(private readonly skills: SkillsAdminService) {}
 
   async find(name: string): Promise<EvolutionSkillState | null> {
     try {

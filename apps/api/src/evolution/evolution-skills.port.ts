@@ -1,5 +1,5 @@
 /**
- * What EvolutionModule needs from SkillsModule, as a small port (bound to SkillsService in evolution.module.ts).
+ * What EvolutionModule needs from SkillsModule, as a small port (bound to SkillsAdminService in evolution.module.ts).
  * Implementations throw EvolutionError for the outcomes a reviewer must see (exists, changed, not agent-owned).
  */
 import type { SkillSource } from '@cashcode/contracts';

@@ -8,11 +8,11 @@
  */
 import { isRecord } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnAppEvent } from '../events/event-bus';
 import { formatEvent } from '../common/log-format';
 import type { ToolActivationSource } from '../agent/tool-registry';
 import { MemoryStore } from '../memory/memory-store';
-import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../memory/memory.types';
+import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 
 export const ACTIVATION_CAPACITY = 50;
 /** chats scanned in parallel by a purge */
@@ -142,7 +142,7 @@ export class McpActivations implements ToolActivationSource {
     await Promise.all([...this.lanes.values()]);
   }
 
-  @OnEvent(SESSION_DELETED_EVENT)
+  @OnAppEvent(SESSION_DELETED_EVENT)
   onSessionDeleted(event: SessionDeletedEvent): void {
     this.sets.delete(event.chatId);
     this.dirty.delete(event.chatId);

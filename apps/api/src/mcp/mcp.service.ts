@@ -10,7 +10,7 @@ import {
   type BeforeApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AppEventBus } from '../events/event-bus';
 import {
   MCP_MASKED_VALUE,
   type McpServerRecord,
@@ -23,7 +23,8 @@ import { logIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { MCP_MESSAGES, McpError } from './mcp.errors';
-import { MCP_TOOLS_CHANGED_EVENT, type McpServerConfig, type McpToolDescriptor, type McpToolsChangedEvent } from './mcp.types';
+import { type McpServerConfig, type McpToolDescriptor } from './mcp.types';
+import { MCP_TOOLS_CHANGED_EVENT, type McpToolsChangedEvent } from '../events/app-events';
 import { ACTIVATION_CAPACITY, McpActivations } from './mcp-activations';
 import { McpCatalog } from './mcp-catalog';
 import { McpConnection, McpConnectionLostError } from './mcp-connection';
@@ -73,7 +74,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     private readonly cache: McpSchemaCache,
     private readonly activations: McpActivations,
     private readonly registry: ToolRegistry,
-    private readonly events: EventEmitter2,
+    private readonly events: AppEventBus,
   ) {
     this.redaction = redactionContext(config.rootDir, config.dataDir);
   }

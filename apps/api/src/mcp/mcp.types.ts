@@ -41,10 +41,3 @@ export interface McpServerState {
   statusError: string | null;
   toolCount: number;
 }
-
-/** Emitted (EventEmitter2) whenever the set of live MCP tools or the catalog changes. */
-export const MCP_TOOLS_CHANGED_EVENT = 'mcp.tools.changed';
-export interface McpToolsChangedEvent {
-  server: string;
-  reason: 'connected' | 'disconnected' | 'list_changed' | 'error' | 'catalog';
-}

@@ -13,9 +13,15 @@
  *   history again after every turn. A consolidation that succeeds, or a restart, starts over.
  */
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { AppEventBus, OnAppEvent } from '../events/event-bus';
 import type { LlmSelection } from '@cashcode/contracts';
-import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../chat/turn-events';
+import {
+  CONSOLIDATION_FINISHED_EVENT,
+  TURN_COMPLETED_EVENT,
+  type ConsolidationFinishedEvent,
+  type ConsolidationOutcome,
+  type TurnCompletedEvent,
+} from '../events/app-events';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -23,13 +29,7 @@ import { BackgroundModel, BackgroundModelError } from './background-model';
 import { recordToMessage, SUMMARY_MESSAGE_PREFIX, summaryToMessage } from './history-record';
 import { MemoryError } from './memory.errors';
 import { MemoryStore } from './memory-store';
-import {
-  CONSOLIDATION_FINISHED_EVENT,
-  type ChatMessage,
-  type ConsolidationFinishedEvent,
-  type ConsolidationOutcome,
-  type HistoryRecord,
-} from './memory.types';
+import { type ChatMessage, type HistoryRecord } from './memory.types';
 
 /** characters of one message given to the summariser (longer contents are cut) */
 export const SUMMARY_INPUT_MAX_MESSAGE_CHARS = 4000;
@@ -150,11 +150,11 @@ export class Consolidator implements OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly store: MemoryStore,
     private readonly model: BackgroundModel,
-    private readonly events: EventEmitter2,
+    private readonly events: AppEventBus,
   ) {}
 
   /** After a successful turn: start a background consolidation of that chat (never awaited by the turn). */
-  @OnEvent(TURN_COMPLETED_EVENT)
+  @OnAppEvent(TURN_COMPLETED_EVENT)
   onTurnCompleted(event: TurnCompletedEvent): void {
     void this.consolidate(event.chatId, { provider: event.provider, model: event.model }, event.turnId);
   }

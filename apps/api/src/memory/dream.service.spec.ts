@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AppEventBus } from '../events/event-bus';
 import type { LlmSelection } from '@cashcode/contracts';
 import type { AppConfig } from '../config/app-config';
 import type { LlmClientProvider } from '../llm-settings/llm-provider';
@@ -75,7 +76,7 @@ describe(DreamService.name, () => {
     dreamStore = new DreamStore(config);
     model = new ScriptedModel();
     llm = new FakeLlm();
-    service = new DreamService(config, memory, dreamStore, model as unknown as BackgroundModel, llm, new EventEmitter2(), () => NOW);
+    service = new DreamService(config, memory, dreamStore, model as unknown as BackgroundModel, llm, new AppEventBus(new EventEmitter2()), () => NOW);
   });
 
   afterEach(async () => {

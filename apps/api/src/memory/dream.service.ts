@@ -13,7 +13,7 @@
  * other change makes the run fail without writing (the user's edit wins; the records are retried next run).
  */
 import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { AppEventBus, OnAppEvent } from '../events/event-bus';
 import type { DreamRun, DreamTrigger, DreamTriggerResponse, LlmSelection } from '@cashcode/contracts';
 import { formatEvent } from '../common/log-format';
 import { unifiedDiff } from '../common/text-diff';
@@ -24,7 +24,8 @@ import { DreamStore, type DreamCursor } from './dream-store';
 import { countMemoryEntries } from './memory-entries';
 import { MemoryError } from './memory.errors';
 import { MEMORY_CLOCK, MemoryStore, type MemoryClock } from './memory-store';
-import { DREAM_FINISHED_EVENT, SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } from './memory.types';
+import { type HistoryRecord } from './memory.types';
+import { DREAM_FINISHED_EVENT, SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { trimTrailing } from '../common/trim';
 
 /** the header of a Dream run's MEMORY.md diff */
@@ -138,7 +139,7 @@ export class DreamService implements OnModuleDestroy {
     private readonly store: DreamStore,
     private readonly model: BackgroundModel,
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
-    private readonly events: EventEmitter2,
+    private readonly events: AppEventBus,
     @Optional() @Inject(MEMORY_CLOCK) clock?: MemoryClock,
   ) {
     this.now = clock ?? (() => new Date());
@@ -213,7 +214,7 @@ export class DreamService implements OnModuleDestroy {
   }
 
   /** A deleted chat loses its cursor entry, so a new chat with the same id starts from its first record. */
-  @OnEvent(SESSION_DELETED_EVENT)
+  @OnAppEvent(SESSION_DELETED_EVENT)
   async onSessionDeleted(event: SessionDeletedEvent): Promise<void> {
     try {
       await this.store.updateCursor((cursor) => {

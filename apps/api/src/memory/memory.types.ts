@@ -1,21 +1,11 @@
 /**
- * Chat memory shapes: history.jsonl records (openspec memory), metadata.json (openspec memory) and the in-memory
- * message list the agent sends to the model (openspec memory).
+ * Chat memory shapes: history.jsonl records, metadata.json and the in-memory message list the agent sends to the
+ * model (ChatMessage, defined in common/ because the agent and the turn-completed event use it too).
  */
 import type { McpConnectorReceipt, SkillReceipt } from '@cashcode/contracts';
 
-export interface ToolCallRecord {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-/** A message as sent to the model (OpenAI chat format). */
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; tool_calls?: ToolCallRecord[] }
-  | { role: 'tool'; content: string; tool_call_id: string; name: string };
+export type { ChatMessage, ToolCallRecord } from '../common/chat-message';
+import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
 
 export type HistoryRole = 'user' | 'assistant' | 'tool_calls' | 'tool' | 'summary';
 
@@ -57,7 +47,7 @@ export interface UserTurnInput {
   selected_mcp_connectors?: McpConnectorReceipt[];
 }
 
-/** A chat as the agent sees it: the smart-loaded history (openspec memory) and metadata.json, cached per process. */
+/** A chat as the agent sees it: the smart-loaded history (from the last summary on) and metadata.json, cached per process. */
 export interface ChatState {
   chatId: string;
   history: ChatMessage[];
@@ -70,13 +60,7 @@ export interface FinalAnswer {
   cancelled?: boolean;
 }
 
-/** Emitted with EventEmitter2 after a session was deleted, so a running turn of that chat can be cancelled. */
-export const SESSION_DELETED_EVENT = 'session.deleted';
-export interface SessionDeletedEvent {
-  chatId: string;
-}
-
-/** One row of the sessions list, before formatting (openspec sessions). */
+/** One row of the sessions list (GET /api/sessions), before formatting. */
 export interface StoredSessionSummary {
   chatId: string;
   title: string | null;
@@ -86,27 +70,3 @@ export interface StoredSessionSummary {
 
 /** Outcome of adding a line to MEMORY.md. */
 export type LongTermMemorySaveResult = 'saved' | 'duplicate';
-
-/** Emitted with EventEmitter2 when a background consolidation attempt of a chat has finished (any outcome). */
-export const CONSOLIDATION_FINISHED_EVENT = 'memory.consolidation.finished';
-export type ConsolidationOutcome =
-  /** the history is below the threshold */
-  | 'below_threshold'
-  /** another consolidation of this chat is running */
-  | 'busy'
-  /** no user-turn boundary leaves anything to summarise */
-  | 'nothing_to_compress'
-  | 'consolidated'
-  /** the model failed, timed out or answered nothing, or the chat was deleted: nothing changed */
-  | 'failed'
-  /** skipped: the chat's last attempts failed and it is waiting a few turns before trying again */
-  | 'backoff';
-export interface ConsolidationFinishedEvent {
-  chatId: string;
-  outcome: ConsolidationOutcome;
-  /** keep_from_cursor of the appended summary (consolidated only) */
-  keepFromCursor?: number;
-}
-
-/** Emitted with EventEmitter2 after every Dream attempt (recorded or not). */
-export const DREAM_FINISHED_EVENT = 'memory.dream.finished';

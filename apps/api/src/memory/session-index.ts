@@ -5,11 +5,12 @@
  * are removed. Never rebuilt per query.
  */
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnAppEvent } from '../events/event-bus';
 import { Bm25Index, isCjkCodePoint, tokenize } from '../common/bm25';
 import { formatEvent } from '../common/log-format';
 import { MemoryStore } from './memory-store';
-import { SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } from './memory.types';
+import { type HistoryRecord } from './memory.types';
+import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 
 /** characters of a record kept for snippets (the whole record is indexed) */
 const STORED_CONTENT_CHARS = 20_000;
@@ -133,7 +134,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
     this.byChat.delete(chatId);
   }
 
-  @OnEvent(SESSION_DELETED_EVENT)
+  @OnAppEvent(SESSION_DELETED_EVENT)
   onSessionDeleted(event: SessionDeletedEvent): void {
     this.removeChat(event.chatId);
   }

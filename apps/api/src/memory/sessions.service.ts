@@ -11,11 +11,12 @@ import {
   type SessionMessagesResponse,
 } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AppEventBus } from '../events/event-bus';
 import { formatLocalSeconds } from './local-time';
 import { MemoryError } from './memory.errors';
 import { MemoryStore } from './memory-store';
-import { SESSION_DELETED_EVENT, type HistoryRecord, type SessionDeletedEvent } from './memory.types';
+import { type HistoryRecord } from './memory.types';
+import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 
 export const UNTITLED_SESSION_TITLE = 'New chat';
 
@@ -50,7 +51,7 @@ export class SessionsService {
 
   constructor(
     private readonly store: MemoryStore,
-    private readonly events: EventEmitter2,
+    private readonly events: AppEventBus,
   ) {}
 
   async list(): Promise<SessionListResponse> {

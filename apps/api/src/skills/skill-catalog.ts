@@ -1,8 +1,8 @@
 /**
- * The Skill catalog (openspec skills): scans the three roots, keeps the valid packages, picks per name the highest
+ * The Skill catalog: scans the three roots, keeps the valid packages, picks per name the highest
  * precedence (builtin < user < agent, the winner lists the lower sources in `shadowed_sources`), computes availability
- * (`bin:`, `env:`, `tool:`, `mcp:`; meta tools such as `tool_search` count as present) and reports invalid packages as
- * redacted, length-limited diagnostics that are never offered to the model.
+ * (`bin:`, `env:`, `tool:`, `mcp:`; meta tools such as `tool_search` count as present) and reports
+ * invalid packages as redacted, length-limited diagnostics that are never offered to the model.
  *
  * Refresh is incremental: a package is re-read only when its fingerprint (directory, SKILL.md, _meta.json stats)
  * changed or a mutation forced it; the two BM25 indexes (all Skills / enabled Skills) are updated per document.
@@ -18,6 +18,9 @@ import { formatEvent } from '../common/log-format';
 import { MCP_TOOL_PREFIX } from '../agent/tool-registry';
 import type { LoadedPackage, PackageReadResult, SkillStore } from './skill-store';
 
+/** Injection token of the SkillCatalog (built by the skills module with its availability probe). */
+export const SKILL_CATALOG = Symbol('SKILL_CATALOG');
+
 /** precedence order, lowest first */
 export const SKILL_SOURCE_ORDER: readonly SkillSource[] = ['builtin', 'user', 'agent'];
 export const MAX_INVALID_REPORTED = 100;
@@ -25,7 +28,7 @@ export const DIAGNOSTIC_KEY_MAX_CHARS = 80;
 export const DIAGNOSTIC_MESSAGE_MAX_CHARS = 240;
 export const SEARCH_LIMIT_MAX = 10_000;
 const READ_CONCURRENCY = 32;
-/** BM25 of openspec skills "Requirement: Catalog search": k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
+/** BM25 parameters: k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
 const SKILL_BM25 = { k1: 1.2, b: 0.75 };
 const EXACT_NAME_BONUS = 10;
 /** a quick refresh re-checks package fingerprints when the last deep pass is older than this */
@@ -403,8 +406,8 @@ export class SkillCatalog {
   }
 
   /**
-   * BM25 search (openspec skills): positive scores only, +10 when the trimmed lower-cased query equals a name, sorted
-   * by score then name. Disabled Skills only with `includeDisabled`. A query without tokens finds nothing.
+   * BM25 search: positive scores only, +10 when the trimmed lower-cased query equals a name, sorted by
+   * score then name. Disabled Skills only with `includeDisabled`. A query without tokens finds nothing.
    */
   search(query: string, options: { includeDisabled: boolean; limit: number }): SearchHit[] {
     const tokens = tokenize(query.toLowerCase());

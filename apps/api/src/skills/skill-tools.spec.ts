@@ -1,5 +1,5 @@
-import { pythonJson } from './skill-tools';
-import { explicitSkillSelection } from './skills.service';
+import { pythonJson } from './python-json';
+import { explicitSkillSelection } from './skill-selection';
 
 describe('skill tool helpers', () => {
   it("Scenario: pythonJson uses Python's json.dumps spacing and ensure_ascii escaping", () => {

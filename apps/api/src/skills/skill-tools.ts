@@ -1,10 +1,20 @@
 /**
- * The skill tools the model sees (spec §11.10): `skill_search`, `skill_load`, `skill_read_resource` (always-visible
- * meta tools) and `agent_skill_manage` (main registry). The rules live in SkillsService; this file holds the tool
- * schemas, the argument checks and the exact result formats (Python-style JSON spacing, three projections).
+ * The skill tools the model sees and their back-ends: `skill_search`, `skill_load`, `skill_read_resource` (always
+ * visible meta tools) and `agent_skill_manage` (main registry). This file holds the tool schemas, the argument checks
+ * and the exact result formats (Python-style JSON spacing, three projections); loading into a turn is
+ * SkillTurnService's job and creating a package SkillsAdminService's.
  */
+import { Logger } from '@nestjs/common';
+import { SUPPORT_FILES_MAX, checkSupportPath } from '@cashcode/skill-format';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent/agent-tool';
-import type { SkillsService } from './skills.service';
+import { formatEvent } from '../common/log-format';
+import { pythonJson } from './python-json';
+import { boundText, type SkillCatalog } from './skill-catalog';
+import { errorName, isPlainObject, sanitizeStoreDiagnostic } from './skill-helpers';
+import type { SkillStore } from './skill-store';
+import type { SkillTurnService } from './skill-turn.service';
+import type { SkillsAdminService } from './skills-admin.service';
+import { SKILL_MESSAGES, SkillError } from './skills.errors';
 
 export const SKILL_SEARCH_TOOL = 'skill_search';
 export const SKILL_LOAD_TOOL = 'skill_load';
@@ -14,31 +24,6 @@ export const AGENT_SKILL_MANAGE_TOOL = 'agent_skill_manage';
 export const SKILL_SEARCH_DEFAULT_LIMIT = 8;
 export const SKILL_SEARCH_MAX_LIMIT = 20;
 export const MANAGE_REASON_MAX_CHARS = 500;
-
-/**
- * JSON with Python's `json.dumps` spacing (`", "` and `": "`); `ascii` escapes non-ASCII like `ensure_ascii=True`.
- */
-export function pythonJson(value: unknown, ascii = false): string {
-  const encodeString = (text: string): string => {
-    const json = JSON.stringify(text);
-    return ascii ? json.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
-  };
-  const encode = (item: unknown): string => {
-    if (item === null || item === undefined) return 'null';
-    if (typeof item === 'string') return encodeString(item);
-    if (typeof item === 'number') return Number.isFinite(item) ? String(item) : 'null';
-    if (typeof item === 'boolean') return item ? 'true' : 'false';
-    if (Array.isArray(item)) return `[${item.map(encode).join(', ')}]`;
-    if (typeof item === 'object') {
-      const parts = Object.entries(item as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => `${encodeString(k)}: ${encode(v)}`);
-      return `{${parts.join(', ')}}`;
-    }
-    return encodeString(String(item));
-  };
-  return encode(value);
-}
 
 function schema(properties: Record<string, unknown>, required: string[], additionalProperties = false): JsonSchemaObject {
   return { type: 'object', properties, required, additionalProperties };
@@ -68,7 +53,7 @@ export class SkillSearchTool implements AgentTool {
   );
   readonly readOnly = true;
 
-  constructor(private readonly skills: SkillsService) {}
+  constructor(private readonly catalog: SkillCatalog) {}
 
   async execute(args: Record<string, unknown>): Promise<string> {
     const query = asString(args['query']) ?? '';
@@ -78,7 +63,11 @@ export class SkillSearchTool implements AgentTool {
       typeof rawLimit === 'number' && Number.isFinite(rawLimit)
         ? Math.min(SKILL_SEARCH_MAX_LIMIT, Math.max(1, Math.floor(rawLimit)))
         : SKILL_SEARCH_DEFAULT_LIMIT;
-    const hits = await this.skills.searchForModel(query, limit);
+    // enabled Skills; records without requires/optional, with a 4-decimal score
+    const hits = this.catalog.search(query, { includeDisabled: false, limit }).map((hit) => {
+      const { requires: _requires, optional: _optional, ...rest } = hit.entry.record;
+      return { ...rest, score: Math.round(hit.score * 10_000) / 10_000 };
+    });
     return pythonJson({ query, skills: hits });
   }
 }
@@ -91,11 +80,23 @@ export class SkillLoadTool implements AgentTool {
   readonly parameters = schema({ name: { type: 'string', description: 'the exact Skill name' } }, ['name']);
   readonly readOnly = false;
 
-  constructor(private readonly skills: SkillsService) {}
+  constructor(private readonly turns: SkillTurnService) {}
 
   async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
     const name = (asString(args['name']) ?? '').trim();
-    return this.skills.loadForModel(name, ctx);
+    const outcome = await this.turns.loadSkill(name, ctx);
+    switch (outcome.kind) {
+      case 'error': {
+        const text = pythonJson(outcome.payload, true);
+        return { model: text, public: text, persisted: text, ok: false };
+      }
+      case 'already': {
+        const text = `${outcome.receipt} already_loaded=true`;
+        return { model: text, public: `Skill already loaded: ${outcome.name}`, persisted: text };
+      }
+      case 'loaded':
+        return { model: outcome.model, public: `Loaded Skill: ${outcome.name}`, persisted: outcome.receipt };
+    }
   }
 }
 
@@ -113,12 +114,24 @@ export class SkillReadResourceTool implements AgentTool {
   );
   readonly readOnly = true;
 
-  constructor(private readonly skills: SkillsService) {}
+  constructor(
+    private readonly turns: SkillTurnService,
+    private readonly catalog: SkillCatalog,
+    private readonly store: SkillStore,
+  ) {}
 
   async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const name = (asString(args['name']) ?? '').trim();
-    const path = asString(args['path']) ?? '';
-    return this.skills.readResourceForModel(name, path, ctx);
+    const rel = asString(args['path']) ?? '';
+    const loaded = this.turns.loadedInTurn(ctx.chatId, ctx.turnId, name);
+    const entry = this.catalog.get(name);
+    if (!loaded || !entry || entry.pkg.hash !== loaded.hash) return 'Error: load the Skill before reading its resources';
+    const checked = checkSupportPath(rel);
+    if (!checked.ok) return `Error: ${checked.error}`;
+    const data = await this.store.readResource(entry.pkg.source, name, checked.path);
+    if (!data) return 'Error: resource not found or too large';
+    const receipt = `[Skill resource read: ${name}/${checked.path}]`;
+    return { model: `${receipt}\n\n${data.toString('utf8')}`, public: receipt, persisted: receipt };
   }
 }
 
@@ -144,9 +157,74 @@ export class AgentSkillManageTool implements AgentTool {
   );
   readonly readOnly = false;
 
-  constructor(private readonly skills: SkillsService) {}
+  private readonly logger = new Logger(AgentSkillManageTool.name);
+
+  constructor(
+    private readonly admin: SkillsAdminService,
+    private readonly store: SkillStore,
+  ) {}
 
   async execute(args: Record<string, unknown>): Promise<string> {
-    return pythonJson(await this.skills.manageForModel(args));
+    return pythonJson(await this.manage(args));
   }
+
+  /** Creates an agent Skill; never throws. */
+  private async manage(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const fail = (code: string, detail: string) => ({
+      success: false,
+      action: 'create',
+      code,
+      detail: boundText(sanitizeStoreDiagnostic(this.store, detail), 240),
+    });
+    if (args['action'] !== 'create') return fail('unsupported_action', 'action must be create');
+    const reason = args['reason'];
+    if (reason !== undefined && reason !== null && (typeof reason !== 'string' || Array.from(reason).length > MANAGE_REASON_MAX_CHARS)) {
+      return fail('validation_error', `reason must be a string of at most ${MANAGE_REASON_MAX_CHARS} characters`);
+    }
+    const supportFiles = args['support_files'];
+    if (supportFiles !== undefined && supportFiles !== null) {
+      if (!isPlainObject(supportFiles) || Object.keys(supportFiles).length > SUPPORT_FILES_MAX) {
+        return fail('validation_error', SKILL_MESSAGES.supportFilesShape);
+      }
+      if (Object.values(supportFiles).some((value) => typeof value !== 'string')) {
+        return fail('validation_error', SKILL_MESSAGES.supportFilesShape);
+      }
+    }
+    try {
+      const record = await this.admin.create({
+        name: args['name'],
+        content: args['content'],
+        source: 'agent',
+        supportFiles: supportFiles ?? undefined,
+        enabled: true,
+        reason: typeof reason === 'string' ? reason : undefined,
+      });
+      return {
+        success: true,
+        action: 'create',
+        name: record.name,
+        display_name: record.display_name,
+        hash: record.hash,
+        source: 'agent',
+        enabled: true,
+      };
+    } catch (error) {
+      if (error instanceof SkillError) {
+        switch (error.code) {
+          case 'validation':
+            return fail('validation_error', error.message);
+          case 'conflict':
+            return fail('conflict', error.message);
+          case 'permission':
+            return fail('permission_denied', error.message);
+          case 'not_found':
+          case 'publication':
+            return fail('publication_failed', error.message);
+        }
+      }
+      this.logger.error(formatEvent('skill.manage.failed', { error: errorName(error) }));
+      return fail('publication_failed', SKILL_MESSAGES.publicationFailed);
+    }
+  }
+
 }

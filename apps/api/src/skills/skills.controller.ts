@@ -57,7 +57,7 @@ import {
 } from './dto/skill-responses.dto';
 import { ZIP_MAX_BYTES } from './skill-archive';
 import { SKILL_MESSAGES, SkillError } from './skills.errors';
-import { SkillsService, type UploadedZip } from './skills.service';
+import { SkillsAdminService, type UploadedZip } from './skills-admin.service';
 
 /**
  * Turns multer's size limit on the ZIP upload into the Skill validation error the original server answered (422,
@@ -82,7 +82,7 @@ export class SkillUploadLimitInterceptor implements NestInterceptor {
 @ApiTags('skills')
 @Controller(API_PATHS.skills)
 export class SkillsController {
-  constructor(private readonly skills: SkillsService) {}
+  constructor(private readonly skills: SkillsAdminService) {}
 
   @Get()
   @ApiOperation({

@@ -1,20 +1,28 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { AgentModule } from '../agent/agent.module';
+import { SystemPromptBuilder } from '../agent/system-prompt';
 import { ToolRegistry } from '../agent/tool-registry';
+import { ApprovalsService } from '../approvals/approvals.service';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { McpModule } from '../mcp/mcp.module';
 import { McpService } from '../mcp/mcp.service';
 import { MemoryModule } from '../memory/memory.module';
-import { SkillCatalog } from './skill-catalog';
+import { SKILL_CATALOG, SkillCatalog } from './skill-catalog';
 import { SkillStore } from './skill-store';
+import { AgentSkillManageTool, SkillLoadTool, SkillReadResourceTool, SkillSearchTool } from './skill-tools';
+import { SKILL_USAGE_SECTION, SkillTurnService } from './skill-turn.service';
 import { SkillsController } from './skills.controller';
-import { SKILL_CATALOG, SkillsService } from './skills.service';
+import { SkillsAdminService } from './skills-admin.service';
 
 /**
- * Skills (openspec skills): package validation, catalog and precedence, store with snapshots, ZIP import, the skill
- * tools (registered in the agent's ToolRegistry), REST, built-in skills, explicit selections for chat turns.
- * Depends on AgentModule (tools, prompt sections), McpModule (`mcp:` availability, required servers) and MemoryModule
- * (activated_skills); nothing in agent/ or mcp/ imports this module.
+ * Skills: package validation, catalog and precedence, store with snapshots, ZIP import, the skill tools (registered
+ * in the agent's ToolRegistry), REST, built-in skills, explicit selections for chat turns.
+ * - SkillsAdminService: the REST administration (and agent/evolution creation), one mutation at a time.
+ * - SkillTurnService: the Skills of a chat turn (explicit selections, skill_load, `allowed-tools` pre-approvals,
+ *   prompt sections).
+ * - skill-tools.ts: the model's skill tools, built on the two services.
+ * Depends on AgentModule (tools, prompt sections, approvals), McpModule (`mcp:` availability, required servers) and
+ * MemoryModule (activated_skills); nothing in agent/ or mcp/ imports this module.
  */
 @Module({
   imports: [AgentModule, McpModule, MemoryModule],
@@ -44,8 +52,36 @@ import { SKILL_CATALOG, SkillsService } from './skills.service';
           { binPath: config.skillBinPath, envNames: new Set(config.presentEnvNames) },
         ),
     },
-    SkillsService,
+    SkillsAdminService,
+    SkillTurnService,
   ],
-  exports: [SkillsService],
+  exports: [SkillsAdminService, SkillTurnService],
 })
-export class SkillsModule {}
+export class SkillsModule implements OnModuleInit {
+  constructor(
+    private readonly store: SkillStore,
+    @Inject(SKILL_CATALOG) private readonly catalog: SkillCatalog,
+    private readonly registry: ToolRegistry,
+    private readonly prompt: SystemPromptBuilder,
+    private readonly approvals: ApprovalsService,
+    private readonly admin: SkillsAdminService,
+    private readonly turns: SkillTurnService,
+  ) {}
+
+  /** Prepares the roots, registers the tools, the pre-approval source and the prompt sections, then scans. */
+  async onModuleInit(): Promise<void> {
+    await this.store.prepare();
+    this.registry.registerMeta(new SkillSearchTool(this.catalog));
+    this.registry.registerMeta(new SkillLoadTool(this.turns));
+    this.registry.registerMeta(new SkillReadResourceTool(this.turns, this.catalog, this.store));
+    this.registry.register(new AgentSkillManageTool(this.admin, this.store));
+    this.approvals.setPreApprovalSource({ preApprovals: (chatId) => this.turns.preApprovals(chatId) });
+    this.prompt.registerSection({ name: 'skills.usage', order: 100, render: () => SKILL_USAGE_SECTION });
+    this.prompt.registerSection({
+      name: 'skills.recent',
+      order: 110,
+      render: ({ chatId }) => this.turns.recentSkillsSummary(chatId),
+    });
+    await this.catalog.refresh();
+  }
+}

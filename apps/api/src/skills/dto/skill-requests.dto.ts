@@ -17,7 +17,7 @@ const SUPPORT_FILES_DOC = {
     'e.g. references/, templates/, scripts/, assets/, or root files such as LICENSE.txt)',
 } as const;
 
-/** Body of `POST /api/skills`. Name and content rules (openspec skills) are applied by SkillsService. */
+/** Body of `POST /api/skills`. Name and content rules are applied by SkillsAdminService. */
 export class CreateSkillDto implements CreateSkillRequest {
   @ApiProperty({ example: 'weather', description: '^[a-z0-9][a-z0-9._-]{0,63}$; equals the frontmatter name' })
   @IsString({ message: 'name must be a string' })

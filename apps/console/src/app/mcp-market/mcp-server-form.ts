@@ -85,7 +85,7 @@ export function changeHeaderValue(row: HeaderRow, value: string): HeaderRow {
 export function urlError(raw: string): MessageKey | null {
   const url = raw.trim();
   if (url === '' || codePoints(url) > 2048) return 'mcp.error.urlLength';
-  const match = /^(https?):\/\/([^/?#]*)/i.exec(url);
+  const match = /^https?:\/\/([^/?#]*)/i.exec(url);
   let parsed: URL | null;
   try {
     parsed = new URL(url);
@@ -93,7 +93,7 @@ export function urlError(raw: string): MessageKey | null {
     parsed = null;
   }
   if (!match || !parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.hostname === '') return 'mcp.error.url';
-  if (match[2]!.includes('@')) return 'mcp.error.urlCredentials';
+  if (match[1]!.includes('@')) return 'mcp.error.urlCredentials';
   return null;
 }
 

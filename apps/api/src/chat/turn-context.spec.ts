@@ -1,0 +1,155 @@
+/**
+ * The chat service's turn building blocks: the turn context (real system prompt builder, chat memory, Skill turn
+ * service and MCP service on temp dirs; the MCP catalog is empty) and the mapping of runner notices to WS events.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { MessageMetadata, ServerEvent } from '@cashcode/contracts';
+import { SystemPromptBuilder } from '../agent/system-prompt';
+import { ToolRegistry } from '../agent/tool-registry';
+import { loadConfig } from '../config/app-config';
+import { AppEventBus } from '../events/event-bus';
+import { McpActivations } from '../mcp/mcp-activations';
+import { McpCatalog } from '../mcp/mcp-catalog';
+import { McpSchemaCache } from '../mcp/mcp-schema-cache';
+import { McpService } from '../mcp/mcp.service';
+import { defaultTransportFactory } from '../mcp/mcp-transports';
+import { MemoryStore } from '../memory/memory-store';
+import { SkillCatalog } from '../skills/skill-catalog';
+import { SkillStore } from '../skills/skill-store';
+import { SkillTurnService } from '../skills/skill-turn.service';
+import { SkillsAdminService } from '../skills/skills-admin.service';
+import { buildTurnContext, TurnPreparationError, type TurnContextSources } from './turn-context';
+import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
+
+const LLM: MessageMetadata['llm'] = { provider: 'openai_compatible', model: 'test-model' };
+
+describe('buildTurnContext', () => {
+  let dir: string;
+  let sources: TurnContextSources;
+  let memory: MemoryStore;
+  let mcp: McpService;
+  const base = { chatId: 'chat-1', turnId: 'c'.repeat(32), signal: new AbortController().signal, history: [] };
+
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-turn-'));
+    const catalogPath = join(dir, 'mcp_config.json');
+    await fs.writeFile(catalogPath, '{}');
+    const config = loadConfig({ CASHCODE_DATA_DIR: join(dir, 'data'), CASHCODE_MCP_CATALOG: catalogPath }, dir);
+    memory = new MemoryStore(config);
+    const registry = new ToolRegistry();
+    mcp = new McpService(
+      config,
+      defaultTransportFactory,
+      new McpCatalog(config),
+      new McpSchemaCache(config),
+      new McpActivations(memory),
+      registry,
+      new AppEventBus(new EventEmitter2()),
+    );
+    await mcp.onModuleInit();
+    await fs.mkdir(config.skillsBuiltinDir, { recursive: true });
+    const store = new SkillStore({
+      builtin: config.skillsBuiltinDir,
+      user: config.skillsUserDir,
+      agent: config.skillsAgentDir,
+      snapshots: config.skillSnapshotsDir,
+    });
+    await store.prepare();
+    const catalog = new SkillCatalog(
+      store,
+      { hasTool: (name) => registry.has(name), mcpServerConfigured: () => false },
+      { binPath: '', envNames: new Set() },
+    );
+    await catalog.refresh();
+    await new SkillsAdminService(store, catalog).create({
+      name: 'weather',
+      content: '---\nname: weather\ndescription: Weather reports\n---\n\nAsk for the city first.\n',
+      source: 'user',
+    });
+    sources = { prompt: new SystemPromptBuilder(memory), mcp, skills: new SkillTurnService(store, catalog, registry, memory, mcp) };
+  });
+
+  afterAll(async () => {
+    await mcp.beforeApplicationShutdown();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('Scenario: a plain message: system prompt, history, the message; the user input as sent', async () => {
+    const history = [
+      { role: 'user' as const, content: 'earlier' },
+      { role: 'assistant' as const, content: 'answer' },
+    ];
+    const context = await buildTurnContext(sources, { ...base, history, content: '  hello ', metadata: { llm: LLM } });
+    expect(context.messages).toHaveLength(4);
+    expect(context.messages[0]).toMatchObject({ role: 'system' });
+    expect(context.messages.slice(1)).toEqual([...history, { role: 'user', content: '  hello ' }]);
+    expect(context.user).toEqual({ content: '  hello ' });
+    expect(context.skillReceipts).toEqual([]);
+    expect([...context.temporaryTools]).toEqual([]);
+  });
+
+  it('Scenario: a leading @skill loads it into a second system message; its receipt leads the durable messages', async () => {
+    const mentioned: MessageMetadata['mentioned_skills'] = [{ name: 'weather', label: 'Weather' }];
+    const context = await buildTurnContext(sources, {
+      ...base,
+      content: '@weather in Paris',
+      metadata: { llm: LLM, mentioned_skills: mentioned },
+    });
+    expect(context.messages.map((message) => message.role)).toEqual(['system', 'system', 'user']);
+    expect(context.messages[1]?.content).toContain('Ask for the city first.');
+    expect(context.messages[2]).toEqual({ role: 'user', content: 'in Paris' });
+    expect(context.skillReceipts).toEqual([{ role: 'assistant', content: expect.stringMatching(/^\[Skill loaded: weather/) }]);
+    expect(context.user).toEqual({ content: '@weather in Paris', mentioned_skills: mentioned });
+  });
+
+  it('Scenario: a selection that cannot be honoured is a TurnPreparationError with its code', async () => {
+    const skill = buildTurnContext(sources, { ...base, content: '@missing do it', metadata: { llm: LLM } });
+    await expect(skill).rejects.toBeInstanceOf(TurnPreparationError);
+    await expect(skill).rejects.toMatchObject({ code: 'skill_load_failed', message: expect.stringMatching(/^Unable to load @missing: /) });
+    const connectors: MessageMetadata['selected_mcp_connectors'] = [{ server: 'nope', label: 'Nope' }];
+    const mcpTurn = buildTurnContext(sources, { ...base, content: 'hi', metadata: { llm: LLM, selected_mcp_connectors: connectors } });
+    await expect(mcpTurn).rejects.toMatchObject({
+      name: 'TurnPreparationError',
+      code: 'mcp_prepare_failed',
+      message: 'Unable to prepare MCP nope: MCP server is not configured',
+    });
+  });
+});
+
+describe('turn events mapping', () => {
+  it('Scenario: runner notices become delta, tool_call, tool_result and approval events of the chat and stream', () => {
+    const events: ServerEvent[] = [];
+    const listener = turnEventsListener('chat-1', 7, (event) => events.push(event));
+    listener.delta('Hel');
+    listener.toolCall({ callId: 'call-1', name: 'read_file', arguments: '{"path": "a"}' });
+    listener.toolResult({ callId: 'call-1', name: 'read_file', result: 'text', ok: true, durationMs: 12 });
+    const approval = { event: 'approval_resolved', chat_id: 'chat-1', call_id: 'call-1' } as unknown as ServerEvent;
+    listener.approvalResolved?.(approval as never);
+    expect(events).toEqual([
+      { event: 'delta', chat_id: 'chat-1', text: 'Hel', stream_id: 7 },
+      { event: 'tool_call', chat_id: 'chat-1', tool_name: 'read_file', stream_id: 7, call_id: 'call-1', arguments: '{"path": "a"}' },
+      {
+        event: 'tool_result',
+        chat_id: 'chat-1',
+        tool_name: 'read_file',
+        result: 'text',
+        stream_id: 7,
+        call_id: 'call-1',
+        ok: true,
+        duration_ms: 12,
+      },
+      approval,
+    ]);
+  });
+
+  it('Scenario: a turn ends with stream_end then done (cancelled or not)', () => {
+    const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
+    expect(turnEndEvents('chat-1', 7, { durationSec: 1.25, usage, cancelled: true })).toEqual([
+      { event: 'stream_end', chat_id: 'chat-1', stream_id: 7 },
+      { event: 'done', chat_id: 'chat-1', duration_sec: 1.25, usage, cancelled: true },
+    ]);
+  });
+});

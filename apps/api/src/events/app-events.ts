@@ -1,0 +1,112 @@
+/**
+ * Every in-process event between modules, in one typed map: event name → payload. Publish with AppEventBus.emit and
+ * listen with the @OnAppEvent decorator (or AppEventBus.on in tests); both check the payload against this map.
+ *
+ * This folder imports no feature module (only @cashcode/contracts and common/), so any module may depend on it and
+ * a publisher never imports its listeners (chat publishes turn.completed; memory and evolution listen).
+ *
+ * | event                          | published by                       | listened to by                                |
+ * | ------------------------------ | ---------------------------------- | --------------------------------------------- |
+ * | turn.completed                 | chat (ChatService)                 | memory (Consolidator), evolution (Evaluator)  |
+ * | session.deleted                | memory (SessionsService)           | chat, mcp activations, dream, session index   |
+ * | memory.consolidation.finished  | memory (Consolidator)              | tests and logs                                |
+ * | memory.dream.finished          | memory (DreamService)              | tests and logs                                |
+ * | mcp.tools.changed              | mcp (McpService)                   | skills (availability of `mcp:` requirements)  |
+ * | skill_evolution.evaluated      | evolution (EvolutionEvaluator)     | tests and logs                                |
+ */
+import type { DreamTriggerResponse, LlmProvider, TokenUsage } from '@cashcode/contracts';
+import type { ChatMessage } from '../common/chat-message';
+
+export const TURN_COMPLETED_EVENT = 'turn.completed';
+export const SESSION_DELETED_EVENT = 'session.deleted';
+export const CONSOLIDATION_FINISHED_EVENT = 'memory.consolidation.finished';
+export const DREAM_FINISHED_EVENT = 'memory.dream.finished';
+export const MCP_TOOLS_CHANGED_EVENT = 'mcp.tools.changed';
+export const SKILL_EVOLUTION_EVALUATED_EVENT = 'skill_evolution.evaluated';
+
+/** After a successful turn has been persisted (not for failed or cancelled turns). */
+export interface TurnCompletedEvent {
+  chatId: string;
+  /** 32-hex turn id (log correlation) */
+  turnId: string;
+  provider: LlmProvider;
+  model: string;
+  usage: TokenUsage;
+  durationSec: number;
+  /** the user's message as sent (untrimmed) */
+  userContent: string;
+  /** tool-call messages and tool results of the turn (persisted projections) */
+  durable: ChatMessage[];
+  /** the final answer */
+  answer: string;
+  toolCalls: number;
+  failedToolCalls: number;
+  iterationLimitReached: boolean;
+}
+
+/** After a session was deleted, so a running turn of that chat can be cancelled and its caches dropped. */
+export interface SessionDeletedEvent {
+  chatId: string;
+}
+
+export type ConsolidationOutcome =
+  /** the history is below the threshold */
+  | 'below_threshold'
+  /** another consolidation of this chat is running */
+  | 'busy'
+  /** no user-turn boundary leaves anything to summarise */
+  | 'nothing_to_compress'
+  | 'consolidated'
+  /** the model failed, timed out or answered nothing, or the chat was deleted: nothing changed */
+  | 'failed'
+  /** skipped: the chat's last attempts failed and it is waiting a few turns before trying again */
+  | 'backoff';
+
+/** When a background consolidation attempt of a chat has finished (any outcome). */
+export interface ConsolidationFinishedEvent {
+  chatId: string;
+  outcome: ConsolidationOutcome;
+  /** keep_from_cursor of the appended summary (consolidated only) */
+  keepFromCursor?: number;
+}
+
+/** Whenever the set of live MCP tools or the MCP catalog changes. */
+export interface McpToolsChangedEvent {
+  server: string;
+  reason: 'connected' | 'disconnected' | 'list_changed' | 'error' | 'catalog';
+}
+
+/**
+ * - `skipped`: the turn is not evidence (see `reason`)
+ * - `recorded`: evidence written; no proposal (not recurring yet, a pending/applied proposal has the fingerprint, or
+ *   one is being generated)
+ * - `proposed`: evidence written and a pending proposal created
+ * - `discarded`: the evolver's answer was unusable (model error, invalid reply, impossible target)
+ * - `failed`: an unexpected error (logged)
+ */
+export type EvaluationOutcome = 'skipped' | 'recorded' | 'proposed' | 'discarded' | 'failed';
+
+/** At the end of every skill-evolution evaluation of a completed turn. */
+export interface EvaluationFinishedEvent {
+  chatId: string;
+  turnId: string;
+  outcome: EvaluationOutcome;
+  /** skipped/recorded/discarded: why */
+  reason?: string;
+  fingerprint?: string;
+  evidenceId?: string;
+  proposalId?: string;
+}
+
+/** The map: event name → payload. */
+export interface AppEvents {
+  [TURN_COMPLETED_EVENT]: TurnCompletedEvent;
+  [SESSION_DELETED_EVENT]: SessionDeletedEvent;
+  [CONSOLIDATION_FINISHED_EVENT]: ConsolidationFinishedEvent;
+  /** after every Dream attempt (recorded or not) */
+  [DREAM_FINISHED_EVENT]: DreamTriggerResponse;
+  [MCP_TOOLS_CHANGED_EVENT]: McpToolsChangedEvent;
+  [SKILL_EVOLUTION_EVALUATED_EVENT]: EvaluationFinishedEvent;
+}
+
+export type AppEventName = keyof AppEvents;
