@@ -50,6 +50,8 @@ if (!run('build', 'npm', ['run', 'build'])) {
 // 2. static checks
 step('type-check', 'npm', ['run', 'typecheck']);
 step('lint', 'npm', ['run', 'lint']);
+// the repository explains itself: no references to documents outside it (fixture tests + this repository)
+step('reference check', 'node', ['--test', 'scripts/check-references.test.mjs']);
 
 // 3. API: unit + e2e (Jest); counts come from Jest's JSON report
 const jestReport = join(resultsDir, 'jest-results.json');

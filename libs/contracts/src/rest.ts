@@ -47,7 +47,7 @@ export interface ClientConfigResponse {
   token_required: boolean;
 }
 
-// ---- sessions (§3.2) ----
+// ---- sessions (openspec sessions) ----
 
 export interface SessionSummary {
   chat_id: string;
@@ -66,7 +66,7 @@ export interface PublicMessage {
   /** additive: true on the partial assistant answer of a cancelled turn */
   cancelled?: boolean;
   /**
-   * additive (user rows): Skills explicitly loaded for this turn, from the persisted receipts (§16.15: shown as chips
+   * additive (user rows): Skills explicitly loaded for this turn, from the persisted receipts (shown as chips
    * on the user message, never as assistant bubbles)
    */
   loaded_skills?: LoadedSkillReceipt[];
@@ -83,7 +83,7 @@ export interface RenameSessionResponse {
   title: string;
 }
 
-// ---- LLM settings (§3.3) ----
+// ---- LLM settings (openspec llm-settings) ----
 
 export interface PublicLlmSettings {
   configured: boolean;
