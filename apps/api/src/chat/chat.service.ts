@@ -22,7 +22,7 @@ import {
   type MessageMetadata,
   type ServerEvent,
 } from '@cashcode/contracts';
-import { AgentCancelledError, AgentRunner, ModelCallError, type PartialTurn } from '../agent/agent-runner';
+import { AgentCancelledError, AgentRunner, type PartialTurn } from '../agent/agent-runner';
 import { SystemPromptBuilder } from '../agent/system-prompt';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
@@ -35,7 +35,8 @@ import {
 import { MemoryStore, type AppendOptions } from '../memory/memory-store';
 import { McpService } from '../mcp/mcp.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
-import { buildTurnContext, TurnPreparationError } from './turn-context';
+import { DomainError, domainErrorEvent } from '../common/domain-error';
+import { buildTurnContext } from './turn-context';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
 import type { ChatMetadata, UserTurnInput } from '../memory/memory.types';
 import {
@@ -409,13 +410,9 @@ export class ChatService implements OnModuleDestroy {
   private async failTurn(chatId: string, err: unknown, metadataBefore: ChatMetadata | null, ids: LogIds): Promise<void> {
     let detail: string;
     let code: string;
-    if (err instanceof ModelCallError) {
-      detail = err.classified.message;
-      code = err.classified.kind;
-      this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }), ids);
-    } else if (err instanceof TurnPreparationError) {
-      detail = err.message;
-      code = err.code;
+    if (err instanceof DomainError) {
+      // model failures, selections that cannot be honoured, …: the same detail and code REST would send
+      ({ detail, code } = domainErrorEvent(err));
       this.logger.warn(formatEvent('agent.turn.failed', { error_kind: code }), ids);
     } else {
       detail = 'The turn failed because of an internal error; the message was not saved.';

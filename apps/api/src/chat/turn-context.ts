@@ -10,7 +10,9 @@
  * - the user side of the turn as it will be persisted.
  * A selection that cannot be honoured fails the turn with a TurnPreparationError (a reason the user can fix).
  */
+import { HttpStatus } from '@nestjs/common';
 import type { MessageMetadata } from '@cashcode/contracts';
+import { DomainError } from '../common/domain-error';
 import type { ChatMessage } from '../common/chat-message';
 import { McpError } from '../mcp/mcp.errors';
 import type { UserTurnInput } from '../memory/memory.types';
@@ -18,13 +20,10 @@ import { explicitSkillSelection } from '../skills/skill-selection';
 import type { ExplicitSkillsResult, TurnSkillContext } from '../skills/skill-turn.service';
 
 /** A turn that cannot start for a reason the user can fix (e.g. an explicitly selected Skill cannot be loaded). */
-export class TurnPreparationError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TurnPreparationError';
+export class TurnPreparationError extends DomainError<'skill_load_failed' | 'mcp_prepare_failed'> {
+  constructor(code: 'skill_load_failed' | 'mcp_prepare_failed', message: string) {
+    // a selection the user made cannot be honoured as it stands: 422 wherever a REST route raises it
+    super(code, message, { status: HttpStatus.UNPROCESSABLE_ENTITY });
   }
 }
 
