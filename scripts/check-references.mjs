@@ -40,6 +40,8 @@ topLevelDirs.delete('data');
 /** Whether a relative import-like path from `file` names an existing file or directory (with the usual endings). */
 function resolvesFrom(file, target) {
   const base = join(root, dirname(file), target);
+  // a path that leaves the repository never counts, whatever happens to sit beside the checkout
+  if (relative(root, base).startsWith('..')) return false;
   const candidates = [base, `${base}.ts`, `${base}.js`, `${base}.mjs`, `${base}.scss`, `${base}.css`, `${base}.html`];
   const parent = dirname(base);
   const leaf = base.slice(parent.length + 1);
