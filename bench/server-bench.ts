@@ -302,7 +302,7 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     figures.push({ name: 'plain turn: median time', value: median(turnTimes), unit: 'ms' });
     figures.push({ name: 'raw openai SDK call, same request: median time', value: median(rawTimes), unit: 'ms' });
     figures.push({ name: 'raw openai SDK call, one-line request: median time', value: median(helloTimes), unit: 'ms' });
-    figures.push({ name: 'plain turn: median overhead per turn', value: plainOverhead, unit: 'ms', target: '≤ 5 ms', pass: plainOverhead <= 5 });
+    figures.push({ name: 'plain turn: median overhead per turn', value: plainOverhead, unit: 'ms', target: '≤ 10 ms', pass: plainOverhead <= 10 });
     figures.push({ name: 'plain turn: median time − median raw time', value: median(turnTimes) - median(rawTimes), unit: 'ms' });
     figures.push({ name: 'plain turn: ratio to raw SDK call', value: median(turnTimes) / median(rawTimes), unit: '×' });
     figures.push({
@@ -347,7 +347,7 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     const toolOverhead = median(overheads(toolTurns, rawPairs));
     figures.push({ name: 'turn with 2 tool calls: median time', value: median(toolTurns), unit: 'ms' });
     figures.push({ name: 'turn with 2 tool calls: 2 raw SDK calls, same requests: median time', value: median(rawPairs), unit: 'ms' });
-    figures.push({ name: 'turn with 2 tool calls: median overhead per turn', value: toolOverhead, unit: 'ms', target: '≤ 5 ms', pass: toolOverhead <= 5 });
+    figures.push({ name: 'turn with 2 tool calls: median overhead per turn', value: toolOverhead, unit: 'ms', target: '≤ 10 ms', pass: toolOverhead <= 10 });
     figures.push({
       name: 'turn with 2 tool calls: median time − median raw time',
       value: median(toolTurns) - median(rawPairs),
