@@ -1,5 +1,4 @@
 import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
-import { EXEC_SANDBOX_PROBE } from '../approvals/exec-sandbox-probe';
 import { ApprovalAuditLog } from '../approvals/approval-audit';
 import { ApprovalAuditController, ToolPoliciesController } from '../approvals/approvals.controller';
 import { ApprovalsService } from '../approvals/approvals.service';
@@ -55,12 +54,6 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
     ToolPolicyStore,
     ApprovalAuditLog,
     ApprovalsService,
-    // exec approval requests say whether the command will run confined
-    {
-      provide: EXEC_SANDBOX_PROBE,
-      useFactory: (sandbox: ExecSandboxService) => ({ sandboxed: () => sandbox.status().active }),
-      inject: [ExecSandboxService],
-    },
   ],
   exports: [ToolRegistry, AgentRunner, SystemPromptBuilder, ApprovalsService],
 })

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { isErrorCode, type ApprovalAuditEntry, type ApprovalAuditResponse } from '@cashcode/contracts';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { mkdirPrivate, openPrivate, PRIVATE_FILE_MODE } from '../common/private-fs';
 
 export const AUDIT_DEFAULT_LIMIT = 50;
 export const AUDIT_MAX_LIMIT = 500;
@@ -31,11 +32,11 @@ export class ApprovalAuditLog {
   /** Appends one entry; resolves once it is on disk. */
   append(entry: ApprovalAuditEntry): Promise<void> {
     const run = this.appends.then(async () => {
-      await fs.mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      const handle = await fs.open(this.path, 'a', 0o600);
+      await mkdirPrivate(dirname(this.path));
+      const handle = await openPrivate(this.path, 'a');
       try {
         // the mode of an existing file written by an older version or another umask is made exact
-        await handle.chmod(0o600);
+        await handle.chmod(PRIVATE_FILE_MODE);
         await handle.appendFile(`${JSON.stringify(entry)}\n`, 'utf8');
         await handle.sync();
       } finally {

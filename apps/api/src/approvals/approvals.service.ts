@@ -14,7 +14,7 @@
  * Every decision (user, policy, timeout, cancel) is appended to the audit log before it takes effect and announced
  * with `approval_resolved`; a plain `allow` is no decision and produces no event.
  */
-import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type {
   ApprovalAuditEntry,
   ApprovalDecision,
@@ -38,7 +38,7 @@ import { redactSecrets } from '../common/redact';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ApprovalAuditLog } from './approval-audit';
 import { alwaysProgram, commandCovered, type CommandMatcher } from './command-analysis';
-import { EXEC_SANDBOX_PROBE, NO_EXEC_SANDBOX, type ExecSandboxProbe } from './exec-sandbox-probe';
+import { ExecSandboxService } from '../agent/sandbox/exec-sandbox.service';
 import { emptyPreApprovals, toolPreApproved, type PreApprovals } from './skill-pre-approvals';
 import { newRuleId, sameScope, ToolPolicyStore, type ToolPolicyState } from './tool-policy-store';
 import { EXEC_TOOL, policyKey, toolRisk } from './tool-risk';
@@ -148,7 +148,7 @@ export class ApprovalsService implements OnModuleInit, OnApplicationShutdown {
     private readonly policies: ToolPolicyStore,
     private readonly audit: ApprovalAuditLog,
     private readonly registry: ToolRegistry,
-    @Optional() @Inject(EXEC_SANDBOX_PROBE) private readonly sandbox: ExecSandboxProbe | null,
+    private readonly sandbox: ExecSandboxService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -316,7 +316,7 @@ export class ApprovalsService implements OnModuleInit, OnApplicationShutdown {
     };
     const scope = this.alwaysScope(evaluated);
     if (scope !== undefined) event.always_scope = scope;
-    if (evaluated.command !== undefined) event.sandboxed = (this.sandbox ?? NO_EXEC_SANDBOX).sandboxed();
+    if (evaluated.command !== undefined) event.sandboxed = this.sandbox.status().active;
     if (call.tool.mcp) {
       event.server = call.tool.mcp.server;
       event.destructive = call.tool.mcp.destructive;

@@ -21,6 +21,7 @@ import {
   type ToolRisk,
 } from '@cashcode/contracts';
 import { writeJsonAtomic } from '../common/atomic-file';
+import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 
 export const DEFAULT_RISK_POLICIES: Readonly<Record<ToolRisk, ToolPolicy>> = {
@@ -196,7 +197,7 @@ export class ToolPolicyStore {
   }
 
   private async persist(state: ToolPolicyState): Promise<void> {
-    await fs.mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    await mkdirPrivate(dirname(this.path));
     await writeJsonAtomic(
       this.path,
       {
