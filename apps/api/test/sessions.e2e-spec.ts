@@ -8,7 +8,7 @@ import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../src/events/a
 import { startTestApp, type TestApp } from './support/test-app';
 
 const PROBLEM_JSON = /^application\/problem\+json/;
-const LOCAL_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+const LOCAL_SECONDS_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
 
 /** One history line the way the reference wrote it (Python separators). */
 function pyLine(record: Record<string, unknown>): string {
@@ -57,16 +57,35 @@ describe('Sessions REST (e2e)', () => {
       await fs.utimes(chatDir('empty'), new Date(2026, 5, 1, 8, 30, 5), new Date(2026, 5, 1, 8, 30, 5));
 
       const res = await request(app.httpUrl).get('/api/sessions').expect(200);
-      expect(res.body).toEqual({
-        sessions: [
-          { chat_id: 'newer', title: 'New chat', updated_at: '2026-07-02T10:00:00' },
-          { chat_id: 'older', title: 'Older chat', updated_at: '2026-07-01T10:00:00' },
-          { chat_id: 'empty', title: 'New chat', updated_at: '2026-06-01T08:30:05' },
-        ],
+      const body = res.body as { sessions: Array<{ chat_id: string; title: string; updated_at: string }> };
+      expect(body.sessions.map(({ chat_id, title }) => ({ chat_id, title }))).toEqual([
+        { chat_id: 'newer', title: 'New chat' },
+        { chat_id: 'older', title: 'Older chat' },
+        { chat_id: 'empty', title: 'New chat' },
+      ]);
+      const expected = [new Date(2026, 6, 2, 10, 0, 0), new Date(2026, 6, 1, 10, 0, 0), new Date(2026, 5, 1, 8, 30, 5)];
+      body.sessions.forEach((session, index) => {
+        expect(session.updated_at).toMatch(LOCAL_SECONDS_WITH_OFFSET);
+        expect(session.updated_at.slice(0, 19)).toBe(
+          ['2026-07-02T10:00:00', '2026-07-01T10:00:00', '2026-06-01T08:30:05'][index],
+        );
+        expect(Date.parse(session.updated_at)).toBe(expected[index]!.getTime());
       });
-      for (const session of res.body.sessions as Array<{ updated_at: string }>) {
-        expect(session.updated_at).toMatch(LOCAL_SECONDS);
-      }
+    });
+
+    it('Scenario: updated_at carries the server offset so any time zone reads the same instant', async () => {
+      await seedChat('fresh', pyLine({ cursor: 1, timestamp: '2026-07-02 10:00', role: 'user', content: 'hi' }));
+      const instant = new Date(Date.UTC(2026, 6, 2, 2, 0, 7));
+      await fs.utimes(join(chatDir('fresh'), 'history.jsonl'), instant, instant);
+      const res = await request(app.httpUrl).get('/api/sessions').expect(200);
+      const [session] = (res.body as { sessions: Array<{ updated_at: string }> }).sessions;
+      const minutes = -instant.getTimezoneOffset();
+      const pad = (value: number) => String(value).padStart(2, '0');
+      const offset = `${minutes >= 0 ? '+' : '-'}${pad(Math.floor(Math.abs(minutes) / 60))}:${pad(Math.abs(minutes) % 60)}`;
+      expect(session?.updated_at).toMatch(LOCAL_SECONDS_WITH_OFFSET);
+      expect(session!.updated_at.endsWith(offset)).toBe(true);
+      // a reader anywhere (Date.parse honours the offset) gets the file's instant, not a shifted one
+      expect(Date.parse(session!.updated_at)).toBe(instant.getTime());
     });
   });
 

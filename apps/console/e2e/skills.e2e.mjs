@@ -123,4 +123,23 @@ describe('Skill Market', { timeout: 180_000 }, () => {
     await page.getByTestId('skill-editor-close').click();
     assert.deepEqual(pageErrors, []);
   });
+  test('Scenario: closing the Skill editor with an unsaved draft asks first', async () => {
+    const before = (await rest('GET', `/api/skills/${SKILL_NAME}/content`)).body.content;
+    await row().getByTestId('skill-edit').click();
+    await page.getByTestId('skill-editor-valid').waitFor();
+    await editor().fill(skillMarkdown(`${SKILL_MARKER}: a draft that is never saved.`));
+    await page.keyboard.press('Escape');
+    const confirm = page.getByRole('dialog').filter({ hasText: 'Leave without saving?' });
+    await confirm.waitFor();
+    await screenshot(page, 'skills-04-unsaved-confirm');
+    await confirm.getByRole('button', { name: 'Stay' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.equal(await editor().inputValue(), skillMarkdown(`${SKILL_MARKER}: a draft that is never saved.`), 'Stay keeps the draft');
+    await page.keyboard.press('Escape');
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Leave' }).click();
+    await editor().waitFor({ state: 'detached' });
+    assert.equal((await rest('GET', `/api/skills/${SKILL_NAME}/content`)).body.content, before, 'nothing was saved');
+    assert.deepEqual(pageErrors, []);
+  });
 });

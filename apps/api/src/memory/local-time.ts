@@ -11,7 +11,18 @@ export function formatLocalMinute(date: Date): string {
   return `${localDate(date)} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-/** `YYYY-MM-DDTHH:MM:SS` in local time, no offset (sessions `updated_at`). */
+/** `YYYY-MM-DDTHH:MM:SS` in local time, no offset (the reference's format; kept for readers of old values). */
 export function formatLocalSeconds(date: Date): string {
   return `${localDate(date)}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS+HH:MM`: local time with the server's UTC offset at that instant (sessions `updated_at`), so a
+ * browser in another time zone reads the same instant (openspec sessions "Requirement: List sessions").
+ */
+export function formatLocalIsoSeconds(date: Date): string {
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  const abs = Math.abs(offset);
+  return `${formatLocalSeconds(date)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }

@@ -12,7 +12,7 @@ import {
 } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppEventBus } from '../events/event-bus';
-import { formatLocalSeconds } from './local-time';
+import { formatLocalIsoSeconds } from './local-time';
 import { MemoryError } from './memory.errors';
 import { MemoryStore } from './memory-store';
 import { type HistoryRecord } from './memory.types';
@@ -56,14 +56,18 @@ export class SessionsService {
 
   async list(): Promise<SessionListResponse> {
     const stored = await this.store.listSessions();
-    const sessions = stored.map((session) => ({
+    // newest first by instant (whole seconds, as emitted), ties by chat id; a string sort would break across DST
+    const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+    const sorted = [...stored].sort((a, b) =>
+      seconds(a.updatedAt) === seconds(b.updatedAt)
+        ? a.chatId.localeCompare(b.chatId)
+        : seconds(b.updatedAt) - seconds(a.updatedAt),
+    );
+    const sessions = sorted.map((session) => ({
       chat_id: session.chatId,
       title: session.title ?? UNTITLED_SESSION_TITLE,
-      updated_at: formatLocalSeconds(session.updatedAt),
+      updated_at: formatLocalIsoSeconds(session.updatedAt),
     }));
-    sessions.sort((a, b) =>
-      a.updated_at === b.updated_at ? a.chat_id.localeCompare(b.chat_id) : a.updated_at < b.updated_at ? 1 : -1,
-    );
     return { sessions };
   }
 

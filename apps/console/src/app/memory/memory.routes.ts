@@ -1,5 +1,6 @@
 import type { Routes } from '@angular/router';
 
+import { unsavedChangesGuard } from '../shared/unsaved-changes/unsaved-changes';
 import { MemoryPage } from './memory-page/memory-page';
 
-export const MEMORY_ROUTES: Routes = [{ path: '', component: MemoryPage, title: 'Memory · CashCode' }];
+export const MEMORY_ROUTES: Routes = [{ path: '', component: MemoryPage, canDeactivate: [unsavedChangesGuard], title: 'Memory · CashCode' }];

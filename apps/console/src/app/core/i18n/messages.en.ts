@@ -41,6 +41,10 @@ export const EN_MESSAGES = {
   'time.hours': '{n} h ago',
   'time.days': '{n} d ago',
 
+  'unsaved.title': 'Leave without saving?',
+  'unsaved.body': 'Your changes to this document have not been saved. If you leave now they are lost.',
+  'unsaved.leave': 'Leave',
+  'unsaved.stay': 'Stay',
   'common.cancel': 'Cancel',
   'common.delete': 'Delete',
   'common.confirm': 'Confirm',

@@ -39,6 +39,10 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'time.hours': '{n} 小时前',
   'time.days': '{n} 天前',
 
+  'unsaved.title': '不保存就离开？',
+  'unsaved.body': '你对此文档的修改尚未保存。现在离开将丢失这些修改。',
+  'unsaved.leave': '离开',
+  'unsaved.stay': '留下',
   'common.cancel': '取消',
   'common.delete': '删除',
   'common.confirm': '确认',

@@ -1,4 +1,4 @@
-import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
+import { ChangeDetectionStrategy, Component, HostListener, inject, signal } from '@angular/core';
 import { MatButtonModule } from '@angular/material/button';
 import { MatDialog } from '@angular/material/dialog';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
@@ -9,6 +9,7 @@ import { I18n } from '../../core/i18n/i18n';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../shared/icon/icon';
 import { PageHeader } from '../../shared/page-header/page-header';
+import { guardUnload, type HasUnsavedChanges } from '../../shared/unsaved-changes/unsaved-changes';
 import { BackgroundModelPicker } from '../background-model-picker/background-model-picker';
 import { DocumentEditor } from '../document-editor/document-editor';
 import { DreamHistory } from '../dream-history/dream-history';
@@ -32,7 +33,7 @@ import { MemoryStore } from '../memory-store';
   templateUrl: './memory-page.html',
   styleUrl: './memory-page.scss',
 })
-export class MemoryPage {
+export class MemoryPage implements HasUnsavedChanges {
   protected readonly store = inject(MemoryStore);
   protected readonly i18n = inject(I18n);
   private readonly dialog = inject(MatDialog);
@@ -41,6 +42,16 @@ export class MemoryPage {
 
   constructor() {
     void this.store.load();
+  }
+
+  /** MEMORY.md or SOUL.md has a draft that differs from what was saved. */
+  hasUnsavedChanges(): boolean {
+    return this.store.isDirty('memory') || this.store.isDirty('soul');
+  }
+
+  @HostListener('window:beforeunload', ['$event'])
+  protected onBeforeUnload(event: BeforeUnloadEvent): void {
+    guardUnload(event, this.hasUnsavedChanges());
   }
 
   protected async onRevert(run: DreamRun): Promise<void> {

@@ -1,4 +1,5 @@
-import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
+import { ChangeDetectionStrategy, Component, DestroyRef, HostListener, computed, inject, signal } from '@angular/core';
+import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
 import type { SkillRecord } from '@cashcode/contracts';
 import { MatButtonModule } from '@angular/material/button';
 import { MAT_DIALOG_DATA, MatDialog, MatDialogModule, MatDialogRef } from '@angular/material/dialog';
@@ -7,6 +8,7 @@ import { ApiError, errorMessage } from '../../core/api/api-error';
 import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../shared/icon/icon';
+import { confirmDiscard, guardUnload } from '../../shared/unsaved-changes/unsaved-changes';
 import { SkillsApi } from '../skills-api';
 import { draftError, isManageable, versionTime } from '../skill-view';
 
@@ -19,7 +21,8 @@ export interface SkillEditorDialogData {
 /**
  * The SKILL.md viewer/editor (openspec console): read-only until Edit; live validation with the server's rules; Save
  * sends the hash it read (a 409 keeps the draft and offers Reload); versions with restore. Closes with true when the
- * Skill changed.
+ * Skill changed. An unsaved draft is never dropped without a word: Escape, the backdrop and Cancel ask first, and
+ * closing the tab gets the browser's prompt (openspec console "Requirement: Unsaved edits are guarded").
  */
 @Component({
   selector: 'cc-skill-editor-dialog',
@@ -57,6 +60,47 @@ export class SkillEditorDialog {
 
   constructor() {
     void this.reload(this.data.startEditing && this.manageable);
+    // Escape and backdrop clicks come here instead of closing the dialog straight away
+    this.ref.disableClose = true;
+    const destroyRef = inject(DestroyRef);
+    this.ref
+      .backdropClick()
+      .pipe(takeUntilDestroyed(destroyRef))
+      .subscribe(() => void this.requestClose());
+    this.ref
+      .keydownEvents()
+      .pipe(takeUntilDestroyed(destroyRef))
+      .subscribe((event) => {
+        if (event.key !== 'Escape') return;
+        event.preventDefault();
+        void this.requestClose();
+      });
+  }
+
+  /** The draft differs from the SKILL.md that was read. */
+  hasUnsavedChanges(): boolean {
+    return this.editing() && this.draft() !== this.content();
+  }
+
+  @HostListener('window:beforeunload', ['$event'])
+  protected onBeforeUnload(event: BeforeUnloadEvent): void {
+    guardUnload(event, this.hasUnsavedChanges());
+  }
+
+  private asking = false;
+
+  /** Closes the dialog, asking first when there is an unsaved draft. */
+  protected async requestClose(): Promise<void> {
+    if (this.asking) return;
+    if (this.hasUnsavedChanges()) {
+      this.asking = true;
+      try {
+        if (!(await confirmDiscard(this.dialog, this.i18n))) return;
+      } finally {
+        this.asking = false;
+      }
+    }
+    this.close();
   }
 
   protected versionLabel(version: string): string {
@@ -72,7 +116,8 @@ export class SkillEditorDialog {
     this.editing.set(true);
   }
 
-  protected cancelEditing(): void {
+  protected async cancelEditing(): Promise<void> {
+    if (this.hasUnsavedChanges() && !(await confirmDiscard(this.dialog, this.i18n))) return;
     this.editing.set(false);
     this.draft.set(this.content());
     this.conflict.set(false);
