@@ -253,7 +253,7 @@ export class SkillsAdminService {
         names.push(manifest.name);
       }
       return await this.exclusive(async () => {
-        for (const name of names) await this.assertNameFree(name, options.replaceBuiltin === true);
+        for (const name of names) await this.assertNameFree(name, options.replaceBuiltin === true, true);
         const published: string[] = [];
         try {
           for (const [index, stage] of staged.entries()) {
@@ -509,15 +509,15 @@ export class SkillsAdminService {
 
   /**
    * 409 when a directory of that name (valid or not) exists in any root; with `allowBuiltin` a built-in of that name
-   * is no conflict (the new package shadows it). A conflict with the built-in only says how to replace it.
+   * is no conflict (the new package shadows it). On import, a conflict with the built-in only says how to replace it.
    */
-  private async assertNameFree(name: string, allowBuiltin = false): Promise<void> {
+  private async assertNameFree(name: string, allowBuiltin = false, importing = false): Promise<void> {
     const taken: SkillSource[] = [];
     for (const source of SKILL_SOURCES) {
       if (allowBuiltin && source === 'builtin') continue;
       if (await this.store.directoryExists(source, name)) taken.push(source);
     }
-    if (taken.length === 1 && taken[0] === 'builtin') {
+    if (importing && taken.length === 1 && taken[0] === 'builtin') {
       throw new SkillError('conflict', SKILL_MESSAGES.existsBuiltin(name), undefined, {
         extensions: { replace_builtin: true },
       });
