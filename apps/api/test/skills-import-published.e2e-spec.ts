@@ -104,7 +104,11 @@ describe('Import of published Skills (e2e)', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toBe(SKILL_MESSAGES.existsBuiltin('skill-creator'));
     expect(refused.body.replace_builtin).toBe(true);
-    const res = await upload(zip, 'skill-creator.zip', '?replace_builtin=true');
+    // the confirmation as a form field (the select scenario below uses the query)
+    const res = await request(t.httpUrl)
+      .post('/api/skills/import')
+      .field('replace_builtin', 'true')
+      .attach('file', zip, { filename: 'skill-creator.zip', contentType: 'application/zip' });
     expect(res.status).toBe(201);
     expect(res.body.source).toBe('user');
     expect(res.body.shadows_builtin).toBe(true);
@@ -142,6 +146,9 @@ describe('Import of published Skills (e2e)', () => {
     expect(await listTree(t.config.skillsUserDir)).toEqual(before);
     const unknown = await upload(zip, 'skills-main.zip', '?select=nope');
     expect(unknown.status).toBe(422);
+    expect(unknown.body.detail).toBe(SKILL_MESSAGES.selectUnknown('nope', ['mcp-builder', 'theme-factory']));
+    const bad = await upload(zip, 'skills-main.zip', '?replace_builtin=maybe');
+    expect({ status: bad.status, detail: bad.body.detail }).toEqual({ status: 422, detail: SKILL_MESSAGES.replaceBuiltinInvalid });
     expect(await listTree(t.config.skillsUserDir)).toEqual(before);
     const res = await upload(zip, 'skills-main.zip', '?select=mcp-builder&select=theme-factory');
     expect(res.status).toBe(201);
