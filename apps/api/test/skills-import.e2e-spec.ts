@@ -176,6 +176,42 @@ describe('Skill ZIP import (e2e)', () => {
       );
     });
 
+    it('Scenario: every per-member refusal names the member in the detail and as member, with the limit', async () => {
+      const refuse = async (zip: Buffer) => {
+        const res = await upload(zip);
+        expect(res.status).toBe(422);
+        return { detail: res.body.detail as string, member: res.body.member as string, limit: res.body.limit as number | undefined };
+      };
+      const base = [{ name: 'SKILL.md', data: skill() }];
+      expect(await refuse(patchName(await zipOf([...base, { name: 'ab/cd/x.md', data: 'x' }]), 'ab/cd/x.md', '../../x.md'))).toEqual({
+        detail: `${A.illegalPath}: ../../x.md`,
+        member: '../../x.md',
+        limit: undefined,
+      });
+      expect(await refuse(await zipOf([...base, { name: 'scripts/link', data: '/etc/passwd', mode: 0o120777 }]))).toEqual({
+        detail: `${A.symlinkOrSpecial}: scripts/link`,
+        member: 'scripts/link',
+        limit: undefined,
+      });
+      const secret = setEntryFlags(await zipOf([...base, { name: 'references/secret.md', data: 'x' }]), 'references/secret.md', 0x1);
+      expect((await refuse(secret)).member).toBe('references/secret.md');
+      const many: ZipEntrySpec[] = [...base];
+      for (let i = 0; i < 256; i++) many.push({ name: `references/f${i}.md`, data: 'x' });
+      expect(await refuse(await zipOf(many))).toEqual({
+        detail: `${A.tooManyEntries}: references/f255.md; the limit is 256 entries`,
+        member: 'references/f255.md',
+        limit: 256,
+      });
+      const big: ZipEntrySpec[] = [...base];
+      for (let i = 0; i < 5; i++) big.push({ name: `assets/part${i}.bin`, data: Buffer.alloc(4_500_000) });
+      const total = (Buffer.byteLength(skill()) + 5 * 4_500_000).toLocaleString('en-US');
+      expect(await refuse(await zipOf(big))).toEqual({
+        detail: `${A.expandsTooMuch}: assets/part4.bin; the files total ${total} bytes so far; the limit is 20,971,520 bytes (20 MiB)`,
+        member: 'assets/part4.bin',
+        limit: 20 * 1024 * 1024,
+      });
+    });
+
     it('Scenario: SKILL.md must be UTF-8 with valid frontmatter', async () => {
       await expectRejected(
         await zipOf([{ name: 'SKILL.md', data: Buffer.concat([Buffer.from(skill()), Buffer.from([0xff, 0xfe])]) }]),
