@@ -261,6 +261,7 @@ async function checkMembers(
     if (!roots.some((outer) => outer === '' || root.startsWith(`${outer}/`))) roots.push(root);
   }
   if (roots.length === 0) reject(ARCHIVE_MESSAGES.layout);
+  roots.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)); // listed by path
   let single: string | null = null;
   if (roots.length === 1) {
     const only = roots[0] as string;

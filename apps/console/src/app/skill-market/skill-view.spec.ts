@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SkillRecord } from '@cashcode/contracts';
 
-import { draftError, importFollowUp, invalidRows, isManageable, isZipName, pageCount, sizeKb, statusOf, versionTime } from './skill-view';
+import { draftError, importFollowUp, metadataText, invalidRows, isManageable, isZipName, pageCount, sizeKb, statusOf, versionTime } from './skill-view';
 
 const record = (overrides: Partial<SkillRecord> = {}): SkillRecord => ({
   name: 'weather',
@@ -83,5 +83,14 @@ describe('skill-view', () => {
     ];
     expect(importFollowUp(422, 'skill_archive_multiple', { skills })).toEqual({ kind: 'select', candidates: skills.slice(0, 2) });
     expect(importFollowUp(422, 'skill_validation', { skills })).toBeNull();
+  });
+
+  it('Scenario: metadata values are shown as text', () => {
+    expect(metadataText({ metadata: { tags: '["docs","office"]', version: '2', long: 'x'.repeat(100) } })).toEqual([
+      'tags: ["docs","office"]',
+      'version: 2',
+      `long: ${'x'.repeat(73)}…`,
+    ]);
+    expect(metadataText({ metadata: {} })).toEqual([]);
   });
 });

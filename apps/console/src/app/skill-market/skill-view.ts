@@ -62,6 +62,16 @@ export function sizeKb(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / 1024));
 }
 
+/** The record's `metadata` as `key: value` text (the server keeps lists and numbers as text), at most 3, 80 chars each. */
+export function metadataText(record: Pick<SkillRecord, 'metadata'>): string[] {
+  return Object.entries(record.metadata ?? {})
+    .slice(0, 3)
+    .map(([key, value]) => {
+      const text = `${key}: ${value}`;
+      return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+    });
+}
+
 /** A Skill archive: `.zip`, or `.skill` (the Agent Skills packager's ZIP). */
 export function isZipName(name: string): boolean {
   const lower = name.trim().toLowerCase();
