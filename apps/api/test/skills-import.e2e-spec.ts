@@ -45,12 +45,17 @@ describe('Skill ZIP import (e2e)', () => {
     return (res.body.items as SkillRecord[]).map((r) => r.name);
   }
 
-  /** Upload must fail with 422 + message, and neither the user root nor the catalog may change. */
+  /**
+   * Upload must fail with 422 + message (a per-member rule's message followed by `: <member>…`), and neither the user
+   * root nor the catalog may change.
+   */
   async function expectRejected(zip: Buffer, detail: string, filename?: string): Promise<void> {
     const before = await listTree(t.config.skillsUserDir);
     const names = await catalogRevisionNames();
     const res = await upload(zip, filename);
-    expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 422, detail });
+    const received = typeof res.body.detail === 'string' ? (res.body.detail as string) : '';
+    const rule = received.startsWith(`${detail}: `) ? detail : received;
+    expect({ status: res.status, detail: rule }).toEqual({ status: 422, detail });
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(await listTree(t.config.skillsUserDir)).toEqual(before);
     expect(await catalogRevisionNames()).toEqual(names);
@@ -129,7 +134,7 @@ describe('Skill ZIP import (e2e)', () => {
 
     it('Scenario: oversized by declaration, cumulative size, a high-ratio bomb and lying sizes are rejected', async () => {
       await expectRejected(
-        await zipOf([{ name: 'SKILL.md', data: skill() }, { name: 'assets/big.bin', data: Buffer.alloc(200_001, 1) }]),
+        await zipOf([{ name: 'SKILL.md', data: skill() }, { name: 'assets/big.bin', data: Buffer.alloc(5 * 1024 * 1024 + 1, 1) }]),
         A.memberTooLarge,
       );
       // a bomb: 30 MB of zeros compressing to a few KB, declared honestly
@@ -141,13 +146,13 @@ describe('Skill ZIP import (e2e)', () => {
       for (let i = 0; i < 110; i++) many.push({ name: `assets/part${i}.bin`, data: Buffer.alloc(199_000) });
       await expectRejected(await zipOf(many), A.expandsTooMuch);
       // lying declarations: the bytes actually inflated are counted
-      const lying = await zipOf([{ name: 'SKILL.md', data: skill() }, { name: 'assets/liar.bin', data: Buffer.alloc(5 * 1024 * 1024) }]);
-      await expectRejected(setDeclaredSize(lying, 'assets/liar.bin', 1000), A.fileTooLarge('assets/liar.bin'));
+      const lying = await zipOf([{ name: 'SKILL.md', data: skill() }, { name: 'assets/liar.bin', data: Buffer.alloc(6 * 1024 * 1024) }]);
+      await expectRejected(setDeclaredSize(lying, 'assets/liar.bin', 1000), 'package file is too large');
       const short = await zipOf([{ name: 'SKILL.md', data: skill() }, { name: 'assets/short.bin', data: Buffer.alloc(1000, 7) }]);
       await expectRejected(setDeclaredSize(short, 'assets/short.bin', 900), A.invalid);
       await expectRejected(
         await zipOf([{ name: 'SKILL.md', data: skill('zipped', `x: "${'y'.repeat(80_100)}"`) }]),
-        A.fileTooLarge('SKILL.md'),
+        'package file is too large',
       );
     });
 
@@ -155,7 +160,7 @@ describe('Skill ZIP import (e2e)', () => {
       await expectRejected(await zipOf([{ name: 'references/a.md', data: 'a' }]), A.layout);
       await expectRejected(
         await zipOf([{ name: 'one/SKILL.md', data: skill('one') }, { name: 'two/SKILL.md', data: skill('two') }]),
-        A.layout,
+        SKILL_MESSAGES.multipleSkills(['one', 'two']),
       );
       await expectRejected(
         await zipOf([{ name: 'pkg/SKILL.md', data: skill() }, { name: 'stray.txt', data: 'x' }]),
@@ -167,8 +172,44 @@ describe('Skill ZIP import (e2e)', () => {
       );
       await expectRejected(
         await zipOf([{ name: 'SKILL.md', data: skill() }, { name: '_meta.json/x', data: '{}' }]),
-        A.invalidPackagePath('_meta.json/x'),
+        'invalid package path',
       );
+    });
+
+    it('Scenario: every per-member refusal names the member in the detail and as member, with the limit', async () => {
+      const refuse = async (zip: Buffer) => {
+        const res = await upload(zip);
+        expect(res.status).toBe(422);
+        return { detail: res.body.detail as string, member: res.body.member as string, limit: res.body.limit as number | undefined };
+      };
+      const base = [{ name: 'SKILL.md', data: skill() }];
+      expect(await refuse(patchName(await zipOf([...base, { name: 'ab/cd/x.md', data: 'x' }]), 'ab/cd/x.md', '../../x.md'))).toEqual({
+        detail: `${A.illegalPath}: ../../x.md`,
+        member: '../../x.md',
+        limit: undefined,
+      });
+      expect(await refuse(await zipOf([...base, { name: 'scripts/link', data: '/etc/passwd', mode: 0o120777 }]))).toEqual({
+        detail: `${A.symlinkOrSpecial}: scripts/link`,
+        member: 'scripts/link',
+        limit: undefined,
+      });
+      const secret = setEntryFlags(await zipOf([...base, { name: 'references/secret.md', data: 'x' }]), 'references/secret.md', 0x1);
+      expect((await refuse(secret)).member).toBe('references/secret.md');
+      const many: ZipEntrySpec[] = [...base];
+      for (let i = 0; i < 256; i++) many.push({ name: `references/f${i}.md`, data: 'x' });
+      expect(await refuse(await zipOf(many))).toEqual({
+        detail: `${A.tooManyEntries}: references/f255.md; the limit is 256 entries`,
+        member: 'references/f255.md',
+        limit: 256,
+      });
+      const big: ZipEntrySpec[] = [...base];
+      for (let i = 0; i < 5; i++) big.push({ name: `assets/part${i}.bin`, data: Buffer.alloc(4_500_000) });
+      const total = (Buffer.byteLength(skill()) + 5 * 4_500_000).toLocaleString('en-US');
+      expect(await refuse(await zipOf(big))).toEqual({
+        detail: `${A.expandsTooMuch}: assets/part4.bin; the files total ${total} bytes so far; the limit is 20,971,520 bytes (20 MiB)`,
+        member: 'assets/part4.bin',
+        limit: 20 * 1024 * 1024,
+      });
     });
 
     it('Scenario: SKILL.md must be UTF-8 with valid frontmatter', async () => {
@@ -183,7 +224,8 @@ describe('Skill ZIP import (e2e)', () => {
       const before = await listTree(t.config.skillsUserDir);
       const res = await upload(await zipOf([{ name: 'SKILL.md', data: skill('taken') }]));
       expect(res.status).toBe(409);
-      expect(res.body.detail).toBe('Skill already exists in builtin: taken');
+      expect(res.body.detail).toBe(SKILL_MESSAGES.existsBuiltin('taken'));
+      expect(res.body.replace_builtin).toBe(true);
       expect(await listTree(t.config.skillsUserDir)).toEqual(before);
     });
   });

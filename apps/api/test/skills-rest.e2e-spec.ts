@@ -341,7 +341,7 @@ describe('Skills REST (e2e)', () => {
       await writePackage(userRoot(), `long-${'x'.repeat(100)}`, { 'README.md': 'no skill' });
       await writePackage(userRoot(), 'big-support', {
         'SKILL.md': skillMd('big-support'),
-        'references/huge.txt': Buffer.alloc(200_001, 0x61),
+        'references/huge.txt': Buffer.alloc(5 * 1024 * 1024 + 1, 0x61),
       });
       await fs.mkdir(join(userRoot(), 'linked'), { recursive: true });
       await fs.writeFile(join(userRoot(), 'linked', 'SKILL.md'), skillMd('linked'));

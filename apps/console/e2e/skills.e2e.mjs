@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
-import { SKILL_MARKER, SKILL_NAME, skillMarkdown, skillZip } from './support/skill-zip.mjs';
+import { SKILL_MARKER, SKILL_NAME, skillMarkdown, skillZip, zipFiles } from './support/skill-zip.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -45,9 +45,9 @@ describe('Skill Market', { timeout: 180_000 }, () => {
     return { status: response.status, body: text ? JSON.parse(text) : null };
   }
 
-  async function upload(name) {
+  async function upload(name, buffer = zip) {
     await page.getByTestId('skill-upload').click();
-    await page.getByTestId('skill-upload-input').setInputFiles({ name, mimeType: 'application/zip', buffer: zip });
+    await page.getByTestId('skill-upload-input').setInputFiles({ name, mimeType: 'application/zip', buffer });
     await page.getByTestId('skill-upload-drop').filter({ hasText: name }).waitFor();
     await page.getByTestId('skill-upload-submit').click();
   }
@@ -74,6 +74,45 @@ describe('Skill Market', { timeout: 180_000 }, () => {
     assert.match(await error.innerText(), new RegExp(`Skill already exists in user: ${SKILL_NAME}`));
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
+  });
+
+  const tinySkill = (name) => `---\nname: ${name}\ndescription: The ${name} test Skill.\n---\n\n# ${name}\n\nDo it.\n`;
+
+  test('Scenario: a .skill archive with several Skills shows a checklist and imports the checked ones', async () => {
+    const archive = await zipFiles({
+      'repo-main/README.md': '# Skills\n',
+      'repo-main/skills/e2e-alpha/SKILL.md': tinySkill('e2e-alpha'),
+      'repo-main/skills/e2e-beta/SKILL.md': tinySkill('e2e-beta'),
+    });
+    await upload('repo-main.skill', archive);
+    const list = page.getByTestId('skill-upload-candidates');
+    await list.waitFor();
+    assert.match(await list.innerText(), /repo-main\/skills\/e2e-alpha/);
+    await screenshot(page, 'skills-04-archive-checklist');
+    await page.getByTestId('skill-upload-candidate-e2e-beta').check();
+    await page.getByTestId('skill-upload-submit').click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.getByTestId('skill-row-e2e-beta').waitFor();
+    assert.equal((await rest('GET', '/api/skills/e2e-beta/content')).body.content, tinySkill('e2e-beta'));
+    assert.equal((await rest('GET', '/api/skills/e2e-alpha')).status, 404);
+  });
+
+  test('Scenario: a Skill named like a built-in is imported only after confirming the replacement', async () => {
+    const archive = await zipFiles({ 'weather/SKILL.md': tinySkill('weather') });
+    await upload('weather.zip', archive);
+    await page.getByTestId('skill-upload-error').waitFor();
+    const confirm = page.getByTestId('skill-upload-replace');
+    await confirm.waitFor();
+    assert.equal((await rest('GET', '/api/skills/weather')).body.source, 'builtin', 'nothing replaced before the confirmation');
+    await confirm.getByRole('checkbox').check();
+    await page.getByTestId('skill-upload-submit').click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.getByTestId('skill-row-weather').getByTestId('skill-shadows-builtin').waitFor();
+    const replaced = await rest('GET', '/api/skills/weather');
+    assert.deepEqual([replaced.body.source, replaced.body.shadows_builtin], ['user', true]);
+    await screenshot(page, 'skills-05-shadows-builtin');
+    assert.equal((await rest('DELETE', '/api/skills/weather')).status, 204);
+    assert.equal((await rest('GET', '/api/skills/weather')).body.source, 'builtin');
   });
 
   test('Scenario: a save after a concurrent change gets 409, keeps the draft and offers reload', async () => {

@@ -28,6 +28,25 @@ export interface ProblemDetails {
   errors?: ProblemFieldError[];
   /** machine-readable code of a domain error (e.g. `skill_not_found`); clients localize by it */
   code?: string;
+  /** additive (Skill import): the archive member a per-member rule refused, as stored in the archive */
+  member?: string;
+  /** additive (Skill import): the limit that member or archive exceeded (bytes or entries) */
+  limit?: number;
+  /** additive (Skill import, 409 `skill_conflict`): a built-in of that name exists; retry with `replace_builtin=true` */
+  replace_builtin?: boolean;
+  /** additive (Skill import, 422 `skill_archive_multiple`): the Skills found in the archive; retry with `select=<name>` */
+  skills?: SkillArchiveCandidate[];
+}
+
+/** A Skill package found inside an uploaded archive (`SKILL.md` at `path`). */
+export interface SkillArchiveCandidate {
+  /** frontmatter name, or null when its SKILL.md does not parse */
+  name: string | null;
+  /** the package folder inside the archive (`skills-main/skills/pdf`), `''` for the archive root */
+  path: string;
+  description: string | null;
+  /** why this package cannot be imported as it is (parse error); null when importable */
+  error: string | null;
 }
 
 export interface HealthResponse {

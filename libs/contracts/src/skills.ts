@@ -21,6 +21,8 @@ export interface SkillRecord {
   display_name: string;
   description: string;
   version: number;
+  /** additive: the frontmatter `version` as written (`3`, `1.0.2`); null when absent */
+  version_label: string | null;
   tags: string[];
   triggers: string[];
   always: boolean;
@@ -33,6 +35,8 @@ export interface SkillRecord {
   hash: string;
   /** lower-precedence sources holding a package of the same name */
   shadowed_sources: SkillSource[];
+  /** additive: a user or agent package that hides a built-in Skill of the same name (deleting it restores the built-in) */
+  shadows_builtin: boolean;
   validation_errors: string[];
   requires: SkillRequirementsRecord;
   optional: SkillRequirementsRecord;
@@ -44,6 +48,11 @@ export interface SkillRecord {
   metadata: Record<string, string>;
   /** tools the model may call while this Skill is loaded; null → no restriction */
   allowed_tools: string[] | null;
+}
+
+/** `POST /api/skills/import`: the first imported Skill's record (as before) and, additively, every imported one. */
+export interface SkillImportResponse extends SkillRecord {
+  imported: SkillRecord[];
 }
 
 /** A record with its logical location (create, replace, enable, rollback, get). */

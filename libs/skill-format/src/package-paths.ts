@@ -15,8 +15,10 @@ export const META_FILE = '_meta.json';
 export const SUPPORT_DIRS = ['references', 'templates', 'scripts', 'assets'] as const;
 export type SupportDir = (typeof SUPPORT_DIRS)[number];
 
-/** bytes of any file of a package other than SKILL.md */
+/** bytes of one text support file written through create/replace (`support_files`, agent_skill_manage) */
 export const SUPPORT_FILE_MAX_BYTES = 200_000;
+/** bytes of any file of a package other than SKILL.md (imported packages hold schemas, fonts, binaries) */
+export const PACKAGE_FILE_MAX_BYTES = 5 * 1024 * 1024;
 /** files in one package (SKILL.md and _meta.json included) */
 export const PACKAGE_MAX_FILES = 256;
 /** bytes of all files of one package */

@@ -30,6 +30,7 @@ describe('parseSkillMarkdown', () => {
         name: 'demo',
         description: 'A demo skill',
         version: 1,
+        version_label: null,
         always: false,
         display_name: null,
         tags: [],
@@ -60,10 +61,10 @@ describe('parseSkillMarkdown', () => {
     expect(errorOf(md(base), 'other')).toBe(M.nameMismatch);
     expect(errorOf(md('name: demo\ndescription: "   "'))).toBe(M.emptyDescription);
     expect(errorOf(md(base, '   '))).toBe(M.emptyBody);
-    expect(errorOf(md(`${base}\nversion: 0`))).toBe(M.version);
-    expect(errorOf(md(`${base}\nversion: 1.0`))).toBe(M.version);
     expect(errorOf(md(`${base}\nversion: yes`))).toBe(M.version);
-    expect(errorOf(md(`${base}\nversion: "2"`))).toBe(M.version);
+    expect(errorOf(md(`${base}\nversion: ""`))).toBe(M.version);
+    expect(errorOf(md(`${base}\nversion: [1, 2]`))).toBe(M.version);
+    expect(errorOf(md(`${base}\nversion: {major: 1}`))).toBe(M.version);
     expect(errorOf(md(`${base}\nalways: "true"`))).toBe(M.always);
     expect(errorOf(md(`${base}\ndisplay_name: 3`))).toBe(M.displayNameString);
     expect(errorOf(md(`${base}\ndisplay_name: "  "`))).toBe(M.displayNameEmpty);
@@ -109,8 +110,37 @@ describe('parseSkillMarkdown', () => {
     expect(list.ok && list.manifest.allowed_tools).toEqual(['read_file', 'exec']);
     expect(errorOf(md(`${base}\nlicense: ""`))).toBe(M.license);
     expect(errorOf(md(`${base}\ncompatibility: ${'c'.repeat(501)}`))).toBe(M.compatibility);
-    expect(errorOf(md(`${base}\nmetadata:\n  nested: {a: 1}`))).toBe(M.metadata);
+    expect(errorOf(md(`${base}\nmetadata: just text`))).toBe(M.metadata);
     expect(errorOf(md(`${base}\nallowed-tools: {a: 1}`))).toBe(M.allowedTools);
+  });
+
+  it('Scenario: any version text is accepted and kept as written', () => {
+    const label = (value: string) => {
+      const result = parseSkillMarkdown(md(`${base}\nversion: ${value}`));
+      return result.ok ? [result.manifest.version, result.manifest.version_label] : result.error;
+    };
+    expect(label('3')).toEqual([3, '3']);
+    expect(label('1.0.2')).toEqual([1, '1.0.2']);
+    expect(label('"2"')).toEqual([1, '2']);
+    expect(label('1.5')).toEqual([1, '1.5']);
+    expect(label('0')).toEqual([1, '0']);
+    expect(label('v2-beta')).toEqual([1, 'v2-beta']);
+  });
+
+  it('Scenario: metadata lists, numbers and mappings are kept as text', () => {
+    const result = parseSkillMarkdown(
+      md(`${base}\nmetadata:\n  tags: [docs, office]\n  version: 2\n  ratio: 0.5\n  nested: {a: 1, b: [x]}\n  date: 2024-06-01\n  empty:`),
+    );
+    expect(result.ok && result.manifest.metadata).toEqual({
+      tags: '["docs","office"]',
+      version: '2',
+      ratio: '0.5',
+      nested: '{"a":1,"b":["x"]}',
+      date: '2024-06-01',
+      empty: '',
+    });
+    expect(errorOf(md(`${base}\nmetadata: [a, b]`))).toBe(M.metadata);
+    expect(errorOf(md(`${base}\nmetadata:\n  blob: !!binary aGVsbG8=`))).toBe(M.metadata);
   });
 
   it('Scenario: splitAllowedTools keeps parenthesised patterns together', () => {

@@ -1,7 +1,7 @@
 /**
  * SKILL.md parsing and validation (the rules of openspec skills "SKILL.md validation", in that order, with the original server's messages), plus the Agent Skills
  * specification fields this project also accepts: `license`, `compatibility`, `metadata` (a map of
- * strings) and `allowed-tools`.
+ * values kept as text) and `allowed-tools`; `version` may be any version text.
  *
  * Framework-free and synchronous: the API validates packages with it and the console editor validates drafts live.
  * YAML uses 1.1 semantics like PyYAML's safe_load (`yes`/`on` are booleans, unquoted dates are dates, unknown tags
@@ -18,6 +18,7 @@ export const COMPATIBILITY_MAX_CHARS = 500;
 export const LICENSE_MAX_CHARS = 500;
 export const METADATA_MAX_ENTRIES = 64;
 export const ALLOWED_TOOLS_MAX_ENTRIES = 64;
+export const VERSION_MAX_CHARS = 64;
 /**
  * Limits checked before the frontmatter reaches the YAML parser, whose time grows faster than the text on deep flow
  * collections (`[[[[…`) and on long runs of blank lines: far above any real frontmatter (a few hundred bytes, a
@@ -42,7 +43,7 @@ export const SKILL_MD_MESSAGES = {
   nameMismatch: 'frontmatter name must match the package directory',
   emptyDescription: 'description cannot be empty',
   emptyBody: 'SKILL.md body cannot be empty',
-  version: 'version must be a positive integer',
+  version: 'version must be a positive integer or a non-empty version string',
   always: 'always must be a boolean',
   displayNameString: 'display_name must be a string',
   displayNameEmpty: 'display_name cannot be empty',
@@ -52,7 +53,7 @@ export const SKILL_MD_MESSAGES = {
   mapping: (field: string) => `${field} must be a mapping`,
   license: `license must be a non-empty string of at most ${LICENSE_MAX_CHARS} characters`,
   compatibility: `compatibility must be a non-empty string of at most ${COMPATIBILITY_MAX_CHARS} characters`,
-  metadata: `metadata must be a mapping of at most ${METADATA_MAX_ENTRIES} string values`,
+  metadata: `metadata must be a mapping of at most ${METADATA_MAX_ENTRIES} values (text, numbers, booleans, dates, lists or mappings of these)`,
   allowedTools: `allowed-tools must be a string or a list of at most ${ALLOWED_TOOLS_MAX_ENTRIES} non-empty strings`,
 } as const;
 
@@ -68,7 +69,10 @@ export const REQUIREMENT_KEYS: readonly (keyof SkillRequirements)[] = ['tools', 
 export interface SkillManifest {
   name: string;
   description: string;
+  /** the integer `version`; 1 when absent or when the version is a text such as `1.0.2` */
   version: number;
+  /** the version as written (`3`, `1.0.2`, `2024-06`); null when absent */
+  version_label: string | null;
   always: boolean;
   /** trimmed; null when absent */
   display_name: string | null;
@@ -79,6 +83,7 @@ export interface SkillManifest {
   /** Agent Skills specification fields */
   license: string | null;
   compatibility: string | null;
+  /** values as text: strings unchanged, numbers/booleans/dates as written by String(), lists and mappings as JSON */
   metadata: Record<string, string>;
   /** tool names from `allowed-tools`; null when the field is absent or empty */
   allowed_tools: string[] | null;
@@ -284,16 +289,56 @@ function allowedTools(value: unknown): string[] | null | false {
   return entries.length > 0 ? entries : null;
 }
 
+/** A YAML scalar as text (dates as ISO dates), or undefined when it has no text form. */
+function scalarText(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint') return String(raw);
+  if (raw === null) return '';
+  if (raw instanceof Date && !Number.isNaN(raw.getTime())) {
+    const iso = raw.toISOString();
+    return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+  }
+  return undefined;
+}
+
+/** Plain JSON of a metadata value (scalars as JSON values, dates as text), or undefined when it cannot be represented. */
+function jsonValue(raw: unknown): unknown {
+  if (ArrayBuffer.isView(raw)) return undefined; // !!binary
+  if (typeof raw === 'bigint') return Number.isSafeInteger(Number(raw)) ? Number(raw) : String(raw);
+  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : String(raw);
+  if (typeof raw === 'string' || typeof raw === 'boolean' || raw === null) return raw;
+  if (raw instanceof Date) return scalarText(raw);
+  if (Array.isArray(raw)) {
+    const items = raw.map(jsonValue);
+    return items.includes(undefined) ? undefined : items;
+  }
+  if (isPlainMapping(raw)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(raw)) {
+      const item = jsonValue(value);
+      if (item === undefined) return undefined;
+      out[key] = item;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+/** metadata kept as text (openspec skills "Requirement: SKILL.md validation"); false when a value has no text form. */
 function metadataMap(value: unknown): Record<string, string> | false {
   if (value === undefined || value === null) return {};
-  if (!isPlainMapping(value)) return false;
+  if (!isPlainMapping(value) || ArrayBuffer.isView(value)) return false;
   const entries = Object.entries(value);
   if (entries.length > METADATA_MAX_ENTRIES) return false;
   const out: Record<string, string> = {};
   for (const [key, raw] of entries) {
-    if (typeof raw === 'string') out[key] = raw;
-    else if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint') out[key] = String(raw);
-    else return false;
+    let text = Array.isArray(raw) || isPlainMapping(raw) || ArrayBuffer.isView(raw) ? undefined : scalarText(raw);
+    if (text === undefined) {
+      const json = jsonValue(raw);
+      if (json === undefined) return false;
+      text = JSON.stringify(json);
+    }
+    out[key] = text;
   }
   return out;
 }
@@ -335,12 +380,19 @@ export function parseSkillMarkdown(content: string, options: ParseSkillMarkdownO
 
   const rawVersion = data['version'];
   let version = 1;
-  if (rawVersion !== undefined) {
-    // integers parse as bigint (intAsBigInt), so 1.0 (a float) and true (a boolean) are rejected like in Python
-    if (typeof rawVersion !== 'bigint' || rawVersion < 1n || rawVersion > BigInt(Number.MAX_SAFE_INTEGER)) {
-      return fail(SKILL_MD_MESSAGES.version);
+  let versionLabel: string | null = null;
+  if (rawVersion !== undefined && rawVersion !== null) {
+    // integers parse as bigint (intAsBigInt); any other version (1.0.2, 2024-06, 1.5) is kept as its text
+    if (typeof rawVersion === 'bigint' && rawVersion >= 1n && rawVersion <= BigInt(Number.MAX_SAFE_INTEGER)) {
+      version = Number(rawVersion);
+      versionLabel = String(rawVersion);
+    } else {
+      const text = typeof rawVersion === 'boolean' ? undefined : scalarText(rawVersion)?.trim();
+      if (text === undefined || text === '' || codePointCount(text) > VERSION_MAX_CHARS || CONTROL_OR_FORMAT.test(text)) {
+        return fail(SKILL_MD_MESSAGES.version);
+      }
+      versionLabel = text;
     }
-    version = Number(rawVersion);
   }
   const rawAlways = data['always'];
   if (rawAlways !== undefined && typeof rawAlways !== 'boolean') return fail(SKILL_MD_MESSAGES.always);
@@ -382,6 +434,7 @@ export function parseSkillMarkdown(content: string, options: ParseSkillMarkdownO
       name,
       description,
       version,
+      version_label: versionLabel,
       always,
       display_name: displayName,
       tags,

@@ -35,4 +35,18 @@ describe(DomainError.name, () => {
       errors: [{ field: 'name', message: 'name is too long' }],
     });
   });
+
+  it('renders additive problem members without letting them override the standard ones', () => {
+    class WithExtras extends DomainError<'invalid'> {
+      constructor() {
+        super('invalid', 'member refused', {
+          ...validationProblem([{ field: 'file', message: 'member refused' }]),
+          extensions: { member: 'scripts/a.xsd', limit: 5, status: 200, detail: 'other', skipped: undefined },
+        });
+      }
+    }
+    const problem = buildProblem(toProblemInit(new WithExtras())!, { path: '/api/skills/import' });
+    expect(problem).toMatchObject({ status: 422, detail: 'member refused', member: 'scripts/a.xsd', limit: 5 });
+    expect('skipped' in problem).toBe(false);
+  });
 });

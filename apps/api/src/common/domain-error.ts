@@ -8,6 +8,8 @@ export interface DomainProblem {
   code?: string;
   type?: string;
   errors?: readonly ProblemFieldError[];
+  /** additive members of the problem body (e.g. `member`, `limit`); never override the standard ones */
+  extensions?: Readonly<Record<string, unknown>>;
 }
 
 /** A 422 validation problem (`urn:cashcode:problem:validation-error`) with per-field `errors`. */

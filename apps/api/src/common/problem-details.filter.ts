@@ -31,7 +31,10 @@ interface ProblemInit {
   title?: string;
   errors?: ProblemFieldError[];
   code?: string;
+  extensions?: Readonly<Record<string, unknown>>;
 }
+
+const STANDARD_PROBLEM_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'instance', 'requestId', 'code', 'errors']);
 
 function isFieldErrors(value: unknown): value is ProblemFieldError[] {
   return (
@@ -75,13 +78,14 @@ export function toProblemInit(exception: unknown): ProblemInit | undefined {
     return init;
   }
   if (exception instanceof DomainError) {
-    const { status, code, type, errors } = exception.problem;
+    const { status, code, type, errors, extensions } = exception.problem;
     return {
       status,
       detail: exception.message,
       code: code ?? exception.code,
       type,
       errors: errors ? [...errors] : undefined,
+      extensions,
     };
   }
   if (!isRecord(exception) && !(exception instanceof Error)) return undefined;
@@ -114,6 +118,12 @@ export function buildProblem(init: ProblemInit, request: { path?: string; url?: 
   };
   if (init.code) problem.code = init.code;
   if (init.errors) problem.errors = init.errors;
+  if (init.extensions) {
+    const target = problem as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(init.extensions)) {
+      if (!STANDARD_PROBLEM_MEMBERS.has(key) && value !== undefined) target[key] = value;
+    }
+  }
   return problem;
 }
 

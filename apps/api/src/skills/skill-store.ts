@@ -21,6 +21,7 @@ import type { SkillSource } from '@cashcode/contracts';
 import {
   META_FILE,
   PACKAGE_MAX_DEPTH,
+  PACKAGE_FILE_MAX_BYTES,
   PACKAGE_MAX_FILES,
   PACKAGE_MAX_TOTAL_BYTES,
   SKILL_FILE,
@@ -385,7 +386,7 @@ export class SkillStore {
         }
         if (kind !== 'file') return PACKAGE_MESSAGES.unsupportedEntry(rel);
         size ??= (await fs.stat(full)).size;
-        if (size > SUPPORT_FILE_MAX_BYTES) return PACKAGE_MESSAGES.supportTooLarge(rel);
+        if (size > PACKAGE_FILE_MAX_BYTES) return PACKAGE_MESSAGES.supportTooLarge(rel);
         files.push(rel);
         total += size;
         if (files.length + 2 > PACKAGE_MAX_FILES) return PACKAGE_MESSAGES.tooManyFiles;

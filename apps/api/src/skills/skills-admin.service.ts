@@ -11,7 +11,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   SKILL_SOURCES,
   type DeleteInvalidSkillResponse,
+  type SkillArchiveCandidate,
   type SkillAvailability,
+  type SkillImportResponse,
   type SkillContentResponse,
   type SkillDetail,
   type SkillListResponse,
@@ -35,7 +37,7 @@ import {
 import { formatEvent } from '../common/log-format';
 import { MCP_TOOLS_CHANGED_EVENT, type McpToolsChangedEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
-import { ZIP_MAX_BYTES, extractSkillArchive } from './skill-archive';
+import { ZIP_MAX_BYTES, extractSkillArchive, inspectSkillArchive } from './skill-archive';
 import { SEARCH_LIMIT_MAX, SKILL_CATALOG, SkillCatalog, type CatalogEntry } from './skill-catalog';
 import { errorName, isPlainObject, logicalPath, sanitizeStoreDiagnostic, sha256 } from './skill-helpers';
 import { SkillStore, StagedPackage, epochSeconds, isPlausibleVersion, type SkillMeta } from './skill-store';
@@ -60,6 +62,17 @@ export interface CreateSkillInput {
   enabled?: boolean;
   reason?: string;
 }
+
+export interface ImportOptions {
+  /** names of the packages to import from an archive holding several */
+  select?: readonly string[];
+  /** a package named like a built-in shadows it instead of being refused */
+  replaceBuiltin?: boolean;
+}
+
+/** `.skill` is the Agent Skills packager's name for the same ZIP */
+export const IMPORT_EXTENSIONS = ['.zip', '.skill'] as const;
+const SELECT_MAX = 64;
 
 export interface UploadedZip {
   originalname: string;
@@ -211,47 +224,109 @@ export class SkillsAdminService {
     });
   }
 
-  /** REST `POST /api/skills/import`: always into the user root, enabled. */
-  async importZip(file: UploadedZip | undefined): Promise<SkillRecord> {
+  /**
+   * REST `POST /api/skills/import`: always into the user root, enabled. A `.zip` or `.skill` archive; `select` names
+   * the packages to import from an archive holding several (all or none are published); `replaceBuiltin` lets a
+   * package shadow the built-in of its name (openspec skills "Requirement: ZIP import").
+   */
+  async importZip(file: UploadedZip | undefined, options: ImportOptions = {}): Promise<SkillImportResponse> {
     if (!file) throw new SkillError('validation', SKILL_MESSAGES.zipMissing, 'file');
-    if (!file.originalname.trim().toLowerCase().endsWith('.zip')) {
+    const filename = file.originalname.trim().toLowerCase();
+    if (!IMPORT_EXTENSIONS.some((ext) => filename.endsWith(ext))) {
       throw new SkillError('validation', SKILL_MESSAGES.notZip, 'file');
     }
     if (file.size > ZIP_MAX_BYTES || file.buffer.length > ZIP_MAX_BYTES) {
       throw new SkillError('validation', SKILL_MESSAGES.zipTooLarge, 'file');
     }
+    const select = options.select ?? [];
     const started = performance.now();
-    const staged = await this.store.stage('user', 'import');
+    const roots = await this.importRoots(file.buffer, select);
+    const staged: StagedPackage[] = [];
     try {
-      const { manifest } = await extractSkillArchive(file.buffer, staged);
-      const name = manifest.name;
-      const checked = await this.store.readStaged(staged, name);
-      if (!checked.ok) throw new SkillError('validation', this.sanitize(checked.error), 'file');
+      const names: string[] = [];
+      for (const root of roots) {
+        const stage = await this.store.stage('user', 'import');
+        staged.push(stage);
+        const { manifest } = await extractSkillArchive(file.buffer, stage, root ?? undefined);
+        const checked = await this.store.readStaged(stage, manifest.name);
+        if (!checked.ok) throw new SkillError('validation', this.sanitize(checked.error), 'file');
+        names.push(manifest.name);
+      }
       return await this.exclusive(async () => {
-        await this.assertNameFree(name);
-        await staged.writeMeta({
-          source: 'user',
-          enabled: true,
-          storage_version: 1,
-          updated_at: epochSeconds(),
-          agentCreated: false,
-        });
-        await this.publishNew(staged, name);
+        for (const name of names) await this.assertNameFree(name, options.replaceBuiltin === true, true);
+        const published: string[] = [];
+        try {
+          for (const [index, stage] of staged.entries()) {
+            const name = names[index] as string;
+            await stage.writeMeta({
+              source: 'user',
+              enabled: true,
+              storage_version: 1,
+              updated_at: epochSeconds(),
+              agentCreated: false,
+            });
+            await this.publishNew(stage, name, options.replaceBuiltin === true);
+            published.push(name);
+          }
+        } catch (error) {
+          // all or nothing: the packages already published by this import are removed again
+          for (const name of published) await this.store.remove('user', name).catch(() => undefined);
+          if (published.length > 0) {
+            for (const name of published) this.catalog.invalidate('user', name);
+            await this.catalog.refresh().catch(() => undefined);
+          }
+          throw error;
+        }
         this.logger.log(
           formatEvent('skill.imported', {
-            name,
+            name: names.join(','),
             bytes: file.buffer.length,
             duration_ms: Math.round(performance.now() - started),
           }),
         );
-        const entry = this.requireEntry(name);
-        return structuredClone(entry.record);
+        const records = names.map((name) => structuredClone(this.requireEntry(name).record));
+        return { ...(records[0] as SkillRecord), imported: records };
       });
     } catch (error) {
       throw this.asSkillError(error);
     } finally {
-      await staged.discard();
+      for (const stage of staged) await stage.discard();
     }
+  }
+
+  /**
+   * The archive folders to import: `[null]` for an archive holding one package the old way, the selected packages'
+   * folders, or a 422 `skill_archive_multiple` listing the packages when a selection is needed.
+   */
+  private async importRoots(buffer: Buffer, select: readonly string[]): Promise<(string | null)[]> {
+    if (select.length > SELECT_MAX || select.some((name) => typeof name !== 'string' || !isValidSkillName(name))) {
+      throw new SkillError('validation', SKILL_MESSAGES.selectInvalid, 'select');
+    }
+    const inspected = await inspectSkillArchive(buffer);
+    const named = inspected.candidates.filter((candidate) => candidate.name !== null);
+    const names = named.map((candidate) => candidate.name as string);
+    if (select.length === 0) {
+      if (inspected.single !== null) return [null];
+      if (inspected.candidates.length === 1 && !(inspected.candidates[0] as SkillArchiveCandidate).path.includes('/')) {
+        return [null]; // one wrapper folder with strays: extraction reports the layout error
+      }
+      throw new SkillError('validation', SKILL_MESSAGES.multipleSkills(names), 'select', {
+        problemCode: 'skill_archive_multiple',
+        extensions: { skills: inspected.candidates },
+      });
+    }
+    const roots: string[] = [];
+    for (const name of new Set(select)) {
+      const found = named.filter((candidate) => candidate.name === name);
+      if (found.length !== 1) {
+        throw new SkillError('validation', SKILL_MESSAGES.selectUnknown(name, names), 'select', {
+          problemCode: 'skill_archive_multiple',
+          extensions: { skills: inspected.candidates },
+        });
+      }
+      roots.push((found[0] as SkillArchiveCandidate).path);
+    }
+    return roots;
   }
 
   /** REST `PUT /api/skills/{name}`: a rejected edit creates no snapshot. */
@@ -432,10 +507,21 @@ export class SkillsAdminService {
     return entry;
   }
 
-  /** 409 when a directory of that name (valid or not) exists in any root. */
-  private async assertNameFree(name: string): Promise<void> {
+  /**
+   * 409 when a directory of that name (valid or not) exists in any root; with `allowBuiltin` a built-in of that name
+   * is no conflict (the new package shadows it). On import, a conflict with the built-in only says how to replace it.
+   */
+  private async assertNameFree(name: string, allowBuiltin = false, importing = false): Promise<void> {
     const taken: SkillSource[] = [];
-    for (const source of SKILL_SOURCES) if (await this.store.directoryExists(source, name)) taken.push(source);
+    for (const source of SKILL_SOURCES) {
+      if (allowBuiltin && source === 'builtin') continue;
+      if (await this.store.directoryExists(source, name)) taken.push(source);
+    }
+    if (importing && taken.length === 1 && taken[0] === 'builtin') {
+      throw new SkillError('conflict', SKILL_MESSAGES.existsBuiltin(name), undefined, {
+        extensions: { replace_builtin: true },
+      });
+    }
     if (taken.length > 0) throw new SkillError('conflict', SKILL_MESSAGES.exists(taken, name));
   }
 
@@ -469,7 +555,7 @@ export class SkillsAdminService {
   }
 
   /** Validates the staged package, renames it into place, refreshes and verifies the catalog; returns the hash. */
-  private async publishNew(staged: StagedPackage, name: string): Promise<string> {
+  private async publishNew(staged: StagedPackage, name: string, allowBuiltin = false): Promise<string> {
     const checked = await this.store.readStaged(staged, name);
     if (!checked.ok) throw new SkillError('validation', this.sanitize(checked.error), 'content');
     let published: boolean;
@@ -479,7 +565,7 @@ export class SkillsAdminService {
       this.logger.error(formatEvent('skill.publish.failed', { error: errorName(error) }));
       throw new SkillError('publication', SKILL_MESSAGES.publicationFailed);
     }
-    if (!published) await this.assertNameFree(name);
+    if (!published) await this.assertNameFree(name, allowBuiltin);
     if (!published) throw new SkillError('conflict', SKILL_MESSAGES.exists([staged.source], name));
     await this.refreshAfter(staged.source, name);
     const entry = this.catalog.get(name);

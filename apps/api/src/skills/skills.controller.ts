@@ -27,6 +27,7 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
 import { type Observable, catchError, throwError } from 'rxjs';
@@ -34,8 +35,8 @@ import type {
   DeleteInvalidSkillResponse,
   SkillContentResponse,
   SkillDetail,
+  SkillImportResponse,
   SkillListResponse,
-  SkillRecord,
   SkillRecordWithPath,
   SkillReplaceResponse,
   SkillValidationResponse,
@@ -76,6 +77,19 @@ export class SkillUploadLimitInterceptor implements NestInterceptor {
       ),
     );
   }
+}
+
+function selectList(value: unknown): string[] {
+  if (value === undefined || value === null || value === '') return [];
+  const list = Array.isArray(value) ? value : [value];
+  if (list.some((item) => typeof item !== 'string')) throw new SkillError('validation', SKILL_MESSAGES.selectInvalid, 'select');
+  return (list as string[]).flatMap((item) => item.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function flag(value: unknown): boolean {
+  if (value === undefined || value === null || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new SkillError('validation', SKILL_MESSAGES.replaceBuiltinInvalid, 'replace_builtin');
 }
 
 /** `/api/skills` — the Skill market (openspec skills). SkillError is rendered as problem+json by the global filter. */
@@ -124,15 +138,49 @@ export class SkillsController {
     FileInterceptor('file', { limits: { fileSize: ZIP_MAX_BYTES, files: 1, fields: 8, parts: 16 } }),
   )
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      properties: {
+        file: { type: 'string', format: 'binary' },
+        select: { type: 'array', items: { type: 'string' }, description: 'as the query parameter' },
+        replace_builtin: { type: 'string', enum: ['true', 'false'], description: 'as the query parameter' },
+      },
+      required: ['file'],
+    },
+  })
+  @ApiQuery({
+    name: 'select',
+    required: false,
+    isArray: true,
+    type: String,
+    description: 'name of a Skill to import from an archive holding several (repeat for more; all or none are imported)',
+  })
+  @ApiQuery({
+    name: 'replace_builtin',
+    required: false,
+    enum: ['true', 'false'],
+    description: 'import a Skill named like a built-in: it shadows the built-in until it is deleted',
+  })
   @ApiOperation({
     summary: 'Import a Skill ZIP',
-    description: 'Multipart field `file` (.zip, ≤ 10 MiB); always into the user root, enabled. Nothing is executed.',
+    description:
+      'Multipart field `file` (.zip or .skill, ≤ 10 MiB); always into the user root, enabled. Nothing is executed. ' +
+      'An archive holding several Skills answers 422 `skill_archive_multiple` listing them in `skills` until `select` ' +
+      'names the ones to import; a built-in of the same name answers 409 with `replace_builtin: true` until ' +
+      '`replace_builtin=true` is sent.',
   })
   @ApiCreatedResponse({ type: SkillRecordDto })
   @ApiProblemResponses(409, 422)
-  importZip(@UploadedFile() file: UploadedZip | undefined): Promise<SkillRecord> {
-    return this.skills.importZip(file);
+  importZip(
+    @UploadedFile() file: UploadedZip | undefined,
+    @Query('select') querySelect?: unknown,
+    @Query('replace_builtin') queryReplace?: unknown,
+    @Body() body?: Record<string, unknown>,
+  ): Promise<SkillImportResponse> {
+    const select = [...selectList(querySelect), ...selectList(body?.['select'])];
+    const replaceBuiltin = flag(queryReplace) || flag(body?.['replace_builtin']);
+    return this.skills.importZip(file, { select, replaceBuiltin });
   }
 
   @Delete('invalid/:source/:directory')

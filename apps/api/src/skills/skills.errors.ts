@@ -23,8 +23,15 @@ export class SkillError extends DomainError<SkillErrorCode> {
     code: SkillErrorCode,
     message: string,
     readonly field?: string,
+    /** additive problem members (`member`, `limit`, `skills`, `replace_builtin`) and an optional finer problem code */
+    details?: { extensions?: Record<string, unknown>; problemCode?: string },
   ) {
-    super(code, message, skillProblem(code, message, field));
+    const problem = skillProblem(code, message, field);
+    super(code, message, {
+      ...problem,
+      ...(details?.problemCode ? { code: details.problemCode } : {}),
+      ...(details?.extensions ? { extensions: details.extensions } : {}),
+    });
   }
 }
 
@@ -53,9 +60,17 @@ export const SKILL_MESSAGES = {
   builtinReadOnly: 'built-in Skills are read-only',
   exists: (sources: readonly string[], name: string) => `Skill already exists in ${sources.join(', ')}: ${name}`,
   changed: 'Skill content changed since it was read',
-  notZip: 'Skill package must be a .zip file',
+  notZip: 'Skill package must be a .zip or .skill file',
   zipTooLarge: 'Skill ZIP is too large',
-  zipMissing: 'file is required (a .zip Skill package)',
+  zipMissing: 'file is required (a .zip or .skill Skill package)',
+  existsBuiltin: (name: string) =>
+    `Skill already exists in builtin: ${name}; import again with replace_builtin=true to shadow the built-in (deleting the import restores it)`,
+  multipleSkills: (names: readonly string[]) =>
+    `archive contains ${names.length} Skills (${names.join(', ')}); choose which to import with select=<name>`,
+  selectUnknown: (name: string, names: readonly string[]) =>
+    `select names no Skill of the archive: ${name}; the archive contains ${names.join(', ') || 'no valid Skill'}`,
+  selectInvalid: 'select must name Skills of the archive (at most 64)',
+  replaceBuiltinInvalid: 'replace_builtin must be true or false',
   snapshotNotFound: (version: string) => `snapshot not found: ${version}`,
   invalidVersion: 'invalid snapshot version',
   invalidSource: 'invalid Skill source',

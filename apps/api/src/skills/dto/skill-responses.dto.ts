@@ -26,6 +26,8 @@ export class SkillRecordDto implements SkillRecord {
   @ApiProperty({ example: 'Weather' }) display_name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ example: 1 }) version!: number;
+  @ApiProperty({ type: String, nullable: true, example: '1.0.2', description: 'the frontmatter version as written' })
+  version_label!: string | null;
   @ApiProperty({ type: [String] }) tags!: string[];
   @ApiProperty({ type: [String] }) triggers!: string[];
   @ApiProperty() always!: boolean;
@@ -35,6 +37,7 @@ export class SkillRecordDto implements SkillRecord {
   @ApiProperty({ type: [String], example: ['bin:gh'] }) missing!: string[];
   @ApiProperty({ description: 'sha256 hex of SKILL.md' }) hash!: string;
   @ApiProperty({ enum: SKILL_SOURCES, isArray: true }) shadowed_sources!: SkillSource[];
+  @ApiProperty({ description: 'a user or agent package hiding a built-in of the same name' }) shadows_builtin!: boolean;
   @ApiProperty({ type: [String] }) validation_errors!: string[];
   @ApiProperty({ type: SkillRequirementsDto }) requires!: SkillRequirementsDto;
   @ApiProperty({ type: SkillRequirementsDto }) optional!: SkillRequirementsDto;

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { SkillRecord } from '@cashcode/contracts';
 
-import { draftError, invalidRows, isManageable, isZipName, pageCount, sizeKb, statusOf, versionTime } from './skill-view';
+import { draftError, importFollowUp, metadataText, invalidRows, isManageable, isZipName, pageCount, sizeKb, statusOf, versionTime } from './skill-view';
 
 const record = (overrides: Partial<SkillRecord> = {}): SkillRecord => ({
   name: 'weather',
   display_name: 'Weather',
   description: 'd',
   version: 1,
+  version_label: null,
   tags: [],
   triggers: [],
   always: false,
@@ -17,6 +18,7 @@ const record = (overrides: Partial<SkillRecord> = {}): SkillRecord => ({
   missing: [],
   hash: 'h',
   shadowed_sources: [],
+  shadows_builtin: false,
   validation_errors: [],
   requires: { tools: [], mcp_servers: [], bins: [], env: [] },
   optional: { tools: [], mcp_servers: [], bins: [], env: [] },
@@ -66,7 +68,29 @@ describe('skill-view', () => {
     expect(sizeKb(2049)).toBe(3);
     expect(isZipName(' Skill.ZIP ')).toBe(true);
     expect(isZipName('skill.tar')).toBe(false);
+    expect(isZipName('docx.skill')).toBe(true);
     expect(versionTime('1767225600000-1a2b3c4d', 'en')).toMatch(/2026|2025/);
     expect(versionTime('not-a-version', 'en')).toBeNull();
+  });
+
+  it('Scenario: a refused import offers replacing the built-in or a checklist of the archive\'s Skills', () => {
+    expect(importFollowUp(409, 'skill_conflict', { replace_builtin: true })).toEqual({ kind: 'replace_builtin' });
+    expect(importFollowUp(409, 'skill_conflict', {})).toBeNull();
+    const skills = [
+      { name: 'pdf', path: 'skills-main/skills/pdf', description: 'PDF', error: null },
+      { name: null, path: 'skills-main/skills/broken', description: null, error: 'SKILL.md must start with YAML frontmatter' },
+      { path: 42 },
+    ];
+    expect(importFollowUp(422, 'skill_archive_multiple', { skills })).toEqual({ kind: 'select', candidates: skills.slice(0, 2) });
+    expect(importFollowUp(422, 'skill_validation', { skills })).toBeNull();
+  });
+
+  it('Scenario: metadata values are shown as text', () => {
+    expect(metadataText({ metadata: { tags: '["docs","office"]', version: '2', long: 'x'.repeat(100) } })).toEqual([
+      'tags: ["docs","office"]',
+      'version: 2',
+      `long: ${'x'.repeat(73)}…`,
+    ]);
+    expect(metadataText({ metadata: {} })).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { SkillRecord, SkillSource } from '@cashcode/contracts';
+import { isRecord, type SkillArchiveCandidate, type SkillRecord, type SkillSource } from '@cashcode/contracts';
 import { parseSkillMarkdown } from '@cashcode/skill-format';
 
 /** One invalid package of the diagnostics map (`<source>:<dir>` → [message]). */
@@ -62,8 +62,41 @@ export function sizeKb(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / 1024));
 }
 
+/** The record's `metadata` as `key: value` text (the server keeps lists and numbers as text), at most 3, 80 chars each. */
+export function metadataText(record: Pick<SkillRecord, 'metadata'>): string[] {
+  return Object.entries(record.metadata ?? {})
+    .slice(0, 3)
+    .map(([key, value]) => {
+      const text = `${key}: ${value}`;
+      return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+    });
+}
+
+/** A Skill archive: `.zip`, or `.skill` (the Agent Skills packager's ZIP). */
 export function isZipName(name: string): boolean {
-  return name.trim().toLowerCase().endsWith('.zip');
+  const lower = name.trim().toLowerCase();
+  return lower.endsWith('.zip') || lower.endsWith('.skill');
+}
+
+/** What a refused import lets the user do next: confirm replacing a built-in, or choose among the archive's Skills. */
+export type ImportFollowUp =
+  | { kind: 'replace_builtin' }
+  | { kind: 'select'; candidates: SkillArchiveCandidate[] }
+  | null;
+
+export function importFollowUp(status: number, code: string | undefined, problem: Readonly<Record<string, unknown>>): ImportFollowUp {
+  if (status === 409 && problem['replace_builtin'] === true) return { kind: 'replace_builtin' };
+  if (status === 422 && code === 'skill_archive_multiple' && Array.isArray(problem['skills'])) {
+    const candidates = (problem['skills'] as unknown[]).filter(
+      (item): item is SkillArchiveCandidate =>
+        isRecord(item) &&
+        typeof item['path'] === 'string' &&
+        (item['name'] === null || typeof item['name'] === 'string') &&
+        (item['error'] === null || typeof item['error'] === 'string'),
+    );
+    return { kind: 'select', candidates };
+  }
+  return null;
 }
 
 /** The local date and time a snapshot id (`<epoch_ms>-<8 hex>`) was taken, or null. */

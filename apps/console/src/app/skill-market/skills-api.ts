@@ -62,10 +62,14 @@ export class SkillsApi {
     );
   }
 
-  import(file: File): Promise<SkillRecord> {
+  /** `select`: Skills to take from an archive holding several; `replaceBuiltin`: shadow a built-in of the same name. */
+  import(file: File, options: { select?: readonly string[]; replaceBuiltin?: boolean } = {}): Promise<SkillRecord> {
     const form = new FormData();
     form.append('file', file, file.name);
-    return firstValueFrom(this.http.post<SkillRecord>(apiPath(BASE, 'import'), form));
+    let params = new HttpParams();
+    for (const name of options.select ?? []) params = params.append('select', name);
+    if (options.replaceBuiltin) params = params.set('replace_builtin', 'true');
+    return firstValueFrom(this.http.post<SkillRecord>(apiPath(BASE, 'import'), form, { params }));
   }
 
   deleteInvalid(source: string, directory: string): Promise<DeleteInvalidSkillResponse> {

@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly fieldErrors: readonly ProblemFieldError[] = [],
     readonly code?: string,
     readonly serverDetail: string = detail,
+    /** the parsed problem body, for a caller that reads additive members (e.g. Skill import's `skills`) */
+    readonly problem: Readonly<Record<string, unknown>> = {},
   ) {
     super(detail);
     this.name = 'ApiError';
@@ -60,8 +62,10 @@ export function toApiError(
     const code = typeof problem.code === 'string' && problem.code !== '' ? problem.code : undefined;
     const localized = code === undefined ? undefined : localize(code);
     const serverDetail = typeof detail === 'string' && detail.trim() !== '' ? detail : undefined;
-    if (localized !== undefined) return new ApiError(status, localized, fieldErrors, code, serverDetail ?? localized);
-    if (serverDetail !== undefined) return new ApiError(status, serverDetail, fieldErrors, code);
+    if (localized !== undefined) {
+      return new ApiError(status, localized, fieldErrors, code, serverDetail ?? localized, parsed);
+    }
+    if (serverDetail !== undefined) return new ApiError(status, serverDetail, fieldErrors, code, serverDetail, parsed);
     const title = problem.title;
     if (fieldErrors.length > 0) {
       return new ApiError(status, fieldErrors.map((e) => e.message).join('; '), fieldErrors, code);

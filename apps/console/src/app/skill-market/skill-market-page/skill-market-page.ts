@@ -19,7 +19,7 @@ import { PageHeader } from '../../shared/page-header/page-header';
 import { SkillEditorDialog, type SkillEditorDialogData } from '../skill-editor-dialog/skill-editor-dialog';
 import { SkillMarketStore } from '../skill-market-store';
 import { SkillUploadDialog } from '../skill-upload-dialog/skill-upload-dialog';
-import { isManageable, statusOf, type InvalidPackageRow } from '../skill-view';
+import { isManageable, metadataText, statusOf, type InvalidPackageRow } from '../skill-view';
 
 /**
  * Skill Market (openspec console): searchable, filterable, paginated Skills with source/status badges and missing
@@ -78,6 +78,8 @@ export class SkillMarketPage {
   protected missing(skill: SkillRecord): string {
     return skill.missing.slice(0, 6).join(' · ');
   }
+
+  protected readonly metadataText = metadataText;
 
   protected shadowed(skill: SkillRecord): string {
     return skill.shadowed_sources.map((source) => this.i18n.t(this.sourceKey(source))).join(', ');

@@ -2,13 +2,18 @@ import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/cor
 import { MatButtonModule } from '@angular/material/button';
 import { MatDialogModule, MatDialogRef } from '@angular/material/dialog';
 
-import { errorMessage } from '../../core/api/api-error';
+import { ApiError, errorMessage } from '../../core/api/api-error';
+import type { SkillArchiveCandidate } from '@cashcode/contracts';
 import { Icon } from '../../shared/icon/icon';
 import { SkillsApi } from '../skills-api';
 import { I18n } from '../../core/i18n/i18n';
-import { isZipName, sizeKb } from '../skill-view';
+import { importFollowUp, isZipName, sizeKb } from '../skill-view';
 
-/** ZIP upload of a Skill package (openspec console): a .zip is required; the server's error is shown as it is. */
+/**
+ * ZIP upload of a Skill package (openspec console): a .zip or .skill is required; the server's error is shown as it
+ * is. A Skill named like a built-in asks for confirmation to replace it; an archive holding several Skills shows a
+ * checklist of them and imports the checked ones.
+ */
 @Component({
   selector: 'cc-skill-upload-dialog',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -20,7 +25,7 @@ import { isZipName, sizeKb } from '../skill-view';
       <input
         #input
         type="file"
-        accept=".zip,application/zip"
+        accept=".zip,.skill,application/zip"
         hidden
         (change)="onPick($event)"
         data-testid="skill-upload-input"
@@ -45,6 +50,30 @@ import { isZipName, sizeKb } from '../skill-view';
       </button>
       @if (error(); as error) {
         <p class="cc-error" role="alert" data-testid="skill-upload-error">{{ error }}</p>
+      }
+      @if (confirmReplace()) {
+        <label class="cc-check" data-testid="skill-upload-replace">
+          <input type="checkbox" [checked]="replaceBuiltin()" (change)="replaceBuiltin.set(!replaceBuiltin())" />
+          {{ i18n.t('skills.upload.replaceBuiltin') }}
+        </label>
+      }
+      @if (candidates().length > 0) {
+        <fieldset class="cc-list" data-testid="skill-upload-candidates">
+          <legend>{{ i18n.t('skills.upload.chooseSkills') }}</legend>
+          @for (candidate of candidates(); track candidate.path) {
+            <label class="cc-check" [class.cc-muted]="candidate.name === null">
+              <input
+                type="checkbox"
+                [disabled]="candidate.name === null"
+                [checked]="candidate.name !== null && selected().includes(candidate.name)"
+                (change)="toggle(candidate.name)"
+                [attr.data-testid]="'skill-upload-candidate-' + (candidate.name ?? candidate.path)"
+              />
+              <span class="cc-file">{{ candidate.name ?? candidate.path }}</span>
+              <span class="cc-muted">{{ candidate.path || '/' }}{{ candidate.error ? ' — ' + candidate.error : '' }}</span>
+            </label>
+          }
+        </fieldset>
       }
     </mat-dialog-content>
     <mat-dialog-actions align="end">
@@ -86,6 +115,21 @@ import { isZipName, sizeKb } from '../skill-view';
       color: var(--mat-sys-on-surface-variant);
       font: var(--mat-sys-body-small);
     }
+    .cc-check {
+      display: flex;
+      gap: 8px;
+      align-items: baseline;
+      flex-wrap: wrap;
+      font: var(--mat-sys-body-medium);
+    }
+    .cc-list {
+      display: flex;
+      flex-direction: column;
+      gap: 6px;
+      margin: 0;
+      border: 1px solid var(--mat-sys-outline-variant);
+      border-radius: 12px;
+    }
     .cc-error {
       margin: 0;
       color: var(--mat-sys-error);
@@ -104,6 +148,17 @@ export class SkillUploadDialog {
   protected readonly uploading = signal(false);
   protected readonly dragging = signal(false);
   protected readonly kb = sizeKb;
+  /** a built-in of that name exists: the user may confirm shadowing it */
+  protected readonly confirmReplace = signal(false);
+  protected readonly replaceBuiltin = signal(false);
+  /** the Skills of an archive holding several, and the names checked */
+  protected readonly candidates = signal<SkillArchiveCandidate[]>([]);
+  protected readonly selected = signal<string[]>([]);
+
+  protected toggle(name: string | null): void {
+    if (name === null) return;
+    this.selected.update((list) => (list.includes(name) ? list.filter((item) => item !== name) : [...list, name]));
+  }
 
   protected onPick(event: Event): void {
     const input = event.target as HTMLInputElement;
@@ -135,10 +190,16 @@ export class SkillUploadDialog {
     this.uploading.set(true);
     this.error.set(null);
     try {
-      await this.api.import(file);
+      await this.api.import(file, { select: this.selected(), replaceBuiltin: this.replaceBuiltin() });
       this.ref.close(true);
     } catch (error) {
       this.error.set(errorMessage(error));
+      const next = error instanceof ApiError ? importFollowUp(error.status, error.code, error.problem) : null;
+      if (next?.kind === 'replace_builtin') this.confirmReplace.set(true);
+      if (next?.kind === 'select') {
+        this.candidates.set(next.candidates);
+        if (this.selected().length === 0) this.error.set(this.i18n.t('skills.upload.severalSkills'));
+      }
     } finally {
       this.uploading.set(false);
     }
@@ -146,6 +207,10 @@ export class SkillUploadDialog {
 
   private choose(file: File | null): void {
     this.file.set(file);
+    this.confirmReplace.set(false);
+    this.replaceBuiltin.set(false);
+    this.candidates.set([]);
+    this.selected.set([]);
     this.error.set(file && !isZipName(file.name) ? this.i18n.t('skills.upload.notZip') : null);
   }
 }
