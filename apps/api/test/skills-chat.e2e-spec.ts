@@ -357,6 +357,39 @@ describe('Skills in chat (e2e)', () => {
     expect(results[3]).toBe('Error: resource not found or too large');
   });
 
+  it('Scenario: skill_read_resource returns type and size for a binary file instead of its bytes', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n', 'latin1'), Buffer.alloc(4096, 0xd3), Buffer.from([0, 1, 2])]);
+    const zip = await buildZip([
+      { name: 'pdf-forms/SKILL.md', data: skillMd('pdf-forms', { description: 'Fill PDF forms' }) },
+      { name: 'pdf-forms/assets/blank.pdf', data: pdf },
+      { name: 'pdf-forms/references/forms.md', data: '# Forms\n' },
+    ]);
+    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'pdf-forms.zip').expect(201);
+    const chatId = newChatId();
+    fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'b1', name: 'skill_read_resource', arguments: '{"name":"pdf-forms","path":"assets/blank.pdf"}' },
+          { id: 'b2', name: 'skill_read_resource', arguments: '{"name":"pdf-forms","path":"references/forms.md"}' },
+        ],
+      },
+      { content: 'ok' },
+    );
+    const events = await turn(chatId, '@pdf-forms fill it');
+    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    expect(results[0]).toBe(
+      '[Skill resource read: pdf-forms/assets/blank.pdf]\n\nBinary file: assets/blank.pdf\nType: application/pdf\n' +
+        `Size: ${pdf.length} bytes\nIts content is not shown as text. Use it through the commands or scripts the Skill ` +
+        'describes; its path is `assets/blank.pdf` relative to the Skill package.',
+    );
+    expect(results[1]).toBe('[Skill resource read: pdf-forms/references/forms.md]\n\n# Forms\n');
+    expect(toolResults(events).map((r) => r.result)).toEqual([
+      '[Skill resource read: pdf-forms/assets/blank.pdf]',
+      '[Skill resource read: pdf-forms/references/forms.md]',
+    ]);
+    noHostPath(results[0] ?? '');
+  });
+
   it('Scenario: a Skill that requires an MCP server connects it on load; its tools are visible in the next iteration', async () => {
     await request(t.httpUrl)
       .post('/api/skills')
