@@ -95,6 +95,29 @@ describe('Skills in chat (e2e)', () => {
     );
   });
 
+  it('Scenario: the installed Skills index is in the prompt by name and is snapshotted per chat at its first turn', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ content: 'one' }, { content: 'two' }, { content: 'three' });
+    await turn(chatId, 'hello');
+    const firstPrompt = bodyOf(fake.completions[0]).messages[0]?.content ?? '';
+    expect(firstPrompt).toContain('## Installed Skills\n');
+    expect(firstPrompt).toMatch(/\n- chart-visualization: \S/);
+    const names = firstPrompt
+      .slice(firstPrompt.indexOf('## Installed Skills'))
+      .split('\n')
+      .filter((line) => line.startsWith('- '))
+      .map((line) => line.slice(2, line.indexOf(':')));
+    expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(firstPrompt).not.toContain('index-probe');
+    const zip = await buildZip([{ name: 'index-probe/SKILL.md', data: skillMd('index-probe', { description: 'Probe the index' }) }]);
+    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'index-probe.zip').expect(201);
+    await turn(chatId, 'again');
+    expect(bodyOf(fake.completions[1]).messages[0]?.content).toBe(firstPrompt);
+    await turn(newChatId(), 'fresh chat');
+    expect(bodyOf(fake.completions[2]).messages[0]?.content).toContain('\n- index-probe: Probe the index');
+    noHostPath(firstPrompt);
+  });
+
   it('Scenario: search → load → read resource; bodies stay in the turn, history keeps receipts, the hint appears next turn', async () => {
     const chatId = newChatId();
     fake.enqueue(
