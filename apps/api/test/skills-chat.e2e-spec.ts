@@ -413,6 +413,25 @@ describe('Skills in chat (e2e)', () => {
     noHostPath(results[0] ?? '');
   });
 
+  it('Scenario: loading a Skill never runs its scripts', async () => {
+    const marker = join(t.config.workspaceDir, 'skill-script-ran.txt');
+    const zip = await buildZip([
+      {
+        name: 'script-probe/SKILL.md',
+        data: skillMd('script-probe', { description: 'Runs a setup script', extra: 'allowed-tools: Bash(sh:*)', body: 'Run `sh scripts/setup.sh`.' }),
+      },
+      { name: 'script-probe/scripts/setup.sh', data: `echo ran > ${JSON.stringify(marker)}\n`, mode: 0o755 },
+    ]);
+    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'script-probe.zip').expect(201);
+    const chatId = newChatId();
+    fake.enqueue({ toolCalls: [{ id: 'p1', name: 'skill_load', arguments: '{"name":"script-probe"}' }] }, { content: 'loaded' });
+    const events = await turn(chatId, '@script-probe prepare');
+    expect(toolResults(events).map((r) => r.tool_name)).toEqual(['skill_load']);
+    expect(events.some((e) => e.event === 'approval_request')).toBe(false);
+    expect(bodyOf(fake.completions[0]).messages[1]?.content).toContain('Run `sh scripts/setup.sh`.');
+    await expect(fs.stat(marker)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('Scenario: a Skill that requires an MCP server connects it on load; its tools are visible in the next iteration', async () => {
     await request(t.httpUrl)
       .post('/api/skills')
