@@ -95,6 +95,29 @@ describe('Skills in chat (e2e)', () => {
     );
   });
 
+  it('Scenario: the installed Skills index is in the prompt by name and is snapshotted per chat at its first turn', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ content: 'one' }, { content: 'two' }, { content: 'three' });
+    await turn(chatId, 'hello');
+    const firstPrompt = bodyOf(fake.completions[0]).messages[0]?.content ?? '';
+    expect(firstPrompt).toContain('## Installed Skills\n');
+    expect(firstPrompt).toMatch(/\n- chart-visualization: \S/);
+    const names = firstPrompt
+      .slice(firstPrompt.indexOf('## Installed Skills'))
+      .split('\n')
+      .filter((line) => line.startsWith('- '))
+      .map((line) => line.slice(2, line.indexOf(':')));
+    expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(firstPrompt).not.toContain('index-probe');
+    const zip = await buildZip([{ name: 'index-probe/SKILL.md', data: skillMd('index-probe', { description: 'Probe the index' }) }]);
+    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'index-probe.zip').expect(201);
+    await turn(chatId, 'again');
+    expect(bodyOf(fake.completions[1]).messages[0]?.content).toBe(firstPrompt);
+    await turn(newChatId(), 'fresh chat');
+    expect(bodyOf(fake.completions[2]).messages[0]?.content).toContain('\n- index-probe: Probe the index');
+    noHostPath(firstPrompt);
+  });
+
   it('Scenario: search → load → read resource; bodies stay in the turn, history keeps receipts, the hint appears next turn', async () => {
     const chatId = newChatId();
     fake.enqueue(
@@ -355,6 +378,58 @@ describe('Skills in chat (e2e)', () => {
     expect(results[1]).toBe('[Skill resource read: pdf-helper/LICENSE.txt]\n\nApache License');
     expect(results[2]).toBe('Error: support path must be package-relative');
     expect(results[3]).toBe('Error: resource not found or too large');
+  });
+
+  it('Scenario: skill_read_resource returns type and size for a binary file instead of its bytes', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n', 'latin1'), Buffer.alloc(4096, 0xd3), Buffer.from([0, 1, 2])]);
+    const zip = await buildZip([
+      { name: 'pdf-forms/SKILL.md', data: skillMd('pdf-forms', { description: 'Fill PDF forms' }) },
+      { name: 'pdf-forms/assets/blank.pdf', data: pdf },
+      { name: 'pdf-forms/references/forms.md', data: '# Forms\n' },
+    ]);
+    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'pdf-forms.zip').expect(201);
+    const chatId = newChatId();
+    fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'b1', name: 'skill_read_resource', arguments: '{"name":"pdf-forms","path":"assets/blank.pdf"}' },
+          { id: 'b2', name: 'skill_read_resource', arguments: '{"name":"pdf-forms","path":"references/forms.md"}' },
+        ],
+      },
+      { content: 'ok' },
+    );
+    const events = await turn(chatId, '@pdf-forms fill it');
+    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    expect(results[0]).toBe(
+      '[Skill resource read: pdf-forms/assets/blank.pdf]\n\nBinary file: assets/blank.pdf\nType: application/pdf\n' +
+        `Size: ${pdf.length} bytes\nIts content is not shown as text. Use it through the commands or scripts the Skill ` +
+        'describes; its path is `assets/blank.pdf` relative to the Skill package.',
+    );
+    expect(results[1]).toBe('[Skill resource read: pdf-forms/references/forms.md]\n\n# Forms\n');
+    expect(toolResults(events).map((r) => r.result)).toEqual([
+      '[Skill resource read: pdf-forms/assets/blank.pdf]',
+      '[Skill resource read: pdf-forms/references/forms.md]',
+    ]);
+    noHostPath(results[0] ?? '');
+  });
+
+  it('Scenario: loading a Skill never runs its scripts', async () => {
+    const marker = join(t.config.workspaceDir, 'skill-script-ran.txt');
+    const zip = await buildZip([
+      {
+        name: 'script-probe/SKILL.md',
+        data: skillMd('script-probe', { description: 'Runs a setup script', extra: 'allowed-tools: Bash(sh:*)', body: 'Run `sh scripts/setup.sh`.' }),
+      },
+      { name: 'script-probe/scripts/setup.sh', data: `echo ran > ${JSON.stringify(marker)}\n`, mode: 0o755 },
+    ]);
+    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'script-probe.zip').expect(201);
+    const chatId = newChatId();
+    fake.enqueue({ toolCalls: [{ id: 'p1', name: 'skill_load', arguments: '{"name":"script-probe"}' }] }, { content: 'loaded' });
+    const events = await turn(chatId, '@script-probe prepare');
+    expect(toolResults(events).map((r) => r.tool_name)).toEqual(['skill_load']);
+    expect(events.some((e) => e.event === 'approval_request')).toBe(false);
+    expect(bodyOf(fake.completions[0]).messages[1]?.content).toContain('Run `sh scripts/setup.sh`.');
+    await expect(fs.stat(marker)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('Scenario: a Skill that requires an MCP server connects it on load; its tools are visible in the next iteration', async () => {

@@ -1,8 +1,8 @@
 /**
  * The system prompt of a turn (openspec agent-runner): SOUL.md (MemoryStore.readSoul falls back to the built-in English
  * persona when it is missing or blank), then `## Remembered information` + MEMORY.md when MEMORY.md is non-empty,
- * then any sections other modules register (the skills module adds `## Skill usage` and the recently-activated-skills
- * summary). SOUL and MEMORY are re-read every turn.
+ * then any sections other modules register (the skills module adds `## Skill usage`, the `## Installed Skills` index
+ * and the recently-activated-skills summary). SOUL and MEMORY are re-read every turn.
  */
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_SOUL, MemoryStore } from '../memory/memory-store';

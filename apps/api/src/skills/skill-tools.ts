@@ -9,6 +9,7 @@ import { SUPPORT_FILES_MAX, checkSupportPath } from '@cashcode/skill-format';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent/agent-tool';
 import { formatEvent } from '../common/log-format';
 import { pythonJson } from './python-json';
+import { describeBinaryResource, isTextResource } from './skill-resource-kind';
 import { boundText, type SkillCatalog } from './skill-catalog';
 import { errorName, isPlainObject, sanitizeStoreDiagnostic } from './skill-helpers';
 import type { SkillStore } from './skill-store';
@@ -104,7 +105,8 @@ export class SkillReadResourceTool implements AgentTool {
   readonly name = SKILL_READ_RESOURCE_TOOL;
   readonly description =
     'Read a supporting file (e.g. references/guide.md, templates/chart.html) of a Skill loaded in this turn. ' +
-    'The path is relative to the Skill package.';
+    'The path is relative to the Skill package. Text files return their content; binary files (PDF, fonts, images, ' +
+    'archives …) return their type and size only.';
   readonly parameters = schema(
     {
       name: { type: 'string', description: 'the Skill name' },
@@ -131,7 +133,8 @@ export class SkillReadResourceTool implements AgentTool {
     const data = await this.store.readResource(entry.pkg.source, name, checked.path);
     if (!data) return 'Error: resource not found or too large';
     const receipt = `[Skill resource read: ${name}/${checked.path}]`;
-    return { model: `${receipt}\n\n${data.toString('utf8')}`, public: receipt, persisted: receipt };
+    const content = isTextResource(data) ? data.toString('utf8') : describeBinaryResource(data, checked.path);
+    return { model: `${receipt}\n\n${content}`, public: receipt, persisted: receipt };
   }
 }
 

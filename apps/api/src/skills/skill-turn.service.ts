@@ -17,9 +17,11 @@ import type { ActivatedSkillEntry } from '../memory/memory.types';
 import { pythonJson } from './python-json';
 import { SKILL_CATALOG, SkillCatalog, boundText } from './skill-catalog';
 import { errorName, isPlainObject, logicalPath, sanitizeStoreDiagnostic } from './skill-helpers';
+import { renderSkillIndex } from './skill-index';
 import { SkillStore, epochSeconds } from './skill-store';
 
 export const ACTIVATED_SKILLS_CAPACITY = 12;
+export const SKILL_INDEX_CHATS = 512;
 export const ACTIVATED_DESCRIPTION_CHARS = 160;
 export const RECENT_SKILLS_MAX_CHARS = 1800;
 const PACKAGE_FILES_LISTED = 50;
@@ -79,6 +81,8 @@ export type LoadOutcome =
 export class SkillTurnService {
   private readonly logger = new Logger(SkillTurnService.name);
   private readonly turns = new Map<string, TurnSkills>();
+
+  private readonly indexSnapshots = new Map<string, string | null>();
 
   constructor(
     private readonly store: SkillStore,
@@ -165,6 +169,24 @@ export class SkillTurnService {
   loadedInTurn(chatId: string, turnId: string, name: string): { hash: string } | undefined {
     const state = this.turns.get(chatId);
     return state && state.turnId === turnId ? state.loaded.get(name) : undefined;
+  }
+
+  /**
+   * The `## Installed Skills` index of a chat: rendered from the catalog at the chat's first turn in this server
+   * process and reused unchanged afterwards, so the prompt prefix stays cacheable; installs, enables and disables
+   * show in new chats and after a restart. At most SKILL_INDEX_CHATS chats are remembered (the oldest is dropped and
+   * re-rendered at its next turn).
+   */
+  skillIndex(chatId: string): string | null {
+    const cached = this.indexSnapshots.get(chatId);
+    if (cached !== undefined) return cached;
+    const index = renderSkillIndex(this.catalog.list());
+    this.indexSnapshots.set(chatId, index);
+    if (this.indexSnapshots.size > SKILL_INDEX_CHATS) {
+      const oldest = this.indexSnapshots.keys().next().value;
+      if (oldest !== undefined) this.indexSnapshots.delete(oldest);
+    }
+    return index;
   }
 
   /** The `## Recently activated Skills` system prompt section of a chat, or null when it lists nothing. */

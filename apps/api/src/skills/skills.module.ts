@@ -77,6 +77,7 @@ export class SkillsModule implements OnModuleInit {
     this.registry.register(new AgentSkillManageTool(this.admin, this.store));
     this.approvals.setPreApprovalSource({ preApprovals: (chatId) => this.turns.preApprovals(chatId) });
     this.prompt.registerSection({ name: 'skills.usage', order: 100, render: () => SKILL_USAGE_SECTION });
+    this.prompt.registerSection({ name: 'skills.index', order: 105, render: ({ chatId }) => this.turns.skillIndex(chatId) });
     this.prompt.registerSection({
       name: 'skills.recent',
       order: 110,
