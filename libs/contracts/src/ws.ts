@@ -111,6 +111,20 @@ export interface ToolResultEvent {
   /** additive */
   duration_ms: number;
 }
+/**
+ * additive: a running tool reported progress (an MCP `notifications/progress`); `total` and `message` only when the
+ * server sent them. Sent between the call's `tool_call` and its `tool_result`.
+ */
+export interface ToolProgressEvent {
+  event: 'tool_progress';
+  chat_id: string;
+  call_id: string;
+  tool_name: string;
+  stream_id: number;
+  progress: number;
+  total?: number;
+  message?: string;
+}
 export interface DeltaEvent {
   event: 'delta';
   chat_id: string;
@@ -162,6 +176,7 @@ export type ServerEvent =
   | SessionUpdatedEvent
   | ToolCallEvent
   | ToolResultEvent
+  | ToolProgressEvent
   | DeltaEvent
   | StreamEndEvent
   | DoneEvent

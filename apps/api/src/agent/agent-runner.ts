@@ -21,6 +21,7 @@ import { HttpStatus, Inject, Injectable, Logger, Optional } from '@nestjs/common
 import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
@@ -64,6 +65,14 @@ export interface ToolCallNotice {
   arguments: string;
 }
 
+export interface ToolProgressNotice {
+  callId: string;
+  name: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface ToolResultNotice {
   callId: string;
   name: string;
@@ -78,6 +87,8 @@ export interface RunnerListener {
   delta(text: string): void;
   toolCall(notice: ToolCallNotice): void;
   toolResult(notice: ToolResultNotice): void;
+  /** a running call reported progress (`tool_progress`) */
+  toolProgress?(notice: ToolProgressNotice): void;
   /** a call waits for the user (`approval_request`) */
   approvalRequest?(event: ApprovalRequestEvent): void;
   /** a call's approval was decided (`approval_resolved`) */
@@ -95,6 +106,11 @@ export interface RunRequest {
   signal: AbortSignal;
   /** `mcp_*` tools visible for this turn only */
   temporaryTools?: ReadonlySet<string>;
+  /**
+   * whether the model takes image input (from the LLM settings of the model); tool images then follow the tool
+   * messages as a user message with `image_url` parts (this turn only). Default false: placeholders only.
+   */
+  acceptsImages?: boolean;
   listener: RunnerListener;
 }
 
@@ -178,6 +194,23 @@ function firstCodePoints(text: string, max: number): string {
     end += char.length;
   }
   return text;
+}
+
+/** The user message that hands a tool round's images to a model that accepts images; null without images. */
+export function toolImagesMessage(
+  calls: readonly ToolCallRecord[],
+  results: readonly ToolExecution[],
+): ChatCompletionMessageParam | null {
+  const parts: ChatCompletionContentPart[] = [];
+  for (const [index, call] of calls.entries()) {
+    const images = results[index]?.images ?? [];
+    if (images.length === 0) continue;
+    parts.push({ type: 'text', text: `[images returned by the tool call ${call.id} (${call.function.name})]` });
+    for (const image of images) {
+      parts.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
+    }
+  }
+  return parts.length > 0 ? { role: 'user', content: parts } : null;
 }
 
 function generateCallId(): string {
@@ -294,6 +327,9 @@ export class AgentRunner {
         wire.push({ role: 'tool', content: result.model, tool_call_id: toolCall.id });
         state.durable.push({ role: 'tool', content: result.persisted, ...base });
       }
+      // OpenAI tool messages hold text only: the images of the round follow as one user message, never persisted
+      const images = request.acceptsImages === true ? toolImagesMessage(call.toolCalls, results) : null;
+      if (images) wire.push(images);
       state.currentContent = '';
     }
 
@@ -533,7 +569,12 @@ export class AgentRunner {
       result = await this.tools.execute(
         name,
         call.function.arguments,
-        { chatId: request.chatId, turnId: request.turnId, signal: request.signal },
+        {
+          chatId: request.chatId,
+          turnId: request.turnId,
+          signal: request.signal,
+          progress: (update) => request.listener.toolProgress?.({ callId: call.id, name, ...update }),
+        },
         scope,
       );
     } catch (err) {

@@ -19,6 +19,22 @@ export interface ToolContext {
   turnId: string;
   /** aborted when the turn is cancelled or the server shuts down; tools must stop promptly */
   signal: AbortSignal;
+  /** reports the call's progress to the client (`tool_progress`); MCP progress notifications use it */
+  progress?(update: ToolProgressUpdate): void;
+}
+
+/** One progress report of a running call (an MCP `notifications/progress`). */
+export interface ToolProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** An image a tool returned: sent to the model as image content when the model accepts images, never persisted. */
+export interface ToolImage {
+  mimeType: string;
+  /** base64 */
+  data: string;
 }
 
 /**
@@ -31,6 +47,8 @@ export interface ToolResult {
   public?: string;
   persisted?: string;
   ok?: boolean;
+  /** images of the result (the texts carry a placeholder for each); only the model sees them, and only this turn */
+  images?: ToolImage[];
 }
 
 /** The MCP server tool behind a wrapper (policy keys, risk class, approval requests). */
