@@ -75,7 +75,8 @@ describe('MCP results the model can use (e2e)', () => {
     const before = client.chatEvents(chatId).length;
     const end = Promise.race([
       client.next('done', (e) => e.chat_id === chatId),
-      client.next('error', (e) => e.chat_id === chatId),
+      // a refused answer to an elicitation is an error of that frame, not of the turn
+      client.next('error', (e) => e.chat_id === chatId && e.code !== 'invalid_elicitation'),
     ]);
     client.send({
       type: 'message',
@@ -214,5 +215,44 @@ describe('MCP results the model can use (e2e)', () => {
     const offered = (bodyOf(fake.requests[0]).tools ?? []).map((t) => t.function.name);
     expect(offered).toContain('mcp_everything_echo');
     expect(offered.some((name) => name.includes('simulate-research-query'))).toBe(false);
+  });
+
+  async function elicitationTurn(chatId: string, server: string, answer: (id: string) => void): Promise<ServerEvent[]> {
+    fake.enqueue(
+      { toolCalls: [{ id: `el-${chatId}`, name: `mcp_${server}_trigger-elicitation-request`, arguments: '{}' }] },
+      { content: 'thanks' },
+    );
+    const asked = client.next('elicitation_request', (e) => e.chat_id === chatId);
+    const events = turn(chatId, 'ask me', server);
+    const request = await asked;
+    expect(request).toMatchObject({ call_id: `el-${chatId}`, server, message: 'Please provide inputs for the following fields:' });
+    expect(request.requested_schema).toMatchObject({ type: 'object', required: ['name'] });
+    answer(request.elicitation_id);
+    return events;
+  }
+
+  it('Scenario: an accepted elicitation form answers the server, after a refused invalid answer', async () => {
+    const chatId = 'mcp-res-elicit-accept';
+    const events = await elicitationTurn(chatId, 'everything', (id) => {
+      const refused = client.next('error', (e) => e.chat_id === chatId);
+      client.send({ type: 'elicitation', chat_id: chatId, elicitation_id: id, action: 'accept', content: { name: 'Cash', integer: 500 } });
+      void refused.then((error) => {
+        expect(error).toMatchObject({ code: 'invalid_elicitation', detail: expect.stringContaining('integer must be at most 100') });
+        client.send({ type: 'elicitation', chat_id: chatId, elicitation_id: id, action: 'accept', content: { name: 'Cash', check: true } });
+      });
+    });
+    expect(events.find((e) => e.event === 'elicitation_resolved')).toMatchObject({ action: 'accept' });
+    const text = toolMessage(fake.requests[1], `el-${chatId}`);
+    expect(text).toContain('User provided the requested information!');
+    expect(text).toContain('- Name: Cash\n- Agreed to terms: true');
+  });
+
+  it('Scenario: a declined elicitation over SSE tells the server the user declined', async () => {
+    const chatId = 'mcp-res-elicit-decline';
+    const events = await elicitationTurn(chatId, 'remote', (id) =>
+      client.send({ type: 'elicitation', chat_id: chatId, elicitation_id: id, action: 'decline' }),
+    );
+    expect(events.find((e) => e.event === 'elicitation_resolved')).toMatchObject({ action: 'decline' });
+    expect(toolMessage(fake.requests[1], `el-${chatId}`)).toContain('User declined to provide the requested information.');
   });
 });

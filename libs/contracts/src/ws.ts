@@ -5,6 +5,7 @@
  */
 
 import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
+import type { ElicitationFrame, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
 
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,64}$/;
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -62,7 +63,7 @@ export interface MessageFrame {
   content: string;
   metadata: MessageMetadata;
 }
-export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame | ApprovalFrame;
+export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame | ApprovalFrame | ElicitationFrame;
 
 // ---- server → client events -------------------------------------------------------------
 
@@ -185,6 +186,8 @@ export type ServerEvent =
   | StopAckEvent
   | GenericMessageEvent
   | ApprovalRequestEvent
-  | ApprovalResolvedEvent;
+  | ApprovalResolvedEvent
+  | ElicitationRequestEvent
+  | ElicitationResolvedEvent;
 
 export type ServerEventName = ServerEvent['event'];

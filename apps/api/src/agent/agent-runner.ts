@@ -25,7 +25,14 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { ApprovalRequestEvent, ApprovalResolvedEvent, LlmProvider, TokenUsage } from '@cashcode/contracts';
+import type {
+  ApprovalRequestEvent,
+  ApprovalResolvedEvent,
+  ElicitationRequestEvent,
+  ElicitationResolvedEvent,
+  LlmProvider,
+  TokenUsage,
+} from '@cashcode/contracts';
 import { ApprovalsService, type ApprovalEmitter, type ApprovalVerdict } from '../approvals/approvals.service';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
@@ -36,6 +43,7 @@ import { classifyProviderError } from '../llm-settings/provider-errors';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import { argumentPreview } from './argument-preview';
+import { ElicitationsService } from './elicitations';
 import {
   parseToolArguments,
   ToolExecutionCancelledError,
@@ -93,6 +101,8 @@ export interface RunnerListener {
   approvalRequest?(event: ApprovalRequestEvent): void;
   /** a call's approval was decided (`approval_resolved`) */
   approvalResolved?(event: ApprovalResolvedEvent): void;
+  /** a running call's server asks the user (`elicitation_request`) or the request was answered (`elicitation_resolved`) */
+  elicitation?(event: ElicitationRequestEvent | ElicitationResolvedEvent): void;
 }
 
 export interface RunRequest {
@@ -259,6 +269,8 @@ export class AgentRunner {
     private readonly tools: ToolRegistry,
     /** tool policies and approvals; without it (unit tests) every call runs */
     @Optional() private readonly approvals?: ApprovalsService,
+    /** MCP elicitations; without it (unit tests) every elicitation is declined */
+    @Optional() private readonly elicitations?: ElicitationsService,
   ) {}
 
   /**
@@ -574,6 +586,17 @@ export class AgentRunner {
           turnId: request.turnId,
           signal: request.signal,
           progress: (update) => request.listener.toolProgress?.({ callId: call.id, name, ...update }),
+          elicit: (ask) =>
+            this.elicitations && request.listener.elicitation
+              ? this.elicitations.request({
+                  ...ask,
+                  chatId: request.chatId,
+                  callId: call.id,
+                  toolName: name,
+                  signal: request.signal,
+                  emit: (event) => request.listener.elicitation?.(event),
+                })
+              : Promise.resolve({ action: 'decline' }),
         },
         scope,
       );

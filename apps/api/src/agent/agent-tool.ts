@@ -3,6 +3,7 @@
  * See openspec/specs/agent-runner/spec.md "Requirement: Tool execution" (the three result projections) and
  * "Requirement: Deferred tool view" (the registry).
  */
+import type { ElicitationAsk, ElicitationOutcome } from './elicitations';
 
 /** A JSON Schema object describing the tool's parameters (OpenAI function `parameters`). */
 export type JsonSchemaObject = {
@@ -21,6 +22,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** reports the call's progress to the client (`tool_progress`); MCP progress notifications use it */
   progress?(update: ToolProgressUpdate): void;
+  /**
+   * asks the user for input while the call runs (an MCP elicitation, form mode); `decline` when nobody can answer
+   * (openspec mcp "Requirement: Elicitation")
+   */
+  elicit?(ask: ElicitationAsk): Promise<ElicitationOutcome>;
 }
 
 /** One progress report of a running call (an MCP `notifications/progress`). */

@@ -30,6 +30,7 @@ export function turnEventsListener(chatId: string, streamId: number, emit: (even
         ...(notice.total !== undefined ? { total: notice.total } : {}),
         ...(notice.message !== undefined ? { message: notice.message } : {}),
       }),
+    elicitation: (event) => emit(event),
     approvalRequest: (event) => emit(event),
     approvalResolved: (event) => emit(event),
     toolResult: (notice) =>

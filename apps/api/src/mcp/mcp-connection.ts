@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ListResourcesResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolProgressUpdate } from '../agent/agent-tool';
+import type { ElicitationAsk, ElicitationOutcome } from '../agent/elicitations';
 import { formatEvent } from '../common/log-format';
 import type { McpServerConfig, McpToolDescriptor } from './mcp.types';
 import { sanitizeAnnotations, toolTitle } from './mcp-annotations';
@@ -98,6 +99,8 @@ export class McpConnection {
   private lane: Promise<void> = Promise.resolve();
   private connecting: Promise<void> | null = null;
   private refreshing: Promise<void> | null = null;
+  /** the calls in flight, oldest first (elicitations go to the newest) */
+  private readonly running: Array<{ elicit?: (ask: ElicitationAsk) => Promise<ElicitationOutcome> }> = [];
 
   constructor(
     readonly config: McpServerConfig,
@@ -137,11 +140,29 @@ export class McpConnection {
     args: Record<string, unknown>,
     signal: AbortSignal,
     onProgress?: (update: ToolProgressUpdate) => void,
+    elicit?: (ask: ElicitationAsk) => Promise<ElicitationOutcome>,
   ): Promise<CallToolResult> {
     const client = this.client;
     if (!client || this.status !== 'connected') {
       throw new McpConnectionLostError(`the MCP server '${this.name}' is not connected`);
     }
+    // an elicitation names no request of ours: it goes to the most recent call of this server that is still running
+    const asker = { elicit };
+    this.running.push(asker);
+    try {
+      return await this.call(client, name, args, signal, onProgress);
+    } finally {
+      this.running.splice(this.running.indexOf(asker), 1);
+    }
+  }
+
+  private async call(
+    client: Client,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (update: ToolProgressUpdate) => void,
+  ): Promise<CallToolResult> {
     const result = await client.callTool({ name, arguments: args }, undefined, {
       signal,
       timeout: this.options.toolTimeoutMs,
@@ -202,9 +223,25 @@ export class McpConnection {
     this.status = 'connecting';
     this.statusError = null;
     const started = performance.now();
-    // roots: the agent workspace is the single root (openspec mcp "Requirement: Client capabilities")
-    const client = new (mcpSdk.client().Client)(CLIENT_INFO, { capabilities: { roots: { listChanged: false } } });
+    // roots (the agent workspace, openspec mcp "Requirement: Results the model can use") and elicitation (form mode,
+    // openspec mcp "Requirement: Elicitation") are offered
+    const client = new (mcpSdk.client().Client)(CLIENT_INFO, {
+      capabilities: { roots: { listChanged: false }, elicitation: { form: {} } },
+    });
     const types = mcpSdk.types();
+    client.setRequestHandler(types.ElicitRequestSchema, async (request) => {
+      const params = request.params as { mode?: unknown; message?: unknown; requestedSchema?: unknown };
+      const elicit = this.running.at(-1)?.elicit;
+      if ((params.mode !== undefined && params.mode !== 'form') || !elicit || typeof params.requestedSchema !== 'object') {
+        return { action: 'decline' as const };
+      }
+      const outcome = await elicit({
+        server: this.name,
+        message: typeof params.message === 'string' ? params.message : '',
+        requestedSchema: params.requestedSchema as Record<string, unknown>,
+      });
+      return outcome.action === 'accept' ? { action: 'accept' as const, content: outcome.content ?? {} } : { action: outcome.action };
+    });
     client.setRequestHandler(types.ListRootsRequestSchema, () => ({
       roots: [{ uri: pathToFileURL(this.options.workspaceDir).href, name: 'workspace' }],
     }));

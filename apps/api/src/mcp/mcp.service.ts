@@ -324,7 +324,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     }
     const started = performance.now();
     try {
-      const result = formatCallResult(wrapper, await connection.callTool(original, args, ctx.signal, ctx.progress));
+      const result = formatCallResult(wrapper, await connection.callTool(original, args, ctx.signal, ctx.progress, ctx.elicit));
       result.model = redactServerText(result.model, config, this.redaction);
       this.logger.log(
         formatEvent('mcp.tool.called', {
