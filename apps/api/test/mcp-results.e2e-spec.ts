@@ -194,6 +194,24 @@ describe('MCP results the model can use (e2e)', () => {
     expect(toolMessage(fake.requests[1], 'err1')).toMatch(/^Error: MCP tool 'mcp_remote_get-sum' reported an error: /u);
   });
 
+  it('Scenario: server log notifications go to the server log, not to the model', async () => {
+    fake.enqueue(
+      { toolCalls: [{ id: 'log1', name: 'mcp_remote_toggle-simulated-logging', arguments: '{}' }] },
+      { content: 'logging' },
+    );
+    await turn('mcp-res-log', 'log something', 'remote');
+    const file = join(app.config.logDir, 'cashcode.log');
+    let line: string | undefined;
+    for (let i = 0; i < 200 && !line; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      const text = await fs.readFile(file, 'utf8').catch(() => '');
+      line = text.split('\n').find((l) => l.includes('event=mcp.server.log') && l.includes('server="remote"') && l.includes('SessionId'));
+    }
+    expect(line).toMatch(/level="\w+" message="[^"]+ - SessionId /u);
+    // log messages reach neither the model nor the client
+    expect(JSON.stringify(fake.requests)).not.toContain('mcp.server.log');
+  });
+
   it('Scenario: the agent workspace is the single root the server gets from roots/list', async () => {
     fake.enqueue({ toolCalls: [{ id: 'roots1', name: 'mcp_everything_get-roots-list', arguments: '{}' }] }, { content: 'ok' });
     await turn('mcp-res-roots', 'roots?');
