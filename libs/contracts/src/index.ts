@@ -8,3 +8,4 @@ export * from './evolution';
 export * from './approvals';
 export * from './guards';
 export * from './api-paths';
+export * from './elicitation';

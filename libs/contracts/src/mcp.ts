@@ -62,6 +62,11 @@ export interface McpToolRecord {
   title?: string;
   /** additive: the behaviour hints the server declared (`tools/list` annotations); absent when none */
   annotations?: McpToolAnnotations;
+  /**
+   * additive: why a live tool is not callable: `task_required` — the server runs it only as a task
+   * (`execution.taskSupport: "required"`), which CashCode does not offer, so the model never sees it
+   */
+  unavailable_reason?: 'task_required';
 }
 
 /** MCP tool annotations (hints from the server, not guarantees). */
@@ -81,4 +86,27 @@ export interface McpServerToolsResponse {
   status: McpServerStatus;
   status_error: string | null;
   tool_count: number;
+}
+
+/** additive: one resource a connected server lists (`resources/list`). */
+export interface McpResourceRecord {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mime_type?: string;
+  /** bytes, when the server says */
+  size?: number;
+}
+
+/**
+ * additive: `GET /api/mcp/servers/{name}/resources` — the resources of a connected server (first pages, at most
+ * 500 entries); empty when the server is not connected or offers no resources.
+ */
+export interface McpServerResourcesResponse {
+  server: string;
+  status: McpServerStatus;
+  resources: McpResourceRecord[];
+  /** true when the server had more resources than listed */
+  truncated: boolean;
 }

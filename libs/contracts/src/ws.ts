@@ -5,6 +5,7 @@
  */
 
 import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
+import type { ElicitationFrame, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
 
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,64}$/;
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -62,7 +63,7 @@ export interface MessageFrame {
   content: string;
   metadata: MessageMetadata;
 }
-export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame | ApprovalFrame;
+export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame | ApprovalFrame | ElicitationFrame;
 
 // ---- server → client events -------------------------------------------------------------
 
@@ -110,6 +111,20 @@ export interface ToolResultEvent {
   ok: boolean;
   /** additive */
   duration_ms: number;
+}
+/**
+ * additive: a running tool reported progress (an MCP `notifications/progress`); `total` and `message` only when the
+ * server sent them. Sent between the call's `tool_call` and its `tool_result`.
+ */
+export interface ToolProgressEvent {
+  event: 'tool_progress';
+  chat_id: string;
+  call_id: string;
+  tool_name: string;
+  stream_id: number;
+  progress: number;
+  total?: number;
+  message?: string;
 }
 export interface DeltaEvent {
   event: 'delta';
@@ -162,6 +177,7 @@ export type ServerEvent =
   | SessionUpdatedEvent
   | ToolCallEvent
   | ToolResultEvent
+  | ToolProgressEvent
   | DeltaEvent
   | StreamEndEvent
   | DoneEvent
@@ -170,6 +186,8 @@ export type ServerEvent =
   | StopAckEvent
   | GenericMessageEvent
   | ApprovalRequestEvent
-  | ApprovalResolvedEvent;
+  | ApprovalResolvedEvent
+  | ElicitationRequestEvent
+  | ElicitationResolvedEvent;
 
 export type ServerEventName = ServerEvent['event'];

@@ -21,10 +21,18 @@ import { HttpStatus, Inject, Injectable, Logger, Optional } from '@nestjs/common
 import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { ApprovalRequestEvent, ApprovalResolvedEvent, LlmProvider, TokenUsage } from '@cashcode/contracts';
+import type {
+  ApprovalRequestEvent,
+  ApprovalResolvedEvent,
+  ElicitationRequestEvent,
+  ElicitationResolvedEvent,
+  LlmProvider,
+  TokenUsage,
+} from '@cashcode/contracts';
 import { ApprovalsService, type ApprovalEmitter, type ApprovalVerdict } from '../approvals/approvals.service';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
@@ -35,6 +43,7 @@ import { classifyProviderError } from '../llm-settings/provider-errors';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import { argumentPreview } from './argument-preview';
+import { ElicitationsService } from './elicitations';
 import {
   parseToolArguments,
   ToolExecutionCancelledError,
@@ -64,6 +73,14 @@ export interface ToolCallNotice {
   arguments: string;
 }
 
+export interface ToolProgressNotice {
+  callId: string;
+  name: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface ToolResultNotice {
   callId: string;
   name: string;
@@ -78,10 +95,14 @@ export interface RunnerListener {
   delta(text: string): void;
   toolCall(notice: ToolCallNotice): void;
   toolResult(notice: ToolResultNotice): void;
+  /** a running call reported progress (`tool_progress`) */
+  toolProgress?(notice: ToolProgressNotice): void;
   /** a call waits for the user (`approval_request`) */
   approvalRequest?(event: ApprovalRequestEvent): void;
   /** a call's approval was decided (`approval_resolved`) */
   approvalResolved?(event: ApprovalResolvedEvent): void;
+  /** a running call's server asks the user (`elicitation_request`) or the request was answered (`elicitation_resolved`) */
+  elicitation?(event: ElicitationRequestEvent | ElicitationResolvedEvent): void;
 }
 
 export interface RunRequest {
@@ -95,6 +116,11 @@ export interface RunRequest {
   signal: AbortSignal;
   /** `mcp_*` tools visible for this turn only */
   temporaryTools?: ReadonlySet<string>;
+  /**
+   * whether the model takes image input (from the LLM settings of the model); tool images then follow the tool
+   * messages as a user message with `image_url` parts (this turn only). Default false: placeholders only.
+   */
+  acceptsImages?: boolean;
   listener: RunnerListener;
 }
 
@@ -180,6 +206,23 @@ function firstCodePoints(text: string, max: number): string {
   return text;
 }
 
+/** The user message that hands a tool round's images to a model that accepts images; null without images. */
+export function toolImagesMessage(
+  calls: readonly ToolCallRecord[],
+  results: readonly ToolExecution[],
+): ChatCompletionMessageParam | null {
+  const parts: ChatCompletionContentPart[] = [];
+  for (const [index, call] of calls.entries()) {
+    const images = results[index]?.images ?? [];
+    if (images.length === 0) continue;
+    parts.push({ type: 'text', text: `[images returned by the tool call ${call.id} (${call.function.name})]` });
+    for (const image of images) {
+      parts.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
+    }
+  }
+  return parts.length > 0 ? { role: 'user', content: parts } : null;
+}
+
 function generateCallId(): string {
   return `call_${randomBytes(12).toString('hex')}`;
 }
@@ -226,6 +269,8 @@ export class AgentRunner {
     private readonly tools: ToolRegistry,
     /** tool policies and approvals; without it (unit tests) every call runs */
     @Optional() private readonly approvals?: ApprovalsService,
+    /** MCP elicitations; without it (unit tests) every elicitation is declined */
+    @Optional() private readonly elicitations?: ElicitationsService,
   ) {}
 
   /**
@@ -294,6 +339,9 @@ export class AgentRunner {
         wire.push({ role: 'tool', content: result.model, tool_call_id: toolCall.id });
         state.durable.push({ role: 'tool', content: result.persisted, ...base });
       }
+      // OpenAI tool messages hold text only: the images of the round follow as one user message, never persisted
+      const images = request.acceptsImages === true ? toolImagesMessage(call.toolCalls, results) : null;
+      if (images) wire.push(images);
       state.currentContent = '';
     }
 
@@ -533,7 +581,23 @@ export class AgentRunner {
       result = await this.tools.execute(
         name,
         call.function.arguments,
-        { chatId: request.chatId, turnId: request.turnId, signal: request.signal },
+        {
+          chatId: request.chatId,
+          turnId: request.turnId,
+          signal: request.signal,
+          progress: (update) => request.listener.toolProgress?.({ callId: call.id, name, ...update }),
+          elicit: (ask) =>
+            this.elicitations && request.listener.elicitation
+              ? this.elicitations.request({
+                  ...ask,
+                  chatId: request.chatId,
+                  callId: call.id,
+                  toolName: name,
+                  signal: request.signal,
+                  emit: (event) => request.listener.elicitation?.(event),
+                })
+              : Promise.resolve({ action: 'decline' }),
+        },
         scope,
       );
     } catch (err) {

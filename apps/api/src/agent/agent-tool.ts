@@ -3,6 +3,7 @@
  * See openspec/specs/agent-runner/spec.md "Requirement: Tool execution" (the three result projections) and
  * "Requirement: Deferred tool view" (the registry).
  */
+import type { ElicitationAsk, ElicitationOutcome } from './elicitations';
 
 /** A JSON Schema object describing the tool's parameters (OpenAI function `parameters`). */
 export type JsonSchemaObject = {
@@ -19,6 +20,27 @@ export interface ToolContext {
   turnId: string;
   /** aborted when the turn is cancelled or the server shuts down; tools must stop promptly */
   signal: AbortSignal;
+  /** reports the call's progress to the client (`tool_progress`); MCP progress notifications use it */
+  progress?(update: ToolProgressUpdate): void;
+  /**
+   * asks the user for input while the call runs (an MCP elicitation, form mode); `decline` when nobody can answer
+   * (openspec mcp "Requirement: Elicitation")
+   */
+  elicit?(ask: ElicitationAsk): Promise<ElicitationOutcome>;
+}
+
+/** One progress report of a running call (an MCP `notifications/progress`). */
+export interface ToolProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** An image a tool returned: sent to the model as image content when the model accepts images, never persisted. */
+export interface ToolImage {
+  mimeType: string;
+  /** base64 */
+  data: string;
 }
 
 /**
@@ -31,6 +53,8 @@ export interface ToolResult {
   public?: string;
   persisted?: string;
   ok?: boolean;
+  /** images of the result (the texts carry a placeholder for each); only the model sees them, and only this turn */
+  images?: ToolImage[];
 }
 
 /** The MCP server tool behind a wrapper (policy keys, risk class, approval requests). */

@@ -14,6 +14,7 @@ import { ExecSandboxService } from './sandbox/exec-sandbox.service';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { SystemPromptBuilder } from './system-prompt';
 import { ToolRegistry } from './tool-registry';
+import { ElicitationsService } from './elicitations';
 import { createBuiltinTools } from './tools/builtin-tools';
 import { SaveMemoryTool } from './tools/save-memory.tool';
 import { SessionSearchTool } from './tools/session-search.tool';
@@ -54,8 +55,9 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
     ToolPolicyStore,
     ApprovalAuditLog,
     ApprovalsService,
+    ElicitationsService,
   ],
-  exports: [ToolRegistry, AgentRunner, SystemPromptBuilder, ApprovalsService],
+  exports: [ToolRegistry, AgentRunner, SystemPromptBuilder, ApprovalsService, ElicitationsService],
 })
 export class AgentModule implements OnModuleInit {
   private readonly logger = new Logger(AgentModule.name);

@@ -13,7 +13,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
-import type { AgentTool, ToolContext, ToolResult } from './agent-tool';
+import type { AgentTool, ToolContext, ToolImage, ToolResult } from './agent-tool';
 
 /** Suffix appended to every registry/tool error the model sees (openspec agent-runner). */
 export const TOOL_ERROR_HINT = '\n\n[Analyze the error above and try a different approach.]';
@@ -51,6 +51,8 @@ export interface ToolExecution {
   /** false when the call failed (openspec agent-runner or ToolResult.ok === false) */
   ok: boolean;
   durationMs: number;
+  /** images for the model (ToolResult.images) */
+  images?: ToolImage[];
 }
 
 /** Raised by `execute` only when the turn was cancelled while the tool ran. */
@@ -237,6 +239,7 @@ export class ToolRegistry {
         persisted: normalized.persisted ?? model,
         ok: normalized.ok ?? !isToolFailureText(model),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
+        ...(normalized.images && normalized.images.length > 0 ? { images: normalized.images } : {}),
       };
     };
     const failure = (text: string): ToolExecution => finish({ model: text + TOOL_ERROR_HINT, ok: false });

@@ -21,6 +21,8 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   skill_read_resource: 'read',
   tool_search: 'read',
   mcp_prepare: 'read',
+  mcp_list_resources: 'read',
+  mcp_read_resource: 'read',
   write_file: 'write',
   edit_file: 'write',
   save_memory: 'write',

@@ -9,6 +9,7 @@ import { WebSocketGateway, type OnGatewayConnection, type OnGatewayDisconnect } 
 import type { Subscription } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
 import type { ServerEvent } from '@cashcode/contracts';
+import { ElicitationsService } from '../agent/elicitations';
 import { ApprovalsService } from '../approvals/approvals.service';
 import { formatEvent } from '../common/log-format';
 import { ChatService } from './chat.service';
@@ -95,10 +96,13 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
   constructor(
     private readonly chat: ChatService,
     private readonly approvals: ApprovalsService,
+    private readonly elicitations: ElicitationsService,
   ) {}
 
   onModuleInit(): void {
     this.outbound = this.chat.events$.subscribe(({ chatId, event }) => this.subscriptions.publish(chatId, event));
+    // an elicitation without a client following the chat is declined at once
+    this.elicitations.setAudience((chatId) => this.subscriptions.subscriberCount(chatId) > 0);
     this.heartbeat = setInterval(() => this.checkHeartbeats(), HEARTBEAT_INTERVAL_MS);
     this.heartbeat.unref();
   }
@@ -182,6 +186,7 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
         });
         // a reconnecting client (or a second tab) sees what is waiting for an answer
         for (const pending of this.approvals.pendingRequests(frame.chatId)) this.reply(connection, pending);
+        for (const pending of this.elicitations.pendingRequests(frame.chatId)) this.reply(connection, pending);
         return;
       case 'cancel': {
         // stop_ack first, then abort: the turn's stream_end/done follow the acknowledgement
@@ -219,6 +224,21 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
           },
         );
         return;
+      case 'elicitation': {
+        // like an approval: the answering client follows the chat (it gets elicitation_resolved like the others)
+        this.subscriptions.subscribe(connection, frame.chatId);
+        const result = this.elicitations.answer(frame.chatId, frame.elicitationId, frame.action, frame.content);
+        this.logger.log(
+          formatEvent('ws.elicitation.received', {
+            client_id: clientId,
+            chat_id: frame.chatId,
+            action: frame.action,
+            accepted: result.ok,
+          }),
+        );
+        if (!result.ok) this.reply(connection, { event: 'error', chat_id: frame.chatId, detail: result.detail, code: result.code });
+        return;
+      }
       case 'message': {
         this.subscriptions.subscribe(connection, frame.chatId);
         const result = this.chat.submit(frame.chatId, frame.content, frame.metadata);

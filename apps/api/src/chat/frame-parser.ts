@@ -18,7 +18,9 @@ import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
 import {
   APPROVAL_DECISIONS,
   CHAT_ID_PATTERN,
+  ELICITATION_ACTIONS,
   type ApprovalDecision,
+  type ElicitationAction,
   sanitizeMessageMetadata,
   type ErrorEvent,
   type MessageMetadata,
@@ -45,6 +47,7 @@ export type ParsedFrame =
   | { kind: 'cancel'; chatId: string }
   | { kind: 'message'; chatId: string; content: string; metadata: MessageMetadata }
   | { kind: 'approval'; chatId: string; callId: string; decision: ApprovalDecision }
+  | { kind: 'elicitation'; chatId: string; elicitationId: string; action: ElicitationAction; content: unknown }
   /** an undecodable binary frame: dropped without a reply */
   | { kind: 'ignore'; reason: 'invalid_utf8' }
   | { kind: 'reject'; reason: FrameRejectReason; error: ErrorEvent };
@@ -151,6 +154,19 @@ export function parseFrameText(raw: string): ParsedFrame {
         return reject('invalid_frame', `decision must be one of ${APPROVAL_DECISIONS.join(', ')}`, chatId);
       }
       return { kind: 'approval', chatId, callId, decision: decision as ApprovalDecision };
+    }
+    case 'elicitation': {
+      const chatId = frame['chat_id'];
+      if (!isValidChatId(chatId)) return reject('invalid_chat_id', 'invalid chat_id');
+      const id = frame['elicitation_id'];
+      if (typeof id !== 'string' || id.length > MAX_CALL_ID_CHARS || !CALL_ID_PATTERN.test(id)) {
+        return reject('invalid_frame', `elicitation_id must be a non-empty string of at most ${MAX_CALL_ID_CHARS} printable characters`, chatId);
+      }
+      const action = frame['action'];
+      if (typeof action !== 'string' || !(ELICITATION_ACTIONS as readonly string[]).includes(action)) {
+        return reject('invalid_frame', `action must be one of ${ELICITATION_ACTIONS.join(', ')}`, chatId);
+      }
+      return { kind: 'elicitation', chatId, elicitationId: id, action: action as ElicitationAction, content: frame['content'] };
     }
     default:
       return reject('unknown_type', `unknown type: ${pythonStringRepr(type)}`);

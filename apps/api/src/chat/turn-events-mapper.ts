@@ -19,6 +19,18 @@ export function turnEventsListener(chatId: string, streamId: number, emit: (even
         call_id: notice.callId,
         arguments: notice.arguments,
       }),
+    toolProgress: (notice) =>
+      emit({
+        event: 'tool_progress',
+        chat_id: chatId,
+        call_id: notice.callId,
+        tool_name: notice.name,
+        stream_id: streamId,
+        progress: notice.progress,
+        ...(notice.total !== undefined ? { total: notice.total } : {}),
+        ...(notice.message !== undefined ? { message: notice.message } : {}),
+      }),
+    elicitation: (event) => emit(event),
     approvalRequest: (event) => emit(event),
     approvalResolved: (event) => emit(event),
     toolResult: (notice) =>

@@ -5,14 +5,17 @@
  * works again. `tools/list_changed` re-lists the tools.
  */
 import type { McpServerStatus } from '@cashcode/contracts';
+import { pathToFileURL } from 'node:url';
 import { Logger } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ListResourcesResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolProgressUpdate } from '../agent/agent-tool';
+import type { ElicitationAsk, ElicitationOutcome } from '../agent/elicitations';
 import { formatEvent } from '../common/log-format';
 import type { McpServerConfig, McpToolDescriptor } from './mcp.types';
 import { sanitizeAnnotations, toolTitle } from './mcp-annotations';
-import { errorClassName, type RedactionContext, redactMcpError } from './mcp-redaction';
+import { errorClassName, type RedactionContext, redactMcpError, redactServerText } from './mcp-redaction';
 import { mcpSdk } from './mcp-sdk';
 import type { McpTransportFactory } from './mcp-transports';
 
@@ -21,12 +24,18 @@ export const CLIENT_INFO = { name: 'cashcode', version: '0.1.0' } as const;
 const MAX_TOOL_PAGES = 100;
 /** disconnect waits this long for a clean close (openspec mcp: 10 s) */
 const CLOSE_TIMEOUT_MS = 10_000;
+/** a progress message reaches the client with at most this many characters */
+const MAX_PROGRESS_MESSAGE_CHARS = 500;
+/** a server log notification reaches the server log with at most this many characters */
+const MAX_LOG_MESSAGE_CHARS = 2_000;
 
 export interface ConnectionOptions {
   factory: McpTransportFactory;
   connectTimeoutMs: number;
   toolTimeoutMs: number;
   redaction: RedactionContext;
+  /** the agent workspace: the single root offered to the server (`roots/list`) */
+  workspaceDir: string;
   /** tools changed while connected (tools/list_changed) */
   onToolsChanged(connection: McpConnection): void;
   /** the connection was lost (server closed, crashed, stream broke); status is already `error` */
@@ -67,6 +76,7 @@ function toDescriptor(tool: Tool): McpToolDescriptor {
   };
   if (title !== undefined) descriptor.title = title;
   if (annotations !== undefined) descriptor.annotations = annotations;
+  if ((tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport === 'required') descriptor.taskRequired = true;
   return descriptor;
 }
 
@@ -89,6 +99,8 @@ export class McpConnection {
   private lane: Promise<void> = Promise.resolve();
   private connecting: Promise<void> | null = null;
   private refreshing: Promise<void> | null = null;
+  /** the calls in flight, oldest first (elicitations go to the newest) */
+  private readonly running: Array<{ elicit?: (ask: ElicitationAsk) => Promise<ElicitationOutcome> }> = [];
 
   constructor(
     readonly config: McpServerConfig,
@@ -123,23 +135,81 @@ export class McpConnection {
   }
 
   /** Calls a tool (original name). Rejects on timeout, cancellation, a lost connection or a protocol error. */
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (update: ToolProgressUpdate) => void,
+    elicit?: (ask: ElicitationAsk) => Promise<ElicitationOutcome>,
+  ): Promise<CallToolResult> {
     const client = this.client;
     if (!client || this.status !== 'connected') {
       throw new McpConnectionLostError(`the MCP server '${this.name}' is not connected`);
     }
+    // an elicitation names no request of ours: it goes to the most recent call of this server that is still running
+    const asker = { elicit };
+    this.running.push(asker);
+    try {
+      return await this.call(client, name, args, signal, onProgress);
+    } finally {
+      this.running.splice(this.running.indexOf(asker), 1);
+    }
+  }
+
+  private async call(
+    client: Client,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (update: ToolProgressUpdate) => void,
+  ): Promise<CallToolResult> {
     const result = await client.callTool({ name, arguments: args }, undefined, {
       signal,
       timeout: this.options.toolTimeoutMs,
       resetTimeoutOnProgress: true,
-      // asking for progress makes the SDK send a progress token; each notification resets the timeout
-      onprogress: () => undefined,
+      // asking for progress makes the SDK send a progress token; each notification resets the timeout and is
+      // reported to the client (tool_progress)
+      onprogress: (progress) => {
+        if (!onProgress || typeof progress.progress !== 'number' || !Number.isFinite(progress.progress)) return;
+        const update: ToolProgressUpdate = { progress: progress.progress };
+        if (typeof progress.total === 'number' && Number.isFinite(progress.total)) update.total = progress.total;
+        if (typeof progress.message === 'string') update.message = progress.message.slice(0, MAX_PROGRESS_MESSAGE_CHARS);
+        onProgress(update);
+      },
       maxTotalTimeout: this.options.toolTimeoutMs * 10,
     });
     return result as CallToolResult;
   }
 
+  /** Whether the server declared the `resources` capability (false when not connected). */
+  get offersResources(): boolean {
+    return this.client?.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /** One page of `resources/list` (empty when the server offers no resources). */
+  async listResources(cursor: string | undefined, signal?: AbortSignal): Promise<ListResourcesResult> {
+    const client = this.requireClient();
+    if (!this.offersResources) return { resources: [] };
+    const result = await client.listResources(cursor ? { cursor } : undefined, { signal, timeout: this.options.toolTimeoutMs });
+    return result as ListResourcesResult;
+  }
+
+  /** `resources/read` of one URI. */
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const client = this.requireClient();
+    const result = await client.readResource({ uri }, { signal, timeout: this.options.toolTimeoutMs });
+    return result as ReadResourceResult;
+  }
+
   // ------------------------------------------------------------------------------------------ internals
+
+  private requireClient(): Client {
+    const client = this.client;
+    if (!client || this.status !== 'connected') {
+      throw new McpConnectionLostError(`the MCP server '${this.name}' is not connected`);
+    }
+    return client;
+  }
 
   private enqueue(task: () => Promise<void>): Promise<void> {
     const run = this.lane.then(task);
@@ -153,7 +223,40 @@ export class McpConnection {
     this.status = 'connecting';
     this.statusError = null;
     const started = performance.now();
-    const client = new (mcpSdk.client().Client)(CLIENT_INFO, { capabilities: {} });
+    // roots (the agent workspace, openspec mcp "Requirement: Results the model can use") and elicitation (form mode,
+    // openspec mcp "Requirement: Elicitation") are offered
+    const client = new (mcpSdk.client().Client)(CLIENT_INFO, {
+      capabilities: { roots: { listChanged: false }, elicitation: { form: {} } },
+    });
+    const types = mcpSdk.types();
+    client.setRequestHandler(types.ElicitRequestSchema, async (request) => {
+      const params = request.params as { mode?: unknown; message?: unknown; requestedSchema?: unknown };
+      const elicit = this.running.at(-1)?.elicit;
+      if ((params.mode !== undefined && params.mode !== 'form') || !elicit || typeof params.requestedSchema !== 'object') {
+        return { action: 'decline' as const };
+      }
+      const outcome = await elicit({
+        server: this.name,
+        message: typeof params.message === 'string' ? params.message : '',
+        requestedSchema: params.requestedSchema as Record<string, unknown>,
+      });
+      return outcome.action === 'accept' ? { action: 'accept' as const, content: outcome.content ?? {} } : { action: outcome.action };
+    });
+    client.setRequestHandler(types.ListRootsRequestSchema, () => ({
+      roots: [{ uri: pathToFileURL(this.options.workspaceDir).href, name: 'workspace' }],
+    }));
+    client.setNotificationHandler(types.LoggingMessageNotificationSchema, (notification) => {
+      const { level, logger, data } = notification.params;
+      const text = typeof data === 'string' ? data : JSON.stringify(data) ?? '';
+      this.logger.log(
+        formatEvent('mcp.server.log', {
+          server: this.name,
+          level,
+          ...(typeof logger === 'string' ? { logger: logger.slice(0, 100) } : {}),
+          message: redactServerText(text.slice(0, MAX_LOG_MESSAGE_CHARS), this.config, this.options.redaction),
+        }),
+      );
+    });
     let transport: Transport;
     try {
       transport = this.options.factory(this.config, {

@@ -1,10 +1,20 @@
 import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { McpServerListResponse, McpServerRecord, McpServerToolsResponse } from '@cashcode/contracts';
+import type {
+  McpServerListResponse,
+  McpServerRecord,
+  McpServerResourcesResponse,
+  McpServerToolsResponse,
+} from '@cashcode/contracts';
 import { ApiProblemResponses } from '../common/problem-details';
 import { CreateMcpServerDto, UpdateMcpServerDto } from './dto/mcp-server-body.dto';
-import { McpServerListResponseDto, McpServerRecordDto, McpServerToolsResponseDto } from './dto/mcp-server-response.dto';
+import {
+  McpServerListResponseDto,
+  McpServerRecordDto,
+  McpServerResourcesResponseDto,
+  McpServerToolsResponseDto,
+} from './dto/mcp-server-response.dto';
 import { McpService } from './mcp.service';
 
 /** `/api/mcp/servers` — the MCP marketplace: list, create, replace, delete, connect, disconnect, tools. */
@@ -86,5 +96,16 @@ export class McpController {
   @ApiProblemResponses(404)
   tools(@Param('name') name: string): Promise<McpServerToolsResponse> {
     return this.mcp.tools(name);
+  }
+
+  @Get(':name/resources')
+  @ApiOperation({
+    summary: "List a connected MCP server's resources",
+    description: 'The first pages of resources/list (at most 500 entries); empty when not connected or when the server offers none.',
+  })
+  @ApiOkResponse({ type: McpServerResourcesResponseDto })
+  @ApiProblemResponses(400, 404)
+  resources(@Param('name') name: string): Promise<McpServerResourcesResponse> {
+    return this.mcp.resources(name);
   }
 }

@@ -13,7 +13,9 @@ import {
 import { AppEventBus } from '../events/event-bus';
 import {
   MCP_MASKED_VALUE,
+  type McpResourceRecord,
   type McpServerRecord,
+  type McpServerResourcesResponse,
   type McpServerToolsResponse,
   type McpToolRecord,
 } from '@cashcode/contracts';
@@ -32,7 +34,17 @@ import { type RedactionContext, redactionContext, redactMcpError, redactServerTe
 import { McpSchemaCache } from './mcp-schema-cache';
 import { McpSearchIndex, type ServerSearchSource } from './mcp-search-index';
 import { hashedWrapperName, wrapperName } from './mcp-tool-schema';
-import { formatCallResult, McpPrepareTool, McpToolWrapper, ToolSearchTool, type McpToolHost } from './mcp-tools';
+import {
+  formatCallResult,
+  formatResourceContents,
+  formatResourceList,
+  McpListResourcesTool,
+  McpPrepareTool,
+  McpReadResourceTool,
+  McpToolWrapper,
+  ToolSearchTool,
+  type McpToolHost,
+} from './mcp-tools';
 import { mcpSdk } from './mcp-sdk';
 import { MCP_TRANSPORT_FACTORY, type McpTransportFactory } from './mcp-transports';
 import { validateServerName, validateUserEntry } from './mcp-validation';
@@ -52,6 +64,10 @@ function withAnnotations(record: McpToolRecord, tool: McpToolDescriptor | undefi
 function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** `GET …/resources` reads at most this many pages and lists at most this many resources */
+const MAX_RESOURCE_PAGES = 10;
+const MAX_LISTED_RESOURCES = 500;
 
 @Injectable()
 export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpToolHost {
@@ -84,6 +100,8 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     for (const server of this.catalog.list()) registerServerSecrets(server);
     this.registry.registerMeta(new ToolSearchTool(this));
     this.registry.registerMeta(new McpPrepareTool(this));
+    this.registry.registerMeta(new McpListResourcesTool(this));
+    this.registry.registerMeta(new McpReadResourceTool(this));
     this.registry.setActivationSource(this.activations);
     this.logger.debug(
       formatEvent('mcp.catalog.loaded', {
@@ -177,6 +195,23 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
           );
         })
         .sort((a, b) => byName(a.name, b.name));
+      // tools that only run as tasks are listed, not callable, with the reason
+      for (const tool of connection.tools.filter((t) => t.taskRequired === true)) {
+        tools.push(
+          withAnnotations(
+            {
+              name: wrapperName(name, tool.name),
+              original_name: tool.name,
+              description: tool.description,
+              input_schema: tool.inputSchema,
+              source: 'live' as const,
+              callable: false,
+              unavailable_reason: 'task_required' as const,
+            },
+            tool,
+          ),
+        );
+      }
       return { ...base, tools, source: 'live', tool_count: tools.length };
     }
     const cached = await this.cache.read(server);
@@ -289,7 +324,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     }
     const started = performance.now();
     try {
-      const result = formatCallResult(wrapper, await connection.callTool(original, args, ctx.signal));
+      const result = formatCallResult(wrapper, await connection.callTool(original, args, ctx.signal, ctx.progress, ctx.elicit));
       result.model = redactServerText(result.model, config, this.redaction);
       this.logger.log(
         formatEvent('mcp.tool.called', {
@@ -322,6 +357,75 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
         logIds({ chatId: ctx.chatId, turnId: ctx.turnId }),
       );
       return { model, ok: false };
+    }
+  }
+
+  /** `GET /api/mcp/servers/{name}/resources`: the first pages of a connected server's resources. */
+  async resources(name: string): Promise<McpServerResourcesResponse> {
+    this.known(name);
+    const connection = this.connections.get(name);
+    const base = { server: name, status: connection?.status ?? ('disconnected' as const) };
+    if (!connection?.connected || !connection.offersResources) return { ...base, resources: [], truncated: false };
+    const resources: McpResourceRecord[] = [];
+    let cursor: string | undefined;
+    let truncated = false;
+    try {
+      for (let page = 0; page < MAX_RESOURCE_PAGES; page++) {
+        const result = await connection.listResources(cursor);
+        for (const r of result.resources) {
+          if (resources.length >= MAX_LISTED_RESOURCES) {
+            truncated = true;
+            break;
+          }
+          const record: McpResourceRecord = { uri: r.uri, name: r.name };
+          if (typeof r.title === 'string') record.title = r.title;
+          if (typeof r.description === 'string') record.description = r.description;
+          if (typeof r.mimeType === 'string') record.mime_type = r.mimeType;
+          if (typeof r.size === 'number') record.size = r.size;
+          resources.push(record);
+        }
+        cursor = result.nextCursor;
+        if (!cursor || truncated) break;
+      }
+      if (cursor) truncated = true;
+    } catch (error) {
+      throw new McpError('connection', `listing the resources failed: ${redactMcpError(error, connection.config, this.redaction)}`);
+    }
+    return { ...base, resources, truncated };
+  }
+
+  listResourcesForModel(serverName: string, cursor: string | undefined, signal: AbortSignal): Promise<ToolResult> {
+    return this.resourceCall(serverName, signal, async (connection) => {
+      if (!connection.offersResources) return `The MCP server '${serverName}' offers no resources.`;
+      return formatResourceList(serverName, await connection.listResources(cursor, signal));
+    });
+  }
+
+  readResourceForModel(serverName: string, uri: string, signal: AbortSignal): Promise<ToolResult> {
+    return this.resourceCall(serverName, signal, async (connection) =>
+      formatResourceContents(await connection.readResource(uri, signal)),
+    );
+  }
+
+  private async resourceCall(
+    serverName: string,
+    signal: AbortSignal,
+    run: (connection: McpConnection) => Promise<string>,
+  ): Promise<ToolResult> {
+    const connection = this.connections.get(serverName);
+    const config = this.catalog.get(serverName);
+    if (!config) return { model: `Error: unknown MCP server '${serverName}'.`, ok: false };
+    if (!connection?.connected) {
+      return {
+        model: `Error: the MCP server '${serverName}' is not connected; call mcp_prepare(server_name="${serverName}") first.`,
+        ok: false,
+      };
+    }
+    try {
+      return { model: redactServerText(await run(connection), config, this.redaction), ok: true };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return { model: `Error: ${redactMcpError(error, config, this.redaction)}`, ok: false };
     }
   }
 
@@ -400,6 +504,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
       connectTimeoutMs: this.config.mcpConnectTimeoutMs,
       toolTimeoutMs: this.config.mcpToolTimeoutMs,
       redaction: this.redaction,
+      workspaceDir: this.config.workspaceDir,
       onToolsChanged: (c) => void this.afterToolsChanged(c, 'list_changed'),
       onLost: (c) => this.afterLost(c),
     });
@@ -425,6 +530,8 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     this.unregisterWrappers(connection.name);
     const names: string[] = [];
     for (const tool of connection.tools) {
+      // a tool that only runs as a task is not offered to the model (the tools dialog says why)
+      if (tool.taskRequired === true) continue;
       let name = wrapperName(connection.name, tool.name);
       const owner = this.owners.get(name);
       if ((owner && owner.server !== connection.name) || names.includes(name) || this.registry.has(name)) {

@@ -34,6 +34,8 @@ export interface McpToolDescriptor {
   title?: string;
   /** the annotations as declared (only the known hint keys with their declared types) */
   annotations?: McpToolAnnotations;
+  /** `execution.taskSupport === "required"`: the tool only runs as a task, which CashCode does not offer */
+  taskRequired?: boolean;
 }
 
 export interface McpServerState {

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type {
   McpServerListResponse,
+  McpResourceRecord,
   McpServerRecord,
+  McpServerResourcesResponse,
   McpServerStatus,
   McpServerToolsResponse,
   McpToolAnnotations,
@@ -45,6 +47,11 @@ export class McpToolRecordDto implements McpToolRecord {
   @ApiProperty({ type: 'object', additionalProperties: true }) input_schema!: Record<string, unknown>;
   @ApiProperty({ enum: ['live', 'cache'] }) source!: McpToolSource;
   @ApiProperty({ description: 'true for live tools of a connected server' }) callable!: boolean;
+  @ApiPropertyOptional({
+    enum: ['task_required'],
+    description: 'why a live tool is not callable: task_required — the server runs it only as a task, which is not offered',
+  })
+  unavailable_reason?: 'task_required';
   @ApiPropertyOptional({ description: "the tool's display title (`title`, else `annotations.title`)" }) title?: string;
   @ApiPropertyOptional({
     type: 'object',
@@ -68,4 +75,20 @@ export class McpServerToolsResponseDto implements McpServerToolsResponse {
   @ApiProperty({ enum: STATUSES }) status!: McpServerStatus;
   @ApiProperty({ type: String, nullable: true }) status_error!: string | null;
   @ApiProperty() tool_count!: number;
+}
+
+export class McpResourceRecordDto implements McpResourceRecord {
+  @ApiProperty({ example: 'demo://resource/static/document/architecture.md' }) uri!: string;
+  @ApiProperty() name!: string;
+  @ApiPropertyOptional() title?: string;
+  @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional({ example: 'text/markdown' }) mime_type?: string;
+  @ApiPropertyOptional({ description: 'bytes, when the server says' }) size?: number;
+}
+
+export class McpServerResourcesResponseDto implements McpServerResourcesResponse {
+  @ApiProperty() server!: string;
+  @ApiProperty({ enum: STATUSES }) status!: McpServerStatus;
+  @ApiProperty({ type: [McpResourceRecordDto] }) resources!: McpResourceRecordDto[];
+  @ApiProperty({ description: 'true when the server had more resources than listed' }) truncated!: boolean;
 }

@@ -5,6 +5,7 @@ import {
   activateChat,
   chatsToReattach,
   connectionLost,
+  elicitationAnswerSent,
   historyLoaded,
   reduceServerEvent,
   sessionRemoved,
@@ -53,6 +54,37 @@ const done = (cancelled = false): ServerEvent => ({
 });
 
 describe('chat state', () => {
+  it('Scenario: tool_progress updates the running call and an elicitation form opens, is answered and resolves', () => {
+    let state = apply(
+      generatingChat(),
+      toolCall('call-p', 'mcp_s_long'),
+      { event: 'tool_progress', chat_id: 'c1', call_id: 'call-p', tool_name: 'mcp_s_long', stream_id: 7, progress: 2, total: 3, message: 'step 2' },
+      {
+        event: 'elicitation_request',
+        chat_id: 'c1',
+        elicitation_id: 'e1',
+        call_id: 'call-p',
+        tool_name: 'mcp_s_long',
+        server: 's',
+        message: 'Name?',
+        requested_schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        timeout_sec: 600,
+      },
+    );
+    let tool = state.threads['c1'].messages[1]!.tools[0]!;
+    expect(tool.progress).toEqual({ progress: 2, total: 3, message: 'step 2' });
+    expect(tool.elicitation).toMatchObject({ id: 'e1', status: 'open', fields: [{ name: 'name', required: true }] });
+    state = elicitationAnswerSent(state, 'c1', 'e1');
+    expect(state.threads['c1'].messages[1]!.tools[0]!.elicitation?.status).toBe('sent');
+    // a refused answer reopens the form without ending the turn
+    state = apply(state, { event: 'error', chat_id: 'c1', detail: 'The answer does not fit the form: name is required.', code: 'invalid_elicitation' });
+    expect(state.threads['c1'].generating).toBe(true);
+    expect(state.threads['c1'].messages[1]!.tools[0]!.elicitation?.status).toBe('open');
+    state = apply(state, { event: 'elicitation_resolved', chat_id: 'c1', elicitation_id: 'e1', action: 'accept' });
+    tool = state.threads['c1'].messages[1]!.tools[0]!;
+    expect(tool.elicitation?.status).toBe('accept');
+  });
+
   it('Scenario: deltas stream into one assistant message', () => {
     const state = apply(generatingChat(), delta('Hel'), delta('lo '), delta('world'));
     const messages = state.threads['c1'].messages;

@@ -29,6 +29,7 @@ import {
   type ApprovalState,
 } from './approval-state';
 import { normalizeLoadedSkills, normalizePersistedReceipts } from './capability-picker/capability-rules';
+import { elicitationCard, type ElicitationCardState, type ElicitationStatus, type ToolProgressState } from './tool-live-state';
 
 /** `awaiting`: the call waits for the user's approval; `denied`: it was refused (by the user, a policy or the timer). */
 export type ToolStatus = 'awaiting' | 'running' | 'ok' | 'error' | 'interrupted' | 'denied';
@@ -44,6 +45,10 @@ export interface ToolBlockState {
   result: string | null;
   /** the call needed the user's approval (open or settled) */
   approval?: ApprovalState;
+  /** the server's last progress report while the call runs */
+  progress?: ToolProgressState;
+  /** an MCP server asked the user for input during the call */
+  elicitation?: ElicitationCardState;
 }
 
 export interface ChatMessage {
@@ -300,6 +305,8 @@ function endTurn(thread: ChatThread, cancelled: boolean, nextId: () => number): 
 
 /** Errors answering an `approval` frame (the call was settled meanwhile, or the decision could not be applied). */
 const APPROVAL_ERROR_CODES: ReadonlySet<string> = new Set(['unknown_approval', 'approval_failed']);
+/** Errors answering an `elicitation` frame: the form stays open (or was settled meanwhile). */
+const ELICITATION_ERROR_CODES: ReadonlySet<string> = new Set(['invalid_elicitation', 'unknown_elicitation']);
 
 function nullableString(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -418,6 +425,14 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
         const ended = withThread(next, next.activeChatId, (thread) => endTurn(thread, false, () => nextId++));
         return { ...ended, nextMessageId: nextId };
       }
+      if (event.code !== undefined && ELICITATION_ERROR_CODES.has(event.code)) {
+        return withThread(state, chatId, (thread) => ({
+          ...mapTools(thread, (tool) =>
+            tool.elicitation?.status === 'sent' ? { ...tool, elicitation: { ...tool.elicitation, status: 'open' } } : tool,
+          ),
+          error: event.detail,
+        }));
+      }
       if (event.code !== undefined && APPROVAL_ERROR_CODES.has(event.code)) {
         // a refused approval frame does not end the turn: the card can be answered again (or is settled already)
         return withThread(state, chatId, (thread) => ({ ...forgetSentDecisions(thread), error: event.detail }));
@@ -457,6 +472,30 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
       return next === thread ? state : withThread(state, event.chat_id, () => next);
     }
 
+    case 'tool_progress': {
+      if (typeof event.progress !== 'number') return state;
+      const progress: ToolProgressState = { progress: event.progress };
+      if (typeof event.total === 'number') progress.total = event.total;
+      if (typeof event.message === 'string') progress.message = event.message;
+      return withThread(state, event.chat_id, (thread) =>
+        mapTools(thread, (tool) => (tool.callId === event.call_id ? { ...tool, progress } : tool)),
+      );
+    }
+
+    case 'elicitation_request':
+      return withThread(state, event.chat_id, (thread) =>
+        mapTools(thread, (tool) =>
+          tool.callId === event.call_id && tool.elicitation?.id !== event.elicitation_id
+            ? { ...tool, elicitation: elicitationCard(event) }
+            : tool,
+        ),
+      );
+
+    case 'elicitation_resolved':
+      return withThread(state, event.chat_id, (thread) =>
+        setElicitationStatus(thread, event.elicitation_id, event.action),
+      );
+
     case 'pong':
     case 'message':
       return state;
@@ -467,6 +506,31 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
 }
 
 type ToolResultEvent = Extract<ServerEvent, { event: 'tool_result' }>;
+
+/** The thread with `update` applied to every tool block (unchanged blocks keep their identity). */
+function mapTools(thread: ChatThread, update: (tool: ToolBlockState) => ToolBlockState): ChatThread {
+  let changed = false;
+  const messages = thread.messages.map((message) => {
+    const tools = message.tools.map((tool) => {
+      const next = update(tool);
+      if (next !== tool) changed = true;
+      return next;
+    });
+    return tools.some((tool, i) => tool !== message.tools[i]) ? { ...message, tools } : message;
+  });
+  return changed ? { ...thread, messages } : thread;
+}
+
+function setElicitationStatus(thread: ChatThread, id: string, status: ElicitationStatus): ChatThread {
+  return mapTools(thread, (tool) =>
+    tool.elicitation?.id === id ? { ...tool, elicitation: { ...tool.elicitation, status } } : tool,
+  );
+}
+
+/** The user answered an elicitation form and the frame was sent. */
+export function elicitationAnswerSent(state: ChatState, chatId: string, id: string): ChatState {
+  return withThread(state, chatId, (thread) => setElicitationStatus(thread, id, 'sent'));
+}
 
 function resultFields(event: ToolResultEvent): Pick<ToolBlockState, 'status' | 'durationMs' | 'result'> {
   return {

@@ -3,6 +3,8 @@ import { Router } from '@angular/router';
 import type {
   ApprovalDecision,
   ApprovalRequestEvent,
+  ElicitationAction,
+  ElicitationValue,
   LlmModelEntry,
   LlmProvider,
   LlmProviderStatus,
@@ -24,6 +26,7 @@ import {
   INITIAL_CHAT_STATE,
   activateChat,
   approvalDecisionSent,
+  elicitationAnswerSent,
   chatsAwaitingApproval,
   chatsToReattach,
   connectionLost,
@@ -217,6 +220,27 @@ export class ChatStore {
     if (!thread) return false;
     if (!this.socket.send({ type: 'approval', chat_id: thread.chatId, call_id: callId, decision })) return false;
     this.update((state) => approvalDecisionSent(state, thread.chatId, callId, decision));
+    return true;
+  }
+
+  /**
+   * Answers an MCP elicitation form with the `elicitation` frame. False when the socket is not open or the form no
+   * longer waits; the card shows the outcome once `elicitation_resolved` arrives.
+   */
+  answerElicitation(elicitationId: string, action: ElicitationAction, content?: Record<string, ElicitationValue>): boolean {
+    const thread = Object.values(this.state().threads).find((entry) =>
+      entry.messages.some((message) => message.tools.some((tool) => tool.elicitation?.id === elicitationId && tool.elicitation.status === 'open')),
+    );
+    if (!thread) return false;
+    const frame = {
+      type: 'elicitation' as const,
+      chat_id: thread.chatId,
+      elicitation_id: elicitationId,
+      action,
+      ...(action === 'accept' && content ? { content } : {}),
+    };
+    if (!this.socket.send(frame)) return false;
+    this.update((state) => elicitationAnswerSent(state, thread.chatId, elicitationId));
     return true;
   }
 

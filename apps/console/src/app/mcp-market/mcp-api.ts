@@ -5,6 +5,7 @@ import type {
   CreateMcpServerRequest,
   McpServerListResponse,
   McpServerRecord,
+  McpServerResourcesResponse,
   McpServerToolsResponse,
   UpdateMcpServerRequest,
 } from '@cashcode/contracts';
@@ -43,5 +44,9 @@ export class McpApi {
 
   tools(name: string): Promise<McpServerToolsResponse> {
     return firstValueFrom(this.http.get<McpServerToolsResponse>(apiPath(BASE, name, 'tools')));
+  }
+
+  resources(name: string): Promise<McpServerResourcesResponse> {
+    return firstValueFrom(this.http.get<McpServerResourcesResponse>(apiPath(BASE, name, 'resources')));
   }
 }

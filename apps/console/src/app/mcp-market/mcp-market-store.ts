@@ -1,5 +1,5 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
-import type { McpServerRecord, McpServerToolsResponse } from '@cashcode/contracts';
+import type { McpServerRecord, McpServerResourcesResponse, McpServerToolsResponse } from '@cashcode/contracts';
 
 import { errorMessage } from '../core/api/api-error';
 import { McpApi } from './mcp-api';
@@ -69,6 +69,10 @@ export class McpMarketStore {
 
   tools(name: string): Promise<McpServerToolsResponse> {
     return this.api.tools(name);
+  }
+
+  resources(name: string): Promise<McpServerResourcesResponse> {
+    return this.api.resources(name);
   }
 
   private async run(name: string, action: McpAction, call: () => Promise<unknown>): Promise<void> {

@@ -5,6 +5,7 @@ import { Icon } from '../../shared/icon/icon';
 import { Logo } from '../../shared/logo/logo';
 import { Markdown } from '../../shared/markdown/markdown';
 import { ApprovalCard } from '../approval-card/approval-card';
+import { ElicitationCard } from '../elicitation-card/elicitation-card';
 import type { ChatMessage, ToolBlockState } from '../chat-state';
 import { ToolBlock } from '../tool-block/tool-block';
 
@@ -15,7 +16,7 @@ import { ToolBlock } from '../tool-block/tool-block';
 @Component({
   selector: 'cc-assistant-message',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [Markdown, ToolBlock, ApprovalCard, Logo, Icon],
+  imports: [Markdown, ToolBlock, ApprovalCard, ElicitationCard, Logo, Icon],
   template: `
     <div class="cc-avatar"><cc-logo /></div>
     <div class="cc-body">
@@ -27,6 +28,9 @@ import { ToolBlock } from '../tool-block/tool-block';
             }
             @if (ran(tool)) {
               <cc-tool-block [tool]="tool" data-testid="tool-block" />
+            }
+            @if (tool.elicitation; as elicitation) {
+              <cc-elicitation-card [card]="elicitation" />
             }
           }
         </div>

@@ -1,10 +1,12 @@
 import { ChangeDetectionStrategy, Component, computed, inject, input, signal } from '@angular/core';
+import { MatProgressBarModule } from '@angular/material/progress-bar';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 
 import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
 import type { ToolBlockState, ToolStatus } from '../chat-state';
 import { formatDuration, prettyArguments, summarizeArguments } from './tool-format';
+import { progressPercent } from '../tool-live-state';
 
 const STATUS_LABELS: Record<ToolStatus, MessageKey> = {
   awaiting: 'tool.awaiting',
@@ -19,7 +21,7 @@ const STATUS_LABELS: Record<ToolStatus, MessageKey> = {
 @Component({
   selector: 'cc-tool-block',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatProgressSpinnerModule, Icon],
+  imports: [MatProgressSpinnerModule, MatProgressBarModule, Icon],
   templateUrl: './tool-block.html',
   styleUrl: './tool-block.scss',
   host: { '[attr.data-status]': 'tool().status', '[attr.data-call-id]': 'tool().callId' },
@@ -38,5 +40,18 @@ export class ToolBlock {
     return ms === null ? '' : formatDuration(ms);
   });
   protected readonly preview = computed(() => (this.tool().result ?? '').replace(/\s+/g, ' ').trim());
+  protected readonly percent = computed(() => {
+    const progress = this.tool().progress;
+    return progress ? progressPercent(progress) : null;
+  });
+  protected readonly progressText = computed(() => {
+    const progress = this.tool().progress;
+    if (!progress) return '';
+    const count =
+      progress.total !== undefined
+        ? this.i18n.t('tool.progress', { progress: String(progress.progress), total: String(progress.total) })
+        : this.i18n.t('tool.progressUnknown', { progress: String(progress.progress) });
+    return progress.message ? `${count} · ${progress.message}` : count;
+  });
   protected readonly expandable = computed(() => this.tool().arguments.trim() !== '' || (this.tool().result ?? '') !== '');
 }

@@ -65,7 +65,12 @@ export class McpMarketPage {
 
   protected openTools(server: McpServerRecord): void {
     this.dialog.open<McpToolsDialog, McpToolsDialogData>(McpToolsDialog, {
-      data: { server, load: () => this.store.tools(server.name), policies: () => this.toolPolicies.get() },
+      data: {
+        server,
+        load: () => this.store.tools(server.name),
+        policies: () => this.toolPolicies.get(),
+        resources: () => this.store.resources(server.name),
+      },
       width: '720px',
       maxWidth: '96vw',
       autoFocus: 'dialog',

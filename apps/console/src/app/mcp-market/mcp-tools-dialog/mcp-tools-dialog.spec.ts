@@ -85,6 +85,27 @@ describe('MCP tools dialog: annotations', () => {
     [...item.querySelectorAll<HTMLElement>('[data-testid="mcp-tool-badge"]')].map((badge) => badge.textContent!.trim());
   const approval = (item: HTMLElement) => item.querySelector<HTMLElement>('[data-testid="mcp-tool-approval"]')!;
 
+  it('Scenario: the tools dialog marks task-only tools and lists the server resources', async () => {
+    const research = tool('research', { callable: false, unavailable_reason: 'task_required' });
+    const element = await render({
+      load: () => Promise.resolve(toolsResponse([sayHello, research])),
+      resources: () =>
+        Promise.resolve({
+          server: 'kit',
+          status: 'connected',
+          truncated: false,
+          resources: [{ uri: 'demo://doc/a.md', name: 'a.md', mime_type: 'text/markdown' }],
+        }),
+    });
+    expect(toolItem(element, 'research').querySelector('[data-testid="mcp-tool-task-required"]')?.textContent).toContain(
+      'the model never sees this tool',
+    );
+    expect(toolItem(element, 'say_hello').querySelector('[data-testid="mcp-tool-task-required"]')).toBeNull();
+    const resources = [...element.querySelectorAll<HTMLElement>('[data-testid="mcp-resource"]')];
+    expect(resources.map((r) => r.getAttribute('data-uri'))).toEqual(['demo://doc/a.md']);
+    expect(resources[0]!.textContent).toContain('text/markdown');
+  });
+
   it('Scenario: the tools dialog shows each tool’s title, annotation badges and effective approval', async () => {
     const element = await render({
       load: () => Promise.resolve(toolsResponse([sayHello, fail, fetchPage, plain])),

@@ -1,6 +1,12 @@
 import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
 import { RouterLink } from '@angular/router';
-import type { McpServerRecord, McpServerToolsResponse, McpToolRecord, ToolPoliciesResponse } from '@cashcode/contracts';
+import type {
+  McpServerRecord,
+  McpServerResourcesResponse,
+  McpServerToolsResponse,
+  McpToolRecord,
+  ToolPoliciesResponse,
+} from '@cashcode/contracts';
 import { MatButtonModule } from '@angular/material/button';
 import { MAT_DIALOG_DATA, MatDialogModule } from '@angular/material/dialog';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
@@ -14,6 +20,8 @@ export interface McpToolsDialogData {
   load(): Promise<McpServerToolsResponse>;
   /** the tool policies (`GET /api/settings/tool-policies`) for each tool's approval; without it the defaults show */
   policies?(): Promise<ToolPoliciesResponse>;
+  /** the server's resources (`GET /api/mcp/servers/{name}/resources`); without it no resources section shows */
+  resources?(): Promise<McpServerResourcesResponse>;
 }
 
 interface ToolRow {
@@ -74,6 +82,9 @@ interface ToolRow {
                   </ul>
                 }
                 <p>{{ tool.description || i18n.t('mcp.noDescription') }}</p>
+                @if (tool.unavailable_reason === 'task_required') {
+                  <p class="cc-note cc-task-only" data-testid="mcp-tool-task-required">{{ i18n.t('mcp.toolsPanel.taskRequired') }}</p>
+                }
                 <p
                   class="cc-approval"
                   [class]="'cc-approval cc-approval-' + row.approval.policy"
@@ -90,6 +101,25 @@ interface ToolRow {
               </li>
             }
           </ul>
+          @if (resources(); as listed) {
+            @if (listed.resources.length > 0) {
+              <h3 class="cc-resources-title">{{ i18n.t('mcp.toolsPanel.resources', { count: listed.resources.length }) }}</h3>
+              <ul class="cc-resources" data-testid="mcp-resources">
+                @for (resource of listed.resources; track resource.uri) {
+                  <li data-testid="mcp-resource" [attr.data-uri]="resource.uri">
+                    <span class="cc-tool-name">{{ resource.title || resource.name }}</span>
+                    <code>{{ resource.uri }}</code>
+                    @if (resource.mime_type) {
+                      <span class="cc-original">{{ resource.mime_type }}</span>
+                    }
+                  </li>
+                }
+              </ul>
+              @if (listed.truncated) {
+                <p class="cc-note">{{ i18n.t('mcp.toolsPanel.resourcesTruncated') }}</p>
+              }
+            }
+          }
           @if (policiesFailed()) {
             <p class="cc-note" data-testid="mcp-tools-policies-failed">{{ i18n.t('mcp.toolsPanel.policiesUnavailable') }}</p>
           }
@@ -134,6 +164,22 @@ interface ToolRow {
       flex-wrap: wrap;
       align-items: baseline;
       gap: 4px 8px;
+    }
+    .cc-resources-title {
+      font: var(--mat-sys-title-small);
+      margin: 16px 0 6px;
+    }
+    .cc-resources {
+      margin: 0 0 12px;
+      padding: 0;
+      list-style: none;
+      > li {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 4px 8px;
+        padding: 6px 0;
+        border-top: 1px solid var(--mat-sys-outline-variant);
+      }
     }
     .cc-tool-title {
       font: var(--mat-sys-title-small);
@@ -205,6 +251,7 @@ export class McpToolsDialog {
   protected readonly tools = signal<McpServerToolsResponse | null>(null);
   private readonly policies = signal<ToolPoliciesResponse | null>(null);
   protected readonly policiesFailed = signal(false);
+  protected readonly resources = signal<McpServerResourcesResponse | null>(null);
   protected readonly rows = computed<ToolRow[]>(() => {
     const result = this.tools();
     if (!result) return [];
@@ -243,10 +290,21 @@ export class McpToolsDialog {
     }
   }
 
+  /** resources are extra: a failure to list them only hides the section */
+  private async loadResources(): Promise<McpServerResourcesResponse | null> {
+    if (!this.data.resources) return null;
+    try {
+      return await this.data.resources();
+    } catch {
+      return null;
+    }
+  }
+
   private async load(): Promise<void> {
     try {
-      const [tools, policies] = await Promise.all([this.data.load(), this.loadPolicies()]);
+      const [tools, policies, resources] = await Promise.all([this.data.load(), this.loadPolicies(), this.loadResources()]);
       this.policies.set(policies);
+      this.resources.set(resources);
       this.tools.set(tools);
     } catch (error) {
       this.error.set(errorMessage(error));
