@@ -309,6 +309,8 @@ export const EN_MESSAGES = {
   'mcp.status.connecting': 'Connecting',
   'mcp.status.connected': 'Connected',
   'mcp.status.error': 'Connection failed',
+  'mcp.status.needs_auth': 'Sign-in required',
+  'mcp.signIn': 'Sign in',
   'mcp.connect': 'Connect',
   'mcp.disconnect': 'Disconnect',
   'mcp.retryConnect': 'Retry connection',

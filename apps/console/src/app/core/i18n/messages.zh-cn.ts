@@ -305,6 +305,8 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'mcp.status.connecting': '连接中',
   'mcp.status.connected': '已连接',
   'mcp.status.error': '连接失败',
+  'mcp.status.needs_auth': '需要登录',
+  'mcp.signIn': '登录',
   'mcp.connect': '连接',
   'mcp.disconnect': '断开',
   'mcp.retryConnect': '重试连接',
