@@ -60,4 +60,14 @@ describe('MCP OAuth sign-in', { timeout: 180_000 }, () => {
     await screenshot(page, 'mcp-oauth-connected');
     assert.deepEqual(pageErrors, []);
   });
+
+  test('Scenario: Sign out in the MCP Market deletes the sign-in', async () => {
+    const row = page.getByTestId('mcp-row-oauth_http');
+    await row.getByTestId('mcp-more').click();
+    await page.getByTestId('mcp-sign-out').click();
+    await page.locator('[data-testid="mcp-row-oauth_http"][data-status="disconnected"]').waitFor();
+    await row.getByTestId('mcp-lifecycle').click();
+    await page.locator('[data-testid="mcp-row-oauth_http"][data-status="needs_auth"]').waitFor();
+    assert.deepEqual(pageErrors, []);
+  });
 });

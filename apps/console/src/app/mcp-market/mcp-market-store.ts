@@ -5,7 +5,7 @@ import { errorMessage } from '../core/api/api-error';
 import { McpApi } from './mcp-api';
 import { buildRequest, mapServerError, type McpServerDraft, type ServerErrors } from './mcp-server-form';
 
-export type McpAction = 'connect' | 'disconnect' | 'delete' | 'sign_in';
+export type McpAction = 'connect' | 'disconnect' | 'delete' | 'sign_in' | 'sign_out';
 
 /** after "Sign in" the list is reloaded this often until the server leaves `needs_auth` (at most SIGN_IN_WAIT_MS) */
 const SIGN_IN_POLL_MS = 1500;
@@ -73,6 +73,11 @@ export class McpMarketStore {
       const current = this.list().find((s) => s.name === server.name);
       if (!current || current.connected || (current.status === 'needs_auth' && current.status_error !== 'sign-in required')) return;
     }
+  }
+
+  /** OAuth "Sign out": disconnects and deletes the stored tokens (nothing to delete for a server without OAuth). */
+  async signOut(name: string): Promise<void> {
+    await this.run(name, 'sign_out', () => this.api.oauthSignOut(name));
   }
 
   async remove(name: string): Promise<void> {

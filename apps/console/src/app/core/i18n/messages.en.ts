@@ -317,6 +317,7 @@ export const EN_MESSAGES = {
   'mcp.working': 'Working…',
   'mcp.tools': 'Tools',
   'mcp.more': 'More actions for {name}',
+  'mcp.signOut': 'Sign out',
   'mcp.edit': 'Edit',
   'mcp.delete': 'Delete',
   'mcp.deleteTitle': 'Delete {name}?',

@@ -313,6 +313,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'mcp.working': '处理中',
   'mcp.tools': '工具',
   'mcp.more': '{name} 的更多操作',
+  'mcp.signOut': '退出登录',
   'mcp.edit': '编辑',
   'mcp.delete': '删除',
   'mcp.deleteTitle': '删除 {name}？',
