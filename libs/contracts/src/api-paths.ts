@@ -15,6 +15,8 @@ export const API_PATHS = {
   approvals: '/api/approvals',
   approvalAudit: '/api/approvals/audit',
   mcpServers: '/api/mcp/servers',
+  /** MCP OAuth: the browser redirect from the authorization server (no API token; bound by `state`) */
+  mcpOAuthCallback: '/api/mcp/oauth/callback',
   skills: '/api/skills',
   skillEvolutionProposals: '/api/skill-evolution/proposals',
   memory: '/api/memory',

@@ -7,7 +7,13 @@
 export type McpTransportType = 'stdio' | 'sse' | 'streamable_http';
 /** transports a user catalog entry may use (stdio servers are defined only by the built-in catalog) */
 export type McpUserTransportType = 'sse' | 'streamable_http';
-export type McpServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error';
+/** `needs_auth`: the server requires OAuth sign-in (first time, or the stored authorization was refused / revoked) */
+export type McpServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error' | 'needs_auth';
+
+/** `POST /api/mcp/servers/{name}/oauth/start`: the authorization server's page to open in the browser */
+export interface McpOAuthStartResponse {
+  authorization_url: string;
+}
 export type McpToolSource = 'live' | 'cache';
 
 export const MCP_MASKED_VALUE = '********';

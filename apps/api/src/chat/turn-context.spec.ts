@@ -23,6 +23,7 @@ import { SkillTurnService } from '../skills/skill-turn.service';
 import { SkillsAdminService } from '../skills/skills-admin.service';
 import { buildTurnContext, TurnPreparationError, type TurnContextSources } from './turn-context';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
+import { McpOAuth } from '../mcp/oauth/mcp-oauth';
 
 const LLM: MessageMetadata['llm'] = { provider: 'openai_compatible', model: 'test-model' };
 
@@ -48,6 +49,7 @@ describe('buildTurnContext', () => {
       new McpActivations(memory),
       registry,
       new AppEventBus(new EventEmitter2()),
+      new McpOAuth(config),
     );
     await mcp.onModuleInit();
     await fs.mkdir(config.skillsBuiltinDir, { recursive: true });

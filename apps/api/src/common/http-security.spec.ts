@@ -158,6 +158,16 @@ describe('isOpenApiRequest', () => {
   });
 });
 
+describe('OAuth callback exemption', () => {
+  it('exempts GET of the exact callback path only', () => {
+    expect(isOpenApiRequest('GET', '/api/mcp/oauth/callback')).toBe(true);
+    for (const method of ['HEAD', 'POST', 'PUT', 'DELETE']) expect(isOpenApiRequest(method, '/api/mcp/oauth/callback')).toBe(false);
+    for (const path of ['/api/mcp/oauth/callback/x', '/api/mcp/oauth', '/api/mcp/OAuth/callback', '/api/mcp//oauth/callback', '/api/mcp/servers/x/oauth/start']) {
+      expect(isOpenApiRequest('GET', path)).toBe(false);
+    }
+  });
+});
+
 describe('bearerToken', () => {
   it('Scenario: extracts the bearer credential only', () => {
     expect(bearerToken('Bearer abc')).toBe('abc');

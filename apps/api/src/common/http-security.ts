@@ -193,11 +193,19 @@ const DOCS_PATH = /^\/api\/docs(?:(?:-json|-yaml)\/?|\/?|\/(?:docs\/)?[A-Za-z0-9
 export const TOKEN_EXEMPT_ROUTES = ['/api/health', '/api/client-config'] as const;
 
 /**
+ * The MCP OAuth callback: the browser arrives from the authorization server's redirect, which cannot carry the API
+ * token; the request is bound instead by the sign-in's unguessable, single-use, short-lived `state` (SECURITY.md).
+ * `GET` only, this exact path.
+ */
+export const OAUTH_CALLBACK_ROUTE = '/api/mcp/oauth/callback';
+
+/**
  * The explicit allowlist of requests that need no token: `GET`/`HEAD` of the health probe, the console's boot info
  * and the OpenAPI pages, spelled exactly as routed (see request-path.ts). Everything else needs the token, except
  * what the console itself serves (decided where the console is installed).
  */
 export function isOpenApiRequest(method: string, path: string): boolean {
+  if (method === 'GET' && matchesRoute(path, OAUTH_CALLBACK_ROUTE)) return true;
   if (method !== 'GET' && method !== 'HEAD') return false;
   return TOKEN_EXEMPT_ROUTES.some((route) => matchesRoute(path, route)) || DOCS_PATH.test(path);
 }

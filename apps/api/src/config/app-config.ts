@@ -80,6 +80,13 @@ export interface AppConfig {
   mcpUserCatalogPath: string;
   /** MCP tool-schema cache, one JSON per server: <dataDir>/mcp_cache */
   mcpCacheDir: string;
+  /** MCP OAuth tokens and client registrations, one 0600 JSON per server: <dataDir>/mcp/oauth */
+  mcpOAuthDir: string;
+  /**
+   * CASHCODE_PUBLIC_URL: the address a browser reaches this server at (origin, optional path prefix), used for
+   * redirect URIs such as the MCP OAuth callback; null = http://<host>:<port> (a wildcard host becomes 127.0.0.1)
+   */
+  publicUrl: string | null;
   /** MCP initialize + tools/list timeout (openspec mcp: 30 s) */
   mcpConnectTimeoutMs: number;
   /** MCP tool call timeout, reset by progress notifications (openspec mcp: 30 s) */
@@ -390,6 +397,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     mcpCatalogPath: abs(env['CASHCODE_MCP_CATALOG']?.trim() || join('mcp_servers', 'mcp_config.json'), rootDir),
     mcpUserCatalogPath: join(dataDir, 'mcp', 'servers.json'),
     mcpCacheDir: join(dataDir, 'mcp_cache'),
+    mcpOAuthDir: join(dataDir, 'mcp', 'oauth'),
+    publicUrl: parseUrl('CASHCODE_PUBLIC_URL', env['CASHCODE_PUBLIC_URL']),
     mcpConnectTimeoutMs: parseInteger('CASHCODE_MCP_CONNECT_TIMEOUT_MS', env['CASHCODE_MCP_CONNECT_TIMEOUT_MS'], 30_000, 100, 600_000),
     mcpToolTimeoutMs: parseInteger('CASHCODE_MCP_TOOL_TIMEOUT_MS', env['CASHCODE_MCP_TOOL_TIMEOUT_MS'], 30_000, 100, 3_600_000),
     searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),

@@ -7,6 +7,7 @@
 import type { McpServerStatus } from '@cashcode/contracts';
 import { pathToFileURL } from 'node:url';
 import { Logger } from '@nestjs/common';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ListResourcesResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -40,6 +41,10 @@ export interface ConnectionOptions {
   onToolsChanged(connection: McpConnection): void;
   /** the connection was lost (server closed, crashed, stream broke); status is already `error` */
   onLost(connection: McpConnection): void;
+  /** network transports: the OAuth provider of this server */
+  authProvider?: (config: McpServerConfig) => OAuthClientProvider | undefined;
+  /** true for the SDK's UnauthorizedError: the server needs an OAuth sign-in (status `needs_auth`) */
+  isUnauthorized?: (error: unknown) => boolean;
 }
 
 /** Raised by a call on a server that is not connected (or was lost during the call). */
@@ -163,21 +168,28 @@ export class McpConnection {
     signal: AbortSignal,
     onProgress?: (update: ToolProgressUpdate) => void,
   ): Promise<CallToolResult> {
-    const result = await client.callTool({ name, arguments: args }, undefined, {
-      signal,
-      timeout: this.options.toolTimeoutMs,
-      resetTimeoutOnProgress: true,
-      // asking for progress makes the SDK send a progress token; each notification resets the timeout and is
-      // reported to the client (tool_progress)
-      onprogress: (progress) => {
-        if (!onProgress || typeof progress.progress !== 'number' || !Number.isFinite(progress.progress)) return;
-        const update: ToolProgressUpdate = { progress: progress.progress };
-        if (typeof progress.total === 'number' && Number.isFinite(progress.total)) update.total = progress.total;
-        if (typeof progress.message === 'string') update.message = progress.message.slice(0, MAX_PROGRESS_MESSAGE_CHARS);
-        onProgress(update);
-      },
-      maxTotalTimeout: this.options.toolTimeoutMs * 10,
-    });
+    let result;
+    try {
+      result = await client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout: this.options.toolTimeoutMs,
+        resetTimeoutOnProgress: true,
+        // asking for progress makes the SDK send a progress token; each notification resets the timeout and is
+        // reported to the client (tool_progress)
+        onprogress: (progress) => {
+          if (!onProgress || typeof progress.progress !== 'number' || !Number.isFinite(progress.progress)) return;
+          const update: ToolProgressUpdate = { progress: progress.progress };
+          if (typeof progress.total === 'number' && Number.isFinite(progress.total)) update.total = progress.total;
+          if (typeof progress.message === 'string') update.message = progress.message.slice(0, MAX_PROGRESS_MESSAGE_CHARS);
+          onProgress(update);
+        },
+        maxTotalTimeout: this.options.toolTimeoutMs * 10,
+      });
+    } catch (error) {
+      // the access token was refused and could not be refreshed (revoked): sign in again
+      if (this.client === client && this.options.isUnauthorized?.(error)) this.needsAuth(client);
+      throw error;
+    }
     return result as CallToolResult;
   }
 
@@ -262,6 +274,7 @@ export class McpConnection {
       transport = this.options.factory(this.config, {
         onStderr: (chars, lines) =>
           this.logger.log(formatEvent('mcp.stdio.stderr', { server: this.name, chars, lines })),
+        authProvider: this.config.type === 'stdio' ? undefined : this.options.authProvider?.(this.config),
       });
     } catch (error) {
       this.fail(error);
@@ -305,7 +318,30 @@ export class McpConnection {
     }
   }
 
+  /** Records a refusal or failure of the OAuth sign-in (status `needs_auth`, connection closed). */
+  markNeedsAuth(message: string): void {
+    const client = this.client;
+    if (client) this.needsAuth(client, message);
+    else {
+      this.status = 'needs_auth';
+      this.statusError = message;
+      this.setTools([]);
+    }
+  }
+
+  private needsAuth(client: Client, message = 'sign-in required: the authorization expired or was revoked'): void {
+    this.lost(client, message);
+    this.status = 'needs_auth';
+  }
+
   private fail(error: unknown): void {
+    if (this.options.isUnauthorized?.(error)) {
+      this.status = 'needs_auth';
+      this.statusError = 'sign-in required';
+      this.setTools([]);
+      this.logger.log(formatEvent('mcp.server.needs_auth', { server: this.name }));
+      return;
+    }
     this.status = 'error';
     this.statusError = redactMcpError(error, this.config, this.options.redaction);
     this.setTools([]);

@@ -4,6 +4,7 @@
  * request of the network transports, and redirects are followed only within the configured origin
  * (`redirectPolicy: 'same-origin'`), so secret headers never reach another origin.
  */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { mcpSdk } from './mcp-sdk';
 import type { McpServerConfig } from './mcp.types';
@@ -14,6 +15,8 @@ export const MCP_TRANSPORT_FACTORY = Symbol('MCP_TRANSPORT_FACTORY');
 export interface TransportHooks {
   /** stdio: stderr activity (metadata only) */
   onStderr(chars: number, lines: number): void;
+  /** network transports: OAuth sign-in and tokens for this server (oauth/mcp-oauth.ts) */
+  authProvider?: OAuthClientProvider;
 }
 
 export type McpTransportFactory = (config: McpServerConfig, hooks: TransportHooks) => Transport;
@@ -33,11 +36,13 @@ export const defaultTransportFactory: McpTransportFactory = (config, hooks) => {
       return new (mcpSdk.sse().SSEClientTransport)(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
         redirectPolicy: 'same-origin',
+        authProvider: hooks.authProvider,
       });
     case 'streamable_http':
       return new (mcpSdk.streamableHttp().StreamableHTTPClientTransport)(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
         redirectPolicy: 'same-origin',
+        authProvider: hooks.authProvider,
       });
   }
 };

@@ -1,7 +1,9 @@
 import { API_PATHS } from '@cashcode/contracts';
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type {
+  McpOAuthStartResponse,
   McpServerListResponse,
   McpServerRecord,
   McpServerResourcesResponse,
@@ -107,5 +109,60 @@ export class McpController {
   @ApiProblemResponses(400, 404)
   resources(@Param('name') name: string): Promise<McpServerResourcesResponse> {
     return this.mcp.resources(name);
+  }
+
+  @Post(':name/oauth/start')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Start an OAuth sign-in',
+    description:
+      'Drops stored tokens, discovers the authorization server, registers the client if needed and returns the ' +
+      '`authorization_url` to open; the browser comes back to the OAuth callback, which connects the server.',
+  })
+  @ApiProblemResponses(400, 404, 422)
+  oauthStart(@Param('name') name: string): Promise<McpOAuthStartResponse> {
+    return this.mcp.oauthStart(name);
+  }
+
+  @Post(':name/oauth/sign-out')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Sign out of an OAuth server', description: 'Disconnects and deletes the stored tokens.' })
+  @ApiOkResponse({ type: McpServerRecordDto })
+  @ApiProblemResponses(404)
+  oauthSignOut(@Param('name') name: string): Promise<McpServerRecord> {
+    return this.mcp.oauthSignOut(name);
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * `GET /api/mcp/oauth/callback` — where the authorization server sends the browser back. It needs no API token (a
+ * browser redirect cannot carry it) and is bound by the single-use, short-lived `state` of a sign-in started with the
+ * token (SECURITY.md). Answers a small self-contained page: success tells the user to return to the console.
+ */
+@ApiTags('mcp')
+@Controller(API_PATHS.mcpOAuthCallback)
+export class McpOAuthCallbackController {
+  constructor(private readonly mcp: McpService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'OAuth callback', description: 'Browser redirect target; bound by `state`, no token.' })
+  async callback(@Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const outcome = await this.mcp.oauthCallback(query);
+    const title = outcome.ok ? 'Signed in' : 'Sign-in failed';
+    const text = outcome.ok
+      ? `Signed in to ${outcome.server}. You can close this tab and return to the CashCode console.`
+      : outcome.message;
+    res
+      .status(outcome.ok ? 200 : 400)
+      .set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'", 'Referrer-Policy': 'no-referrer' })
+      .type('html')
+      .send(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
+          `<body><h1>${title}</h1><p id="message">${escapeHtml(text)}</p><p><a href="/">Return to the console</a></p></body></html>`,
+      );
   }
 }

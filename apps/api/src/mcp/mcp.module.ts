@@ -3,9 +3,10 @@ import { AgentModule } from '../agent/agent.module';
 import { MemoryModule } from '../memory/memory.module';
 import { McpActivations } from './mcp-activations';
 import { McpCatalog } from './mcp-catalog';
-import { McpController } from './mcp.controller';
+import { McpController, McpOAuthCallbackController } from './mcp.controller';
 import { McpSchemaCache } from './mcp-schema-cache';
 import { McpService } from './mcp.service';
+import { McpOAuth } from './oauth/mcp-oauth';
 import { defaultTransportFactory, MCP_TRANSPORT_FACTORY } from './mcp-transports';
 
 /**
@@ -16,12 +17,13 @@ import { defaultTransportFactory, MCP_TRANSPORT_FACTORY } from './mcp-transports
  */
 @Module({
   imports: [AgentModule, MemoryModule],
-  controllers: [McpController],
+  controllers: [McpController, McpOAuthCallbackController],
   providers: [
     McpCatalog,
     McpSchemaCache,
     McpActivations,
     McpService,
+    McpOAuth,
     { provide: MCP_TRANSPORT_FACTORY, useValue: defaultTransportFactory },
   ],
   exports: [McpService],

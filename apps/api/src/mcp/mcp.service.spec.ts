@@ -18,6 +18,7 @@ import { McpSchemaCache } from './mcp-schema-cache';
 import { McpError } from './mcp.errors';
 import { McpService } from './mcp.service';
 import { defaultTransportFactory } from './mcp-transports';
+import { McpOAuth } from './oauth/mcp-oauth';
 
 jest.setTimeout(60_000);
 
@@ -61,6 +62,7 @@ describe('McpService with the test stdio MCP server', () => {
       new McpActivations(new MemoryStore(config)),
       registry,
       bus,
+      new McpOAuth(config),
     );
     await service.onModuleInit();
   });

@@ -48,6 +48,7 @@ import {
 import { mcpSdk } from './mcp-sdk';
 import { MCP_TRANSPORT_FACTORY, type McpTransportFactory } from './mcp-transports';
 import { validateServerName, validateUserEntry } from './mcp-validation';
+import { type CallbackOutcome, isUnauthorizedError, McpOAuth } from './oauth/mcp-oauth';
 
 interface OwnedTool {
   server: string;
@@ -91,6 +92,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     private readonly activations: McpActivations,
     private readonly registry: ToolRegistry,
     private readonly events: AppEventBus,
+    private readonly oauth: McpOAuth,
   ) {
     this.redaction = redactionContext(config.rootDir, config.dataDir);
   }
@@ -150,6 +152,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     const current = this.mutable(name);
     await this.teardown(current);
     await this.catalog.removeUser(name);
+    await this.oauth.signOut(name);
     this.connections.delete(name);
     this.logger.log(formatEvent('mcp.server.deleted', { server: name }));
     this.emitChanged(name, 'catalog');
@@ -234,6 +237,42 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
       return { ...base, tools, source: 'cache', tool_count: tools.length };
     }
     return { ...base, tools: [], source: 'none', tool_count: 0 };
+  }
+
+  // ------------------------------------------------------------------------------------------ OAuth
+
+  /** "Sign in": a fresh authorization URL for a network server (stored tokens are dropped first). */
+  async oauthStart(name: string): Promise<{ authorization_url: string }> {
+    const server = this.known(name);
+    if (server.type === 'stdio') throw new McpError('validation', 'OAuth sign-in is for SSE and Streamable HTTP servers', 'name');
+    await this.disconnectServer(server);
+    try {
+      return { authorization_url: await this.oauth.start(server) };
+    } catch (error) {
+      throw new McpError('connection', `Unable to start the sign-in for ${name}: ${redactMcpError(error, server, this.redaction)}`);
+    }
+  }
+
+  /** The browser's return from the authorization server; connects the server after a successful sign-in. */
+  async oauthCallback(query: Record<string, unknown>): Promise<CallbackOutcome> {
+    const outcome = await this.oauth.complete(query, (name) => this.catalog.get(name));
+    if (outcome.server === null) return outcome;
+    const server = this.catalog.get(outcome.server)!;
+    if (!outcome.ok) {
+      this.connectionFor(server).markNeedsAuth(outcome.message);
+      this.emitChanged(server.name, 'error');
+      return outcome;
+    }
+    await this.connectServer(server);
+    return outcome;
+  }
+
+  /** "Sign out": disconnects and deletes the stored tokens and client registration. */
+  async oauthSignOut(name: string): Promise<McpServerRecord> {
+    const server = this.known(name);
+    await this.disconnectServer(server);
+    await this.oauth.signOut(name);
+    return this.toRecord(server);
   }
 
   // ------------------------------------------------------------------------------ turns (selected connectors)
@@ -507,6 +546,8 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
       workspaceDir: this.config.workspaceDir,
       onToolsChanged: (c) => void this.afterToolsChanged(c, 'list_changed'),
       onLost: (c) => this.afterLost(c),
+      authProvider: (config) => this.oauth.provider(config),
+      isUnauthorized: isUnauthorizedError,
     });
     this.connections.set(server.name, connection);
     return connection;

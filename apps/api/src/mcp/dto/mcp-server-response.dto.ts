@@ -12,7 +12,7 @@ import type {
   McpTransportType,
 } from '@cashcode/contracts';
 
-const STATUSES: McpServerStatus[] = ['disconnected', 'connecting', 'connected', 'error'];
+const STATUSES: McpServerStatus[] = ['disconnected', 'connecting', 'connected', 'error', 'needs_auth'];
 
 export class McpServerRecordDto implements McpServerRecord {
   @ApiProperty({ example: 'test_sse_mcp' }) name!: string;

@@ -3,6 +3,7 @@ import { Injectable, inject } from '@angular/core';
 import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   CreateMcpServerRequest,
+  McpOAuthStartResponse,
   McpServerListResponse,
   McpServerRecord,
   McpServerResourcesResponse,
@@ -40,6 +41,15 @@ export class McpApi {
 
   disconnect(name: string): Promise<McpServerRecord> {
     return firstValueFrom(this.http.post<McpServerRecord>(apiPath(BASE, name, 'disconnect'), {}));
+  }
+
+  /** OAuth sign-in: the authorization server's page to open */
+  oauthStart(name: string): Promise<McpOAuthStartResponse> {
+    return firstValueFrom(this.http.post<McpOAuthStartResponse>(apiPath(BASE, name, 'oauth', 'start'), {}));
+  }
+
+  oauthSignOut(name: string): Promise<McpServerRecord> {
+    return firstValueFrom(this.http.post<McpServerRecord>(apiPath(BASE, name, 'oauth', 'sign-out'), {}));
   }
 
   tools(name: string): Promise<McpServerToolsResponse> {

@@ -5,7 +5,11 @@ import { errorMessage } from '../core/api/api-error';
 import { McpApi } from './mcp-api';
 import { buildRequest, mapServerError, type McpServerDraft, type ServerErrors } from './mcp-server-form';
 
-export type McpAction = 'connect' | 'disconnect' | 'delete';
+export type McpAction = 'connect' | 'disconnect' | 'delete' | 'sign_in' | 'sign_out';
+
+/** after "Sign in" the list is reloaded this often until the server leaves `needs_auth` (at most SIGN_IN_WAIT_MS) */
+const SIGN_IN_POLL_MS = 1500;
+const SIGN_IN_WAIT_MS = 10 * 60_000;
 
 /** State of the MCP Market: the servers, the running lifecycle action and per-row errors. */
 @Injectable()
@@ -48,6 +52,32 @@ export class McpMarketStore {
         await this.api.disconnect(server.name);
       }
     });
+  }
+
+  /**
+   * OAuth "Sign in": opens the authorization server's page in a new tab; the API's callback connects the server,
+   * and the list is reloaded until the server is no longer waiting for the sign-in.
+   */
+  async signIn(server: McpServerRecord): Promise<void> {
+    let opened = false;
+    await this.run(server.name, 'sign_in', async () => {
+      const { authorization_url } = await this.api.oauthStart(server.name);
+      window.open(authorization_url, '_blank', 'noopener');
+      opened = true;
+    });
+    if (!opened) return;
+    const deadline = Date.now() + SIGN_IN_WAIT_MS;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, SIGN_IN_POLL_MS));
+      await this.load();
+      const current = this.list().find((s) => s.name === server.name);
+      if (!current || current.connected || (current.status === 'needs_auth' && current.status_error !== 'sign-in required')) return;
+    }
+  }
+
+  /** OAuth "Sign out": disconnects and deletes the stored tokens (nothing to delete for a server without OAuth). */
+  async signOut(name: string): Promise<void> {
+    await this.run(name, 'sign_out', () => this.api.oauthSignOut(name));
   }
 
   async remove(name: string): Promise<void> {
