@@ -148,13 +148,16 @@ describe('MCP through chat turns (e2e)', () => {
     expect(toolNames(fake.requests[0])).not.toContain('mcp_hello_say_hello');
   });
 
-  it('Scenario: a selected connector that cannot be prepared fails the turn with a clear error', async () => {
+  it('Scenario: a selected connector that cannot be prepared is a warning and the turn still runs', async () => {
+    fake.enqueue({ content: 'without it' });
     const events = await turn('mcp-chat-bad-selection', 'use a missing server', ['no_such_server']);
-    const last = events.at(-1);
-    expect(last).toMatchObject({ event: 'error', chat_id: 'mcp-chat-bad-selection' });
-    expect((last as { detail: string }).detail).toContain('Unable to prepare MCP no_such_server');
-    expect(fake.completions).toHaveLength(0);
-    await expect(fs.stat(join(app.config.memoryDir, 'mcp-chat-bad-selection', 'history.jsonl'))).rejects.toThrow();
+    const warning = events.find((event) => event.event === 'warning');
+    expect(warning).toMatchObject({ event: 'warning', chat_id: 'mcp-chat-bad-selection', subject: 'mcp', name: 'no_such_server', code: 'mcp_prepare_failed' });
+    expect((warning as { detail: string }).detail).toContain('Unable to prepare MCP no_such_server');
+    expect(events.at(-1)).toMatchObject({ event: 'done' });
+    expect(fake.completions).toHaveLength(1);
+    const history = await fs.readFile(join(app.config.memoryDir, 'mcp-chat-bad-selection', 'history.jsonl'), 'utf8');
+    expect(JSON.parse(history.split('\n')[0]!)).toMatchObject({ role: 'user', content: 'use a missing server' });
   });
 
   it('Scenario: the third-party server-everything echo tool answers through a turn', async () => {

@@ -158,6 +158,21 @@ export interface ErrorEvent {
   /** additive: machine-readable error class (e.g. invalid_chat_id, llm_not_configured, rate_limit) */
   code?: string;
 }
+/**
+ * additive: something the user selected could not be honoured, but the turn still runs (an explicitly selected Skill
+ * that cannot load, a selected MCP connector that cannot be prepared). Sent before the turn's first delta.
+ */
+export interface WarningEvent {
+  event: 'warning';
+  chat_id: string;
+  /** machine-readable cause: skill_not_found, skill_disabled, missing_dependency, invalid_skill, mcp_prepare_failed, … */
+  code: string;
+  /** what was selected: `skill` or `mcp` */
+  subject: 'skill' | 'mcp';
+  /** the Skill or MCP server name */
+  name: string;
+  detail: string;
+}
 export interface PongEvent {
   event: 'pong';
 }
@@ -182,6 +197,7 @@ export type ServerEvent =
   | StreamEndEvent
   | DoneEvent
   | ErrorEvent
+  | WarningEvent
   | PongEvent
   | StopAckEvent
   | GenericMessageEvent

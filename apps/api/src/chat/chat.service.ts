@@ -301,6 +301,7 @@ export class ChatService implements OnModuleDestroy {
       const sources = { prompt: this.prompt, mcp: this.mcp, skills: this.skills };
       const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history: chat.history, signal });
       const { skillReceipts, user } = context;
+      for (const warning of context.warnings) this.emit(chatId, { event: 'warning', chat_id: chatId, ...warning });
 
       let outcome;
       try {

@@ -21,7 +21,7 @@ import { SkillCatalog } from '../skills/skill-catalog';
 import { SkillStore } from '../skills/skill-store';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { SkillsAdminService } from '../skills/skills-admin.service';
-import { buildTurnContext, TurnPreparationError, type TurnContextSources } from './turn-context';
+import { buildTurnContext, type TurnContextSources } from './turn-context';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
 import { McpOAuth } from '../mcp/oauth/mcp-oauth';
 
@@ -107,17 +107,25 @@ describe('buildTurnContext', () => {
     expect(context.user).toEqual({ content: '@weather in Paris', mentioned_skills: mentioned });
   });
 
-  it('Scenario: a selection that cannot be honoured is a TurnPreparationError with its code', async () => {
-    const skill = buildTurnContext(sources, { ...base, content: '@missing do it', metadata: { llm: LLM } });
-    await expect(skill).rejects.toBeInstanceOf(TurnPreparationError);
-    await expect(skill).rejects.toMatchObject({ code: 'skill_load_failed', message: expect.stringMatching(/^Unable to load @missing: /) });
+  it('Scenario: an unknown leading @word is plain text; an unavailable selection is a warning and the turn still runs', async () => {
+    const plain = await buildTurnContext(sources, { ...base, content: '@missing do it', metadata: { llm: LLM } });
+    expect(plain.warnings).toEqual([]);
+    expect(plain.messages.at(-1)).toEqual({ role: 'user', content: '@missing do it' });
+    expect(plain.messages.map((message) => message.role)).toEqual(['system', 'user']);
+
+    const selected: MessageMetadata['mentioned_skills'] = [{ name: 'missing', label: 'Missing' }];
     const connectors: MessageMetadata['selected_mcp_connectors'] = [{ server: 'nope', label: 'Nope' }];
-    const mcpTurn = buildTurnContext(sources, { ...base, content: 'hi', metadata: { llm: LLM, selected_mcp_connectors: connectors } });
-    await expect(mcpTurn).rejects.toMatchObject({
-      name: 'TurnPreparationError',
-      code: 'mcp_prepare_failed',
-      message: 'Unable to prepare MCP nope: MCP server is not configured',
+    const warned = await buildTurnContext(sources, {
+      ...base,
+      content: 'hi',
+      metadata: { llm: LLM, mentioned_skills: selected, selected_mcp_connectors: connectors },
     });
+    expect(warned.warnings).toEqual([
+      { subject: 'mcp', name: 'nope', code: 'mcp_prepare_failed', detail: 'Unable to prepare MCP nope: MCP server is not configured' },
+      { subject: 'skill', name: 'missing', code: 'skill_not_found', detail: expect.stringMatching(/^Unable to load @missing: /) },
+    ]);
+    expect(warned.messages.at(-1)).toEqual({ role: 'user', content: 'hi' });
+    expect([...warned.temporaryTools]).toEqual([]);
   });
 });
 

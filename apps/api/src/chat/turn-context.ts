@@ -8,24 +8,15 @@
  * - the selected Skills loaded before the model runs: their bodies go into a second system message for this turn
  *   only, their receipts come first among the turn's durable messages,
  * - the user side of the turn as it will be persisted.
- * A selection that cannot be honoured fails the turn with a TurnPreparationError (a reason the user can fix).
+ * A selection that cannot be honoured (a Skill that cannot load, a connector that cannot be prepared) is left out and
+ * reported as a warning; the turn still runs. A leading `@word` that names no Skill is plain text.
  */
-import { HttpStatus } from '@nestjs/common';
 import type { MessageMetadata } from '@cashcode/contracts';
-import { DomainError } from '../common/domain-error';
 import type { ChatMessage } from '../common/chat-message';
 import { McpError } from '../mcp/mcp.errors';
 import type { UserTurnInput } from '../memory/memory.types';
 import { explicitSkillSelection } from '../skills/skill-selection';
 import type { ExplicitSkillsResult, TurnSkillContext } from '../skills/skill-turn.service';
-
-/** A turn that cannot start for a reason the user can fix (e.g. an explicitly selected Skill cannot be loaded). */
-export class TurnPreparationError extends DomainError<'skill_load_failed' | 'mcp_prepare_failed'> {
-  constructor(code: 'skill_load_failed' | 'mcp_prepare_failed', message: string) {
-    // a selection the user made cannot be honoured as it stands: 422 wherever a REST route raises it
-    super(code, message, { status: HttpStatus.UNPROCESSABLE_ENTITY });
-  }
-}
 
 /** What building a turn context needs (SystemPromptBuilder, McpService and SkillTurnService fill these in). */
 export interface TurnContextSources {
@@ -54,40 +45,71 @@ export interface TurnContext {
   skillReceipts: ChatMessage[];
   /** the user side of the turn to persist */
   user: UserTurnInput;
+  /** selections that could not be honoured; the turn runs without them and the client is told (`warning` events) */
+  warnings: TurnWarning[];
+}
+
+/** A selected Skill or MCP connector the turn runs without. */
+export interface TurnWarning {
+  subject: 'skill' | 'mcp';
+  name: string;
+  code: string;
+  detail: string;
 }
 
 export async function buildTurnContext(sources: TurnContextSources, input: TurnContextInput): Promise<TurnContext> {
   const { chatId, turnId, content, metadata, signal } = input;
   const selection = explicitSkillSelection(content, metadata.mentioned_skills);
   const system = await sources.prompt.build({ chatId });
-  const temporaryTools = await prepareMcp(sources, chatId, metadata, signal);
+  const warnings: TurnWarning[] = [];
+  const temporaryTools = await prepareMcp(sources, chatId, metadata, signal, warnings);
   const explicitSkills = await sources.skills.prepareExplicitSkills(selection.names, { chatId, turnId, signal });
-  if (!explicitSkills.ok) throw new TurnPreparationError('skill_load_failed', explicitSkills.detail);
+  let taskText = selection.taskText;
+  for (const skipped of explicitSkills.skipped) {
+    const selected = (metadata.mentioned_skills ?? []).some((row) => row.name.trim() === skipped.name);
+    if (skipped.name === selection.legacyName) taskText = content;
+    // a leading `@word` that names no Skill was never a selection: it is plain text, without a warning
+    if (!selected && skipped.name === selection.legacyName && skipped.code === 'skill_not_found') continue;
+    warnings.push({ subject: 'skill', name: skipped.name, code: skipped.code, detail: skipped.detail });
+  }
   const skillReceipts: ChatMessage[] = explicitSkills.receipts.map((receipt) => ({ role: 'assistant', content: receipt }));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
     ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
     ...input.history,
-    { role: 'user', content: selection.taskText },
+    { role: 'user', content: taskText },
   ];
   const user: UserTurnInput = { content };
   if (metadata.mentioned_skills) user.mentioned_skills = metadata.mentioned_skills;
   if (metadata.selected_mcp_connectors) user.selected_mcp_connectors = metadata.selected_mcp_connectors;
-  return { messages, temporaryTools, skillReceipts, user };
+  return { messages, temporaryTools, skillReceipts, user, warnings };
 }
 
-/** A selected connector that cannot be prepared fails the turn with a clear error. */
+/**
+ * The selected connectors' tools for this turn. A connector that cannot be prepared is left out with a warning: the
+ * turn runs without it (the others are prepared one by one to tell which failed).
+ */
 async function prepareMcp(
   sources: TurnContextSources,
   chatId: string,
   metadata: MessageMetadata,
   signal: AbortSignal,
+  warnings: TurnWarning[],
 ): Promise<Set<string>> {
-  const servers = (metadata.selected_mcp_connectors ?? []).map((connector) => connector.server);
+  const servers = [...new Set((metadata.selected_mcp_connectors ?? []).map((connector) => connector.server))];
   try {
     return await sources.mcp.prepareTurn(chatId, servers, signal);
   } catch (err) {
-    if (err instanceof McpError) throw new TurnPreparationError('mcp_prepare_failed', err.message);
-    throw err;
+    if (!(err instanceof McpError)) throw err;
   }
+  const tools = new Set<string>();
+  for (const server of servers) {
+    try {
+      for (const tool of await sources.mcp.prepareTurn(chatId, [server], signal)) tools.add(tool);
+    } catch (err) {
+      if (!(err instanceof McpError)) throw err;
+      warnings.push({ subject: 'mcp', name: server, code: 'mcp_prepare_failed', detail: err.message });
+    }
+  }
+  return tools;
 }

@@ -10,13 +10,15 @@ const LEGACY_MENTION = /^@([a-z0-9][a-z0-9._-]{0,63})(?:\s+|$)/;
 export function explicitSkillSelection(
   content: string,
   mentioned: readonly { name: string }[] | undefined,
-): { names: string[]; taskText: string } {
+): { names: string[]; taskText: string; legacyName: string | null } {
   const names = (mentioned ?? []).map((row) => row.name.trim());
   let taskText = content;
+  let legacyName: string | null = null;
   const match = LEGACY_MENTION.exec(content);
   if (match) {
-    names.push(match[1] as string);
+    legacyName = match[1] as string;
+    names.push(legacyName);
     taskText = content.slice(match[0].length).trimStart();
   }
-  return { names: [...new Set(names)], taskText };
+  return { names: [...new Set(names)], taskText, legacyName };
 }

@@ -39,17 +39,25 @@ export const SKILL_USAGE_SECTION =
 export const RECENT_SKILLS_HEADER =
   '## Recently activated Skills\nThese are hints only. Call skill_load with the exact name before relying on full instructions.';
 
+/** A selected Skill that could not be loaded: the turn runs without it and the user is warned. */
+export interface SkippedSkill {
+  name: string;
+  /** the skill_load error class (skill_not_found, skill_disabled, missing_dependency, invalid_skill, …) */
+  code: string;
+  /** `Unable to load @<name>: <skill_load error JSON>` */
+  detail: string;
+}
+
 /** What a chat turn gets for its explicit Skill selections. */
-export type ExplicitSkillsResult =
-  | {
-      ok: true;
-      /** the second system message, or null when nothing was selected */
-      systemMessage: string | null;
-      /** assistant receipts to persist with the turn, in selection order */
-      receipts: string[];
-      loaded: LoadedSkillReceipt[];
-    }
-  | { ok: false; detail: string };
+export interface ExplicitSkillsResult {
+  /** the second system message, or null when nothing was loaded */
+  systemMessage: string | null;
+  /** assistant receipts to persist with the turn, in selection order */
+  receipts: string[];
+  loaded: LoadedSkillReceipt[];
+  /** the selections that could not be loaded, in selection order */
+  skipped: SkippedSkill[];
+}
 
 export interface TurnSkillContext {
   chatId: string;
@@ -102,9 +110,14 @@ export class SkillTurnService {
     const bodies: string[] = [];
     const receipts: string[] = [];
     const loaded: LoadedSkillReceipt[] = [];
+    const skipped: SkippedSkill[] = [];
     for (const name of [...new Set(names)]) {
       const outcome = await this.loadSkill(name, ctx);
-      if (outcome.kind === 'error') return { ok: false, detail: `Unable to load @${name}: ${pythonJson(outcome.payload, true)}` };
+      if (outcome.kind === 'error') {
+        const code = typeof outcome.payload['error'] === 'string' ? outcome.payload['error'] : 'skill_load_failed';
+        skipped.push({ name, code, detail: `Unable to load @${name}: ${pythonJson(outcome.payload, true)}` });
+        continue;
+      }
       if (outcome.kind === 'loaded') {
         bodies.push(outcome.model);
         receipts.push(outcome.receipt);
@@ -112,10 +125,10 @@ export class SkillTurnService {
       }
     }
     return {
-      ok: true,
       systemMessage: bodies.length > 0 ? `The user explicitly selected these Skills:\n\n${bodies.join('\n\n---\n\n')}` : null,
       receipts,
       loaded,
+      skipped,
     };
   }
 

@@ -155,7 +155,7 @@ describe('SkillTurnService and the skill tools', () => {
 
   it('Scenario: explicit selections load before the model runs, pre-approve allowed-tools for the turn only', async () => {
     const result = await f.turns.prepareExplicitSkills(['release', 'release'], ctx);
-    if (!result.ok) throw new Error(result.detail);
+    expect(result.skipped).toEqual([]);
     expect(result.systemMessage).toMatch(/^The user explicitly selected these Skills:\n\n\[Skill loaded: release/);
     expect(result.systemMessage).toContain('Follow these steps for release.');
     expect(result.receipts).toHaveLength(1);
@@ -171,9 +171,14 @@ describe('SkillTurnService and the skill tools', () => {
     expect(await f.turns.skillPromptSections(ctx.chatId)).toHaveLength(2);
   });
 
-  it('Scenario: an unknown selected Skill fails the turn with the skill_load error', async () => {
+  it('Scenario: an unknown selected Skill is skipped with the skill_load error', async () => {
     const result = await f.turns.prepareExplicitSkills(['nope'], ctx);
-    expect(result).toEqual({ ok: false, detail: 'Unable to load @nope: {"error": "skill_not_found", "name": "nope", "suggestions": []}' });
+    expect(result).toEqual({
+      systemMessage: null,
+      receipts: [],
+      loaded: [],
+      skipped: [{ name: 'nope', code: 'skill_not_found', detail: 'Unable to load @nope: {"error": "skill_not_found", "name": "nope", "suggestions": []}' }],
+    });
   });
 
   it('Scenario: skill_search, skill_load (then already loaded) and skill_read_resource', async () => {
