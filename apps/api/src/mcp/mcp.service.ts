@@ -286,7 +286,8 @@ export class McpService implements OnModuleInit, OnApplicationBootstrap, BeforeA
     const owners: McpServerConfig[] = [];
     for (const server of this.catalog.list()) {
       const connection = this.connections.get(server.name);
-      if (connection && connection.status !== 'disconnected') continue;
+      // a server being connected (the background restore after a start) is awaited: connect() shares its handshake
+      if (connection && connection.status !== 'disconnected' && connection.status !== 'connecting') continue;
       const cached = await this.cache.read(server);
       const owns = cached?.tools.some(
         (tool) => missing.has(wrapperName(server.name, tool.name)) || missing.has(hashedWrapperName(server.name, tool.name)),

@@ -3,6 +3,7 @@ import { Injectable, inject } from '@angular/core';
 import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   CreateMcpServerRequest,
+  McpImportResponse,
   McpServerListResponse,
   McpServerRecord,
   McpServerToolsResponse,
@@ -23,6 +24,10 @@ export class McpApi {
 
   create(request: CreateMcpServerRequest): Promise<McpServerRecord> {
     return firstValueFrom(this.http.post<McpServerRecord>(BASE, request));
+  }
+
+  importServers(config: Record<string, unknown>): Promise<McpImportResponse> {
+    return firstValueFrom(this.http.post<McpImportResponse>(apiPath(BASE, 'import'), { config }));
   }
 
   update(name: string, request: UpdateMcpServerRequest): Promise<McpServerRecord> {
