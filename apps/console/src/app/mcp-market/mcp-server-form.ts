@@ -125,7 +125,8 @@ export function validateDraft(draft: McpServerDraft): DraftErrors {
   const errors: DraftErrors = { fields: {}, headers: {} };
   if (draft.mode === 'create' && !MCP_SERVER_NAME_PATTERN.test(draft.name.trim())) errors.fields.name = 'mcp.error.name';
   const display = draft.displayName.trim();
-  if (display === '' || codePoints(display) > 100) errors.fields.displayName = 'mcp.error.displayName';
+  // an empty display title defaults to the name; only spaces or more than 100 characters are refused
+  if ((display === '' && draft.displayName !== '') || codePoints(display) > 100) errors.fields.displayName = 'mcp.error.displayName';
   if (codePoints(draft.description.trim()) > 1000) errors.fields.description = 'mcp.error.description';
   if (draft.type === 'stdio') {
     if (draft.command.trim() === '') errors.fields.command = 'mcp.error.command';
@@ -169,7 +170,7 @@ export function buildRequest(draft: McpServerDraft): CreateMcpServerRequest | Up
     for (const row of draft.env) env[row.name.trim()] = row.masked ? MCP_MASKED_VALUE : row.value;
     const body: UpdateMcpServerRequest = {
       type: 'stdio',
-      display_name: draft.displayName.trim(),
+      display_name: draft.displayName.trim() || draft.name.trim(),
       description: draft.description.trim(),
       command: draft.command.trim(),
       args: draft.args.split('\n').map((line) => line.trim()).filter((line) => line !== ''),
@@ -182,7 +183,7 @@ export function buildRequest(draft: McpServerDraft): CreateMcpServerRequest | Up
   for (const row of draft.headers) headers[row.name.trim()] = row.masked ? MCP_MASKED_VALUE : row.value;
   const body: UpdateMcpServerRequest = {
     type: draft.type,
-    display_name: draft.displayName.trim(),
+    display_name: draft.displayName.trim() || draft.name.trim(),
     description: draft.description.trim(),
     url: draft.url.trim(),
     headers,
