@@ -114,7 +114,7 @@ describe('MCP user stdio servers and import (e2e)', () => {
     expect(echo.model).toContain('stdio user entry');
   });
 
-  it('Scenario: a stdio child sees its configured env and the safe baseline, not CashCode\'s variables', async () => {
+  it("Scenario: a stdio child sees its configured env and the safe baseline, not CashCode's variables", async () => {
     process.env['CASHCODE_SECRET_OF_THE_SERVER'] = 'must-not-leak-1234';
     try {
       const out = join(workDir, 'child-env.json');
