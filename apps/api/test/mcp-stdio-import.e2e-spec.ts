@@ -212,6 +212,9 @@ describe('MCP user stdio servers and import (e2e)', () => {
     ]);
     const bad = await api().post('/api/mcp/servers/import').send({ config: { other: {} } }).expect(422);
     expect(bad.body.errors[0].field).toBe('config');
+    // documented in OpenAPI
+    const doc = (await api().get('/api/docs-json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/api/mcp/servers/import'] ?? {})).toEqual(['post']);
   });
 
   it('Scenario: a VS Code config with input placeholders reports them as skipped', async () => {
