@@ -344,8 +344,8 @@ export class McpConnection {
           this.logger.log(formatEvent('mcp.server.reconnected', { server: this.name, attempt }));
           this.options.onReconnected?.(this);
         } else {
-          // keep the loss as the reason until the server is back; the attempt's own error is in the log
-          this.statusError = this.statusError ?? error;
+          // status_error is the latest attempt's error (the loss itself when the attempt reported none)
+          this.statusError ??= error;
           this.scheduleReconnect(attempt + 1);
         }
       });
