@@ -283,13 +283,13 @@ describe('MCP connections that last (e2e)', () => {
     }
   }, 40_000);
 
-  it('Scenario: a restarted SSE server is reconnected with backoff', async () => {
+  const restartOnce = async (kind: 'sse' | 'http') => {
     const port = await freePort();
-    let server = await startTestHttpServer('sse', { port });
+    let server = await startTestHttpServer(kind, { port });
     const app = await startTestApp();
     try {
       await allowToolsWithoutAsking(app.httpUrl);
-      await request(app.httpUrl).post('/api/mcp/servers').send({ name: 'flaky', url: server.url }).expect(201);
+      await request(app.httpUrl).post('/api/mcp/servers').send({ name: 'flaky', type: kind, url: server.url }).expect(201);
       expect((await request(app.httpUrl).post('/api/mcp/servers/flaky/connect').expect(200)).body).toMatchObject({ status: 'connected' });
       const registry = app.app.get(ToolRegistry, { strict: false });
       const mcp = app.app.get(McpService, { strict: false });
@@ -301,7 +301,7 @@ describe('MCP connections that last (e2e)', () => {
       expect(reconnecting.reconnect_attempt).toBeGreaterThanOrEqual(1);
       expect(Date.parse(reconnecting.next_retry_at!)).toBeGreaterThan(Date.now() - 60_000);
       expect(registry.has('mcp_flaky_say_hello')).toBe(false);
-      server = await startTestHttpServer('sse', { port });
+      server = await startTestHttpServer(kind, { port });
       await waitFor(async () => (mcp.list().find((s) => s.name === 'flaky')!.status === 'connected' ? true : undefined), 40_000, 'connected');
       const hello = await registry.execute('mcp_flaky_say_hello', '{}', ctx(), scope(['mcp_flaky_say_hello']));
       expect(hello).toMatchObject({ model: 'Hello, Cash', ok: true });
@@ -309,7 +309,12 @@ describe('MCP connections that last (e2e)', () => {
       await app.close();
       await server.stop();
     }
-  }, 90_000);
+  };
+
+  it('Scenario: a restarted network server (SSE, Streamable HTTP) is reconnected with backoff', async () => {
+    await restartOnce('sse');
+    await restartOnce('http');
+  }, 120_000);
 
   it('Scenario: servers left connected are reconnected after a restart of CashCode', async () => {
     const dataDir = await fs.mkdtemp(join(tmpdir(), 'cashcode-mcp-restart-'));
