@@ -1,10 +1,13 @@
 /**
  * MCP benchmarks: the tool_search index (build and query) over 2,000 and 20,000 cached tools, the connect time of the
  * repo's stdio test server, and the time a 2,000-tool SSE server takes after its handshake (tool listing, wrapper
- * creation, index update). Everything runs in this process against real servers (child processes).
+ * creation, index update), and the reconnect time after the SSE server restarts on its port (killed, started again,
+ * until the connection is `connected` again through its backoff). Everything runs in this process against real servers
+ * (child processes).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -192,8 +195,8 @@ async function benchStdioConnect(log: (line: string) => void): Promise<Figure> {
   return { name: 'MCP stdio connect (test server, p50)', value, unit: 'ms', target: '≤ 500 ms', pass: value <= 500 };
 }
 
-function startSseServer(tools: number): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SSE_SERVER, '--port', '0'], {
+function startSseServer(tools: number, port = 0): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [SSE_SERVER, '--port', String(port)], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', CASHCODE_MCP_EXTRA_TOOLS: String(tools) },
   });
@@ -267,6 +270,82 @@ async function benchSseManyTools(log: (line: string) => void): Promise<Figure[]>
   }
 }
 
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Reconnect after a server restart: a connected SSE test server is killed (SIGKILL) and started again on the same
+ * port; measured from the restarted server listening until the connection is `connected` again (and, as a note, from
+ * the kill). The backoff (0.5 s doubling, ±25 % jitter) decides most of it.
+ */
+async function benchReconnect(log: (line: string) => void): Promise<Figure[]> {
+  const port = await freePort();
+  let server = await startSseServer(0, port);
+  const config: McpServerConfig = {
+    name: 'bench_reconnect',
+    displayName: 'Bench reconnect',
+    description: '',
+    type: 'sse',
+    builtin: false,
+    command: '',
+    args: [],
+    env: {},
+    cwd: ROOT,
+    url: server.url,
+    headers: {},
+  };
+  const c = connection(config);
+  const fromReady: number[] = [];
+  const fromKill: number[] = [];
+  try {
+    await c.connect();
+    if (c.status !== 'connected') throw new Error(`SSE bench server did not connect: ${c.statusError}`);
+    for (let i = 0; i < 5; i++) {
+      const killed = performance.now();
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGKILL');
+      await exited;
+      await until(() => c.status === 'reconnecting', 10_000, 'reconnecting');
+      server = await startSseServer(0, port);
+      const ready = performance.now();
+      await until(() => c.status === 'connected', 60_000, 'connected again');
+      const done = performance.now();
+      fromReady.push(done - ready);
+      fromKill.push(done - killed);
+    }
+  } finally {
+    await c.disconnect();
+    server.child.kill('SIGTERM');
+  }
+  const value = median(fromReady);
+  const total = median(fromKill);
+  log(`SSE server restart: connected again ${value.toFixed(0)} ms after it listens (${total.toFixed(0)} ms after the kill)`);
+  return [
+    {
+      name: 'MCP reconnect after an SSE server restart (from server ready, p50 of 5)',
+      value,
+      unit: 'ms',
+      target: '≤ 2000 ms',
+      pass: value <= 2000,
+      note: `${total.toFixed(0)} ms from the kill; backoff 0.5 s doubling, ±25 % jitter`,
+    },
+  ];
+}
+
 export async function runMcpBench(log: (line: string) => void): Promise<Figure[]> {
   const figures: Figure[] = [];
   Logger.overrideLogger(['error']); // the MCP classes log each connect; keep the bench output to figures
@@ -277,5 +356,6 @@ export async function runMcpBench(log: (line: string) => void): Promise<Figure[]
   ensureServersBuilt();
   figures.push(await benchStdioConnect(log));
   figures.push(...(await benchSseManyTools(log)));
+  figures.push(...(await benchReconnect(log)));
   return figures;
 }

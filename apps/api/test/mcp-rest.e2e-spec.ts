@@ -132,9 +132,8 @@ describe('MCP REST (e2e)', () => {
       ['name with a dot', { name: 'a.b' }, M.name, 'name'],
       ['name starting with a hyphen', { name: '-a' }, M.name, 'name'],
       ['name of 65 chars', { name: 'a'.repeat(65) }, M.name, 'name'],
-      ['stdio type', { type: 'stdio' }, M.type, 'type'],
+      ['stdio type without a command', { type: 'stdio' }, M.command, 'command'],
       ['unknown type', { type: 'websocket' }, M.type, 'type'],
-      ['missing display name', { display_name: undefined }, M.displayName, 'display_name'],
       ['blank display name', { display_name: '   ' }, M.displayName, 'display_name'],
       ['display name of 101 chars', { display_name: 'x'.repeat(101) }, M.displayName, 'display_name'],
       ['description of 1001 chars', { description: 'd'.repeat(1001) }, M.description, 'description'],
@@ -169,7 +168,7 @@ describe('MCP REST (e2e)', () => {
 
     it('Scenario: rules apply in order (name before type before url)', async () => {
       await expect422('post', '/api/mcp/servers', { name: 'BAD', type: 'stdio', url: 'ftp://x' }, M.name, 'name');
-      await expect422('post', '/api/mcp/servers', { name: 'ok', type: 'stdio', url: 'ftp://x' }, M.type, 'type');
+      await expect422('post', '/api/mcp/servers', { name: 'ok', type: 'ws', url: 'ftp://x' }, M.type, 'type');
     });
 
     it('Scenario: unknown fields → 422', async () => {
@@ -301,8 +300,8 @@ describe('MCP REST (e2e)', () => {
     });
 
     it('Scenario: update validates like create (type, display name, url)', async () => {
-      await expect422('put', '/api/mcp/servers/editable', { type: 'stdio', display_name: 'E', url: 'http://a.b' }, M.type, 'type');
-      await expect422('put', '/api/mcp/servers/editable', { url: 'http://a.b' }, M.displayName, 'display_name');
+      await expect422('put', '/api/mcp/servers/editable', { type: 'ws', display_name: 'E', url: 'http://a.b' }, M.type, 'type');
+      await expect422('put', '/api/mcp/servers/editable', { url: 'http://a.b', display_name: ' ' }, M.displayName, 'display_name');
       await expect422('put', '/api/mcp/servers/editable', { display_name: 'E', url: 'x' }, M.urlAbsolute, 'url');
     });
   });
@@ -373,12 +372,12 @@ describe('MCP catalog at startup (e2e)', () => {
     await expect(start()).rejects.toThrow(`Invalid MCP catalog ${join(dataDir, 'mcp', 'servers.json')}: not valid JSON`);
   });
 
-  it('Scenario: an invalid user entry (stdio) is a startup error naming the file and the server', async () => {
+  it('Scenario: an invalid user entry (stdio without a command) is a startup error naming the file and the server', async () => {
     await fs.writeFile(
       join(dataDir, 'mcp', 'servers.json'),
       JSON.stringify({ evil: { type: 'stdio', display_name: 'Evil', url: 'http://a.b/sse' } }),
     );
-    await expect(start()).rejects.toThrow(/Invalid MCP catalog .*servers\.json: server 'evil': user MCP servers support only/);
+    await expect(start()).rejects.toThrow(/Invalid MCP catalog .*servers\.json: server 'evil': command is required/);
   });
 
   it('Scenario: a valid user catalog loads', async () => {

@@ -13,6 +13,8 @@ import { assertBuilt, launchBrowser, repoRoot, screenshot, startApi } from './su
 const TIMEOUT = 20_000;
 const SECRET = 'browser-e2e-header-secret';
 const SSE_SERVER = join(repoRoot, 'mcp_servers', 'test_sse_mcp', 'dist', 'index.js');
+const EVERYTHING_JS = join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const ENV_SECRET = 'browser-e2e-env-secret';
 
 /** The repo's SSE test server on a free port, requiring the secret header, with its test tools. */
 async function startSseServer() {
@@ -217,6 +219,51 @@ describe('MCP Market', { timeout: 180_000 }, () => {
     await page.getByRole('dialog').getByText('Delete Remote hello (edited)?').waitFor();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await row('remote_hello').waitFor({ state: 'detached' });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('Scenario: the form adds a stdio server with a notice, masked env and it connects', async () => {
+    await page.getByTestId('mcp-create').click();
+    await page.getByTestId('mcp-form-type').click();
+    await page.getByTestId('mcp-form-type-stdio').click();
+    const notice = page.getByTestId('mcp-stdio-notice');
+    await notice.waitFor();
+    assert.match(await notice.innerText(), /runs a program on this machine/);
+    assert.equal(await page.getByTestId('mcp-form-url').count(), 0);
+    await page.getByTestId('mcp-form-name').fill('local_everything');
+    await page.getByTestId('mcp-form-command').fill('node');
+    await page.getByTestId('mcp-form-args').fill(`${EVERYTHING_JS}\nstdio`);
+    await page.getByTestId('mcp-add-env').click();
+    await page.getByTestId('mcp-env-name').fill('EVERYTHING_TOKEN');
+    await page.getByTestId('mcp-env-value').fill(ENV_SECRET);
+    await screenshot(page, 'mcp-07-stdio-form');
+    await page.getByTestId('mcp-form-save').click();
+    await row('local_everything').waitFor();
+    assert.match(await row('local_everything').innerText(), /local_everything · STDIO · 0 tools/);
+    const listed = await (await fetch(`${api.url}/api/mcp/servers`)).text();
+    assert.ok(!listed.includes(ENV_SECRET), 'the env value is never returned');
+    assert.match(listed, /"EVERYTHING_TOKEN":"\*{8}"/);
+    await row('local_everything').getByTestId('mcp-lifecycle').click();
+    await row('local_everything').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor({ timeout: 40_000 });
+  });
+
+  test('Scenario: pasting a Claude Desktop config imports its servers and reports the skipped ones', async () => {
+    await page.getByTestId('mcp-import').click();
+    const config = {
+      mcpServers: {
+        pasted_everything: { command: 'node', args: [EVERYTHING_JS, 'stdio'] },
+        local_everything: { command: 'node', args: [EVERYTHING_JS, 'stdio'] },
+      },
+    };
+    await page.getByTestId('mcp-import-json').fill(JSON.stringify(config, null, 2));
+    await page.getByTestId('mcp-import-submit').click();
+    const result = page.getByTestId('mcp-import-result');
+    await result.waitFor();
+    assert.match(await result.innerText(), /Created: pasted_everything/);
+    assert.match(await result.innerText(), /Skipped local_everything: MCP server already exists: local_everything/);
+    await screenshot(page, 'mcp-08-import');
+    await page.getByRole('dialog').getByRole('button', { name: 'Dismiss' }).click();
+    await row('pasted_everything').waitFor();
     assert.deepEqual(pageErrors, []);
   });
 });

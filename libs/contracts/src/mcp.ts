@@ -5,10 +5,13 @@
  */
 
 export type McpTransportType = 'stdio' | 'sse' | 'streamable_http';
-/** transports a user catalog entry may use (stdio servers are defined only by the built-in catalog) */
-export type McpUserTransportType = 'sse' | 'streamable_http';
-/** `needs_auth`: the server requires OAuth sign-in (first time, or the stored authorization was refused / revoked) */
-export type McpServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error' | 'needs_auth';
+/** transports a user catalog entry may use (additive: `stdio` runs a program on this machine) */
+export type McpUserTransportType = 'stdio' | 'sse' | 'streamable_http';
+/**
+ * additive: `reconnecting` while a lost network server is retried with backoff; `needs_auth` when the server requires
+ * OAuth sign-in (first time, or the stored authorization was refused / revoked)
+ */
+export type McpServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error' | 'reconnecting' | 'needs_auth';
 
 /** `POST /api/mcp/servers/{name}/oauth/start`: the authorization server's page to open in the browser */
 export interface McpOAuthStartResponse {
@@ -17,7 +20,13 @@ export interface McpOAuthStartResponse {
 export type McpToolSource = 'live' | 'cache';
 
 export const MCP_MASKED_VALUE = '********';
-export const MCP_USER_TRANSPORTS: readonly McpUserTransportType[] = ['sse', 'streamable_http'];
+export const MCP_USER_TRANSPORTS: readonly McpUserTransportType[] = ['stdio', 'sse', 'streamable_http'];
+/** accepted on input as a spelling of `streamable_http` (Claude Code, VS Code) */
+export const MCP_HTTP_TYPE_ALIAS = 'http';
+/** environment variable names of a stdio entry */
+export const MCP_ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+export const MCP_MAX_ENV = 64;
+export const MCP_MAX_ARGS = 256;
 export const MCP_MAX_HEADERS = 32;
 /** RFC 7230 token, 1–128 chars */
 export const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
@@ -37,6 +46,16 @@ export interface McpServerRecord {
   connected: boolean;
   status_error: string | null;
   tool_count: number;
+  /** additive, stdio only: the command and its arguments */
+  command?: string;
+  args?: string[];
+  /** additive, stdio only: variable names sorted, values always `********` */
+  env?: Record<string, string>;
+  /** additive, stdio only: the working directory */
+  cwd?: string;
+  /** additive, while `reconnecting`: the attempt number (1 = first retry) and the next retry (ISO 8601) */
+  reconnect_attempt?: number;
+  next_retry_at?: string;
 }
 
 export interface McpServerListResponse {
@@ -46,11 +65,19 @@ export interface McpServerListResponse {
 export interface CreateMcpServerRequest {
   name: string;
   /** default `sse` */
-  type?: McpUserTransportType;
-  display_name: string;
+  type?: McpUserTransportType | 'http';
+  /** default: the name */
+  display_name?: string;
   description?: string;
-  url: string;
+  /** network transports */
+  url?: string;
   headers?: Record<string, string>;
+  /** stdio: the program, its arguments, its environment (secrets: `********` keeps a stored value while command and
+   * args are unchanged) and an optional absolute working directory */
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
 }
 
 export type UpdateMcpServerRequest = Omit<CreateMcpServerRequest, 'name'>;
@@ -115,4 +142,21 @@ export interface McpServerResourcesResponse {
   resources: McpResourceRecord[];
   /** true when the server had more resources than listed */
   truncated: boolean;
+}
+
+/** `POST /api/mcp/servers/import`: Claude Desktop / Claude Code (`{"mcpServers": …}`) or VS Code (`{"servers": …}`) JSON. */
+export interface McpImportRequest {
+  config: Record<string, unknown>;
+}
+
+export interface McpImportSkipped {
+  name: string;
+  /** `conflict`, `unsupported_type`, `invalid`, `input_placeholder` */
+  reason: 'conflict' | 'unsupported_type' | 'invalid' | 'input_placeholder';
+  detail: string;
+}
+
+export interface McpImportResponse {
+  created: McpServerRecord[];
+  skipped: McpImportSkipped[];
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { sameSecretOrigin, secretMayFollow, urlSecretBinding } from './secret-binding';
+import { commandSecretBinding, sameSecretOrigin, secretMayFollow, urlSecretBinding } from './secret-binding';
 
 /** An origin of the model below: what the binding must treat as one place. */
 interface Origin {
@@ -113,5 +113,15 @@ describe('secret binding (origin of a URL)', () => {
     expect(secretMayFollow(null, null)).toBe(false);
     expect(secretMayFollow('http://a', null)).toBe(false);
     expect(urlSecretBinding(' HTTP://[::1]:08080/v1 ')).toBe('http://[::1]:8080');
+  });
+
+  it('binds stdio env secrets to the exact command and arguments', () => {
+    const bound = commandSecretBinding('node', ['server.js']);
+    expect(secretMayFollow(bound, commandSecretBinding(' node ', ['server.js']))).toBe(true);
+    expect(secretMayFollow(bound, commandSecretBinding('node', ['server.js', '--x']))).toBe(false);
+    expect(secretMayFollow(bound, commandSecretBinding('python3', ['server.js']))).toBe(false);
+    // argument boundaries count: ["a b"] is not ["a", "b"]
+    expect(secretMayFollow(commandSecretBinding('x', ['a b']), commandSecretBinding('x', ['a', 'b']))).toBe(false);
+    expect(commandSecretBinding('  ', [])).toBeNull();
   });
 });

@@ -33,6 +33,16 @@ export function urlSecretBinding(raw: string): SecretBinding | null {
   return `${url.protocol}//${host}${url.port === '' ? '' : `:${url.port}`}`;
 }
 
+/**
+ * The binding of a stdio server's `env` secrets: the exact command and arguments (any change, even of spelling, means
+ * another program may receive them). Null for an empty command.
+ */
+export function commandSecretBinding(command: string, args: readonly string[]): SecretBinding | null {
+  const trimmed = command.trim();
+  if (trimmed === '') return null;
+  return `stdio:${JSON.stringify([trimmed, ...args])}`;
+}
+
 /** Whether a stored secret bound to `stored` may be used for `target` without being entered again. */
 export function secretMayFollow(stored: SecretBinding | null, target: SecretBinding | null): boolean {
   return stored !== null && target !== null && stored === target;

@@ -59,6 +59,8 @@ describe('loadConfig', () => {
       fetchMaxChars: 3000,
       searxngUrl: null,
       mcpCatalogPath: join(root, 'mcp_servers', 'mcp_config.json'),
+      mcpCatalogPaths: [join(root, 'mcp_servers', 'mcp_config.json')],
+      mcpConnectionStatePath: join(root, 'data', 'mcp', 'connections.json'),
       mcpUserCatalogPath: join(root, 'data', 'mcp', 'servers.json'),
       skillsBuiltinDir: join(root, 'apps', 'api', 'src', 'skills', 'builtin'),
       skillsUserDir: join(root, 'data', 'skills', 'user'),

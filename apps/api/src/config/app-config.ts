@@ -1,5 +1,5 @@
 import { homedir, platform } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import type { ExecSandboxMode } from '@cashcode/contracts';
 import { trimTrailing } from '../common/trim';
@@ -76,6 +76,14 @@ export interface AppConfig {
   execEnv: Record<string, string>;
   /** built-in MCP catalog (read-only; stdio entries allowed), default <rootDir>/mcp_servers/mcp_config.json */
   mcpCatalogPath: string;
+  /**
+   * every built-in catalog file, read in order (a later file's entry replaces an earlier one of the same name):
+   * CASHCODE_MCP_CATALOG is a list separated by the platform path delimiter (`:`; `;` on Windows) and replaces the
+   * shipped catalog, unless it starts with `+`, which keeps the shipped catalog first
+   */
+  mcpCatalogPaths: string[];
+  /** desired connection state of the MCP servers (reconnected after a restart; 0600), <dataDir>/mcp/connections.json */
+  mcpConnectionStatePath: string;
   /** user MCP catalog (network transports only; 0600), <dataDir>/mcp/servers.json */
   mcpUserCatalogPath: string;
   /** MCP tool-schema cache, one JSON per server: <dataDir>/mcp_cache */
@@ -394,8 +402,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     searchTimeoutMs: parseInteger('CASHCODE_SEARCH_TIMEOUT_MS', env['CASHCODE_SEARCH_TIMEOUT_MS'], 10_000, 100, 600_000),
     grepTimeoutMs: parseInteger('CASHCODE_GREP_TIMEOUT_MS', env['CASHCODE_GREP_TIMEOUT_MS'], 10_000, 50, 600_000),
     execEnv: pickEnv(env, EXEC_ENV_ALLOWLIST),
-    mcpCatalogPath: abs(env['CASHCODE_MCP_CATALOG']?.trim() || join('mcp_servers', 'mcp_config.json'), rootDir),
+    ...mcpCatalogFiles(env['CASHCODE_MCP_CATALOG'], rootDir),
     mcpUserCatalogPath: join(dataDir, 'mcp', 'servers.json'),
+    mcpConnectionStatePath: join(dataDir, 'mcp', 'connections.json'),
     mcpCacheDir: join(dataDir, 'mcp_cache'),
     mcpOAuthDir: join(dataDir, 'mcp', 'oauth'),
     publicUrl: parseUrl('CASHCODE_PUBLIC_URL', env['CASHCODE_PUBLIC_URL']),
@@ -424,4 +433,23 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     skillEvolutionMaxEvidence: parseAtLeast('SKILL_EVOLUTION_MAX_EVIDENCE', env['SKILL_EVOLUTION_MAX_EVIDENCE'], 500, 10, 100_000),
     skillEvolutionDir: join(dataDir, 'skill-evolution'),
   };
+}
+
+/**
+ * CASHCODE_MCP_CATALOG: unset → the shipped catalog; `a.json:b.json` → those files instead (in order); `+a.json` → the
+ * shipped catalog, then those files. `mcpCatalogPath` is the first file.
+ */
+export function mcpCatalogFiles(raw: string | undefined, rootDir: string): { mcpCatalogPath: string; mcpCatalogPaths: string[] } {
+  const abs = (value: string, base: string) => (isAbsolute(value) ? value : resolve(base, value));
+  const shipped = abs(join('mcp_servers', 'mcp_config.json'), rootDir);
+  let text = raw?.trim() ?? '';
+  const keepShipped = text.startsWith('+');
+  if (keepShipped) text = text.slice(1).trim();
+  const files = text
+    .split(delimiter)
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => abs(part, rootDir));
+  const paths = keepShipped || files.length === 0 ? [shipped, ...files] : files;
+  return { mcpCatalogPath: paths[0]!, mcpCatalogPaths: paths };
 }

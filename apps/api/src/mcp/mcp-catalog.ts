@@ -1,7 +1,8 @@
 /**
- * The MCP catalog (openspec mcp): the read-only built-in catalog `mcp_servers/mcp_config.json` (stdio, sse and
- * streamable_http entries) merged with the user catalog `<data>/mcp/servers.json` (sse and streamable_http only,
- * written atomically with mode 0600, keys sorted, secrets in clear). The only code that touches the catalog files.
+ * The MCP catalog (openspec mcp): the read-only built-in catalog `mcp_servers/mcp_config.json` (or the files of
+ * CASHCODE_MCP_CATALOG, in order; stdio, sse and streamable_http entries) merged with the user catalog
+ * `<data>/mcp/servers.json` (stdio, sse and streamable_http, written atomically with mode 0600, keys sorted, secrets
+ * in clear). The only code that touches the catalog files.
  * A malformed catalog is a startup error naming the file.
  */
 import { Inject, Injectable } from '@nestjs/common';
@@ -75,10 +76,11 @@ function userConfig(name: string, entry: ValidUserEntry, rootDir: string): McpSe
     description: entry.description,
     type: entry.type,
     builtin: false,
-    command: '',
-    args: [],
-    env: {},
-    cwd: rootDir,
+    command: entry.command,
+    args: [...entry.args],
+    env: { ...entry.env },
+    cwd: entry.cwd === '' ? rootDir : entry.cwd,
+    userCwd: entry.cwd,
     url: entry.url,
     headers: entry.headers,
   };
@@ -95,7 +97,11 @@ export class McpCatalog {
 
   /** Reads both catalogs; throws McpCatalogError (naming the file) when one is malformed. */
   async load(): Promise<void> {
-    this.builtins = await this.loadBuiltins(this.config.mcpCatalogPath);
+    const builtins = new Map<string, McpServerConfig>();
+    for (const file of this.config.mcpCatalogPaths ?? [this.config.mcpCatalogPath]) {
+      for (const [name, config] of await this.loadBuiltins(file)) builtins.set(name, config);
+    }
+    this.builtins = builtins;
     this.users = await this.loadUsers(this.config.mcpUserCatalogPath);
     this.loaded = true;
   }
@@ -172,9 +178,16 @@ export class McpCatalog {
         type: config.type,
         display_name: config.displayName,
         description: config.description,
-        url: config.url,
       };
-      if (Object.keys(config.headers).length > 0) entry['headers'] = config.headers;
+      if (config.type === 'stdio') {
+        entry['command'] = config.command;
+        entry['args'] = config.args;
+        if (Object.keys(config.env).length > 0) entry['env'] = config.env;
+        if (config.userCwd) entry['cwd'] = config.userCwd;
+      } else {
+        entry['url'] = config.url;
+        if (Object.keys(config.headers).length > 0) entry['headers'] = config.headers;
+      }
       file[name] = entry;
     }
     await mkdirPrivate(dirname(this.config.mcpUserCatalogPath));
@@ -188,7 +201,7 @@ export class McpCatalog {
       const where = (reason: string) => new McpCatalogError(file, `server '${name}': ${reason}`);
       if (!MCP_SERVER_NAME_PATTERN.test(name)) throw where('invalid server name');
       if (!isRecord(value)) throw where('the entry must be an object');
-      const type = inferType(value);
+      const type = inferType(value) === 'http' ? 'streamable_http' : inferType(value);
       if (type !== 'stdio' && type !== 'sse' && type !== 'streamable_http') throw where(`unsupported type '${type}'`);
       const args = stringList(value['args']);
       const env = stringMap(value['env']);

@@ -2,7 +2,8 @@
  * One MCP server's connection (openspec mcp): status, the SDK client on a transport from the factory, the discovered
  * tools. Lifecycle operations run one at a time (concurrent connects share one handshake); a server that closes or
  * whose stream breaks while connected becomes `error` with a redacted message, its in-flight calls fail, and connect
- * works again. `tools/list_changed` re-lists the tools.
+ * works again; a lost network server (SSE, Streamable HTTP) is instead `reconnecting` and retried with backoff
+ * (reconnectDelayMs) until it is back or disconnected. `tools/list_changed` re-lists the tools.
  */
 import type { McpServerStatus } from '@cashcode/contracts';
 import { pathToFileURL } from 'node:url';
@@ -30,6 +31,16 @@ const MAX_PROGRESS_MESSAGE_CHARS = 500;
 /** a server log notification reaches the server log with at most this many characters */
 const MAX_LOG_MESSAGE_CHARS = 2_000;
 
+/** Reconnect backoff of a lost network server: 0.5 s doubling to at most 30 s, each delay with ±25 % jitter. */
+export const RECONNECT_BASE_MS = 500;
+export const RECONNECT_MAX_MS = 30_000;
+
+/** The delay before reconnect attempt `attempt` (1-based); `random` in [0, 1). */
+export function reconnectDelayMs(attempt: number, random: number = Math.random()): number {
+  const exponential = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** Math.min(Math.max(attempt - 1, 0), 16));
+  return Math.round(Math.min(RECONNECT_MAX_MS, exponential * (0.75 + 0.5 * random)));
+}
+
 export interface ConnectionOptions {
   factory: McpTransportFactory;
   connectTimeoutMs: number;
@@ -39,12 +50,14 @@ export interface ConnectionOptions {
   workspaceDir: string;
   /** tools changed while connected (tools/list_changed) */
   onToolsChanged(connection: McpConnection): void;
-  /** the connection was lost (server closed, crashed, stream broke); status is already `error` */
+  /** the connection was lost (server closed, crashed, stream broke); status is already `error` or `reconnecting` */
   onLost(connection: McpConnection): void;
   /** network transports: the OAuth provider of this server */
   authProvider?: (config: McpServerConfig) => OAuthClientProvider | undefined;
   /** true for the SDK's UnauthorizedError: the server needs an OAuth sign-in (status `needs_auth`) */
   isUnauthorized?: (error: unknown) => boolean;
+  /** a lost server is connected again by the background reconnect */
+  onReconnected?(connection: McpConnection): void;
 }
 
 /** Raised by a call on a server that is not connected (or was lost during the call). */
@@ -106,6 +119,10 @@ export class McpConnection {
   private refreshing: Promise<void> | null = null;
   /** the calls in flight, oldest first (elicitations go to the newest) */
   private readonly running: Array<{ elicit?: (ask: ElicitationAsk) => Promise<ElicitationOutcome> }> = [];
+  /** while `reconnecting`: the attempt that is scheduled (1-based) and when it runs (epoch ms) */
+  reconnectAttempt = 0;
+  nextRetryAt: number | null = null;
+  private reconnectTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly config: McpServerConfig,
@@ -123,6 +140,7 @@ export class McpConnection {
   /** Connects if needed; never throws — the outcome is in `status` / `statusError`. */
   connect(): Promise<void> {
     if (this.connected) return Promise.resolve();
+    this.cancelReconnect();
     this.connecting ??= this.enqueue(() => this.doConnect()).finally(() => {
       this.connecting = null;
     });
@@ -131,7 +149,9 @@ export class McpConnection {
 
   /** Closes the connection; status becomes `disconnected` (a close error is reported in statusError). */
   disconnect(): Promise<void> {
+    this.cancelReconnect();
     return this.enqueue(async () => {
+      this.cancelReconnect();
       const closeError = await this.closeClient();
       this.setTools([]);
       this.status = 'disconnected';
@@ -331,6 +351,8 @@ export class McpConnection {
 
   private needsAuth(client: Client, message = 'sign-in required: the authorization expired or was revoked'): void {
     this.lost(client, message);
+    // a refused authorization is not a lost network: it waits for the user's sign-in, not for a retry
+    this.cancelReconnect();
     this.status = 'needs_auth';
   }
 
@@ -433,6 +455,45 @@ export class McpConnection {
     // rejects the in-flight requests and ends the transport (kills a stdio server's process group); deferred so that
     // a transport reporting the error from inside its own handler (EventSource) finishes that handler first
     queueMicrotask(() => void client.close().catch(() => undefined));
+    if (this.config.type !== 'stdio') this.scheduleReconnect(1);
     this.options.onLost(this);
+  }
+
+  /** Stops a pending background reconnect (connect, disconnect). */
+  private cancelReconnect(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.reconnectAttempt = 0;
+    this.nextRetryAt = null;
+  }
+
+  private scheduleReconnect(attempt: number): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const delay = reconnectDelayMs(attempt);
+    this.status = 'reconnecting';
+    this.reconnectAttempt = attempt;
+    this.nextRetryAt = Date.now() + delay;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.enqueue(async () => {
+        if (this.status !== 'reconnecting' || this.reconnectAttempt !== attempt) return;
+        const error = this.statusError;
+        await this.doConnect();
+        if (this.connected) {
+          this.reconnectAttempt = 0;
+          this.nextRetryAt = null;
+          this.logger.log(formatEvent('mcp.server.reconnected', { server: this.name, attempt }));
+          this.options.onReconnected?.(this);
+        } else if (this.status === 'needs_auth') {
+          // the server now wants a sign-in: retrying cannot help until the user signs in
+          this.cancelReconnect();
+        } else {
+          // status_error is the latest attempt's error (the loss itself when the attempt reported none)
+          this.statusError ??= error;
+          this.scheduleReconnect(attempt + 1);
+        }
+      });
+    }, delay);
+    this.reconnectTimer.unref();
   }
 }

@@ -6,7 +6,7 @@ const server: McpServerConfig = {
   displayName: 'S',
   description: '',
   type: 'sse',
-  builtin: false,
+  builtin: true,
   command: '',
   args: [],
   env: { API_TOKEN: 'env-token-value', PLAIN: 'visible-value' },
@@ -21,6 +21,10 @@ describe('MCP error redaction', () => {
     const error = new TypeError('failed with header-secret-value\r\nand env-token-value but visible-value');
     const text = redactMcpError(error, server, context);
     expect(text).toBe('TypeError: failed with [redacted] and [redacted] but visible-value');
+    // every env value of a user entry is a secret
+    expect(redactMcpError(error, { ...server, builtin: false }, context)).toBe(
+      'TypeError: failed with [redacted] and [redacted] but [redacted]',
+    );
     expect(redactMcpError(new Error('x'.repeat(900)), server, context)).toHaveLength(500);
   });
 

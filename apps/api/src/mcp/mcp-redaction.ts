@@ -21,8 +21,9 @@ function escapeRegExp(text: string): string {
 export function serverSecrets(config: McpServerConfig): string[] {
   const values = [
     ...Object.values(config.headers),
+    // every env value of a user entry is a secret; of a built-in entry, those whose key looks secret
     ...Object.entries(config.env)
-      .filter(([key]) => SECRET_ENV_KEY.test(key))
+      .filter(([key]) => !config.builtin || SECRET_ENV_KEY.test(key))
       .map(([, value]) => value),
   ];
   return values.filter((value) => value.length >= MIN_SECRET_CHARS);

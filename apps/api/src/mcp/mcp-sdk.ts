@@ -10,6 +10,7 @@ type StreamableHttpModule = typeof import('@modelcontextprotocol/sdk/client/stre
 type StdioClientModule = typeof import('@modelcontextprotocol/sdk/client/stdio.js');
 type StdioSharedModule = typeof import('@modelcontextprotocol/sdk/shared/stdio.js');
 type TypesModule = typeof import('@modelcontextprotocol/sdk/types.js');
+type UndiciModule = typeof import('undici');
 
 /* eslint-disable @typescript-eslint/no-require-imports -- deliberate lazy loading, see above */
 export const mcpSdk = {
@@ -20,5 +21,7 @@ export const mcpSdk = {
   stdioClient: (): StdioClientModule => require('@modelcontextprotocol/sdk/client/stdio.js') as StdioClientModule,
   stdioShared: (): StdioSharedModule => require('@modelcontextprotocol/sdk/shared/stdio.js') as StdioSharedModule,
   types: (): TypesModule => require('@modelcontextprotocol/sdk/types.js') as TypesModule,
+  /** undici (fetch and Agent of one version): the network transports' fetch (mcp-transports.ts) */
+  undici: (): UndiciModule => require('undici') as UndiciModule,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */

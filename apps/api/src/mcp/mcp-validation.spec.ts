@@ -64,6 +64,10 @@ describe('MCP catalog validation', () => {
       description: 'd',
       url: 'http://a.b/sse',
       headers: {},
+      command: '',
+      args: [],
+      env: {},
+      cwd: '',
     });
     expect(validateUserEntry({ type: 'streamable_http', display_name: 'W', url: 'http://a.b/mcp' }, null).type).toBe(
       'streamable_http',

@@ -4,19 +4,36 @@
  */
 import {
   isRecord,
+  MCP_ENV_NAME_PATTERN,
   MCP_HEADER_NAME_PATTERN,
+  MCP_HTTP_TYPE_ALIAS,
+  MCP_MAX_ARGS,
+  MCP_MAX_ENV,
   MCP_MASKED_VALUE,
   MCP_MAX_HEADERS,
   MCP_SERVER_NAME_PATTERN,
   MCP_USER_TRANSPORTS,
   type McpUserTransportType,
 } from '@cashcode/contracts';
-import { secretMayFollow, urlSecretBinding, type SecretBinding } from '../common/secret-binding';
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { commandSecretBinding, secretMayFollow, urlSecretBinding, type SecretBinding } from '../common/secret-binding';
 import { McpError } from './mcp.errors';
 
 export const MCP_VALIDATION_MESSAGES = {
   name: 'name must start with a lowercase letter or digit and contain only lowercase letters, digits, underscores, or hyphens (max 64)',
-  type: 'user MCP servers support only the sse and streamable_http transports',
+  type: 'type must be one of stdio, sse, streamable_http (or http)',
+  command: 'command is required for stdio servers, at most 4096 characters, without NUL characters',
+  args: `args must be a list of at most ${MCP_MAX_ARGS} strings without NUL characters`,
+  envObject: `env must be an object of at most ${MCP_MAX_ENV} string values`,
+  envName: (name: string) => `invalid environment variable name: '${name}'`,
+  envString: (name: string) => `env '${name}' must have a string value without NUL characters`,
+  envMasked: (name: string) => `env '${name}' uses a masked value without a stored secret`,
+  envCommandMoved: (name: string) =>
+    `env '${name}' keeps a stored value, but the command or its arguments changed; enter the value for it again`,
+  cwd: 'cwd must be an absolute path of an existing directory',
+  stdioOnly: 'command, args, env and cwd are only for stdio servers',
+  networkOnly: 'url and headers are only for sse and streamable_http servers',
   displayName: 'display_name is required and must be at most 100 characters',
   description: 'description must be at most 1000 characters',
   urlLength: 'url is required and must be at most 2048 characters',
@@ -40,6 +57,11 @@ export interface ValidUserEntry {
   description: string;
   url: string;
   headers: Record<string, string>;
+  /** stdio only ('' / [] / {} for network entries); cwd '' = the default working directory */
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
 }
 
 function fail(field: string, message: string): never {
@@ -96,13 +118,84 @@ export interface StoredSecrets {
  * only while the submission is for the same binding. Fails on `field` when there is no such value or when the
  * binding moved (then the secret has to be entered again: it never follows to another place).
  */
-function keptSecret(name: string, stored: StoredSecrets | null, target: SecretBinding | null, field: string): string {
+function keptSecret(
+  name: string,
+  stored: StoredSecrets | null,
+  target: SecretBinding | null,
+  field: string,
+  messages: { masked: (name: string) => string; moved: (name: string) => string } = {
+    masked: MCP_VALIDATION_MESSAGES.headerMasked,
+    moved: MCP_VALIDATION_MESSAGES.headerOriginMoved,
+  },
+  caseInsensitive = true,
+): string {
   const values: Readonly<Record<string, string | undefined>> = stored?.values ?? {};
   const lower = name.toLowerCase();
-  const kept = values[name] ?? Object.entries(values).find(([storedName]) => storedName.toLowerCase() === lower)?.[1];
-  if (stored === null || kept === undefined) fail(field, MCP_VALIDATION_MESSAGES.headerMasked(name));
-  if (!secretMayFollow(stored.binding, target)) fail(field, MCP_VALIDATION_MESSAGES.headerOriginMoved(name));
+  const kept =
+    values[name] ??
+    (caseInsensitive ? Object.entries(values).find(([storedName]) => storedName.toLowerCase() === lower)?.[1] : undefined);
+  if (stored === null || kept === undefined) fail(field, messages.masked(name));
+  if (!secretMayFollow(stored.binding, target)) fail(field, messages.moved(name));
   return kept;
+}
+
+const NUL = String.fromCharCode(0);
+
+/**
+ * A stdio entry's `env`: valid names, string values without NUL; `********` keeps the stored value of the same name
+ * (case-sensitive, as environments are) only while the command and arguments are unchanged (`target`).
+ */
+export function validateEnv(raw: unknown, stored: StoredSecrets | null, target: SecretBinding | null): Record<string, string> {
+  if (raw === undefined || raw === null) return {};
+  if (!isRecord(raw)) fail('env', MCP_VALIDATION_MESSAGES.envObject);
+  const entries = Object.entries(raw);
+  if (entries.length > MCP_MAX_ENV) fail('env', MCP_VALIDATION_MESSAGES.envObject);
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (!MCP_ENV_NAME_PATTERN.test(name)) fail(`env.${name}`, MCP_VALIDATION_MESSAGES.envName(name));
+    const key = `env.${name}`;
+    if (typeof value !== 'string' || value.includes(NUL) || value.length > 32_768) {
+      fail(key, MCP_VALIDATION_MESSAGES.envString(name));
+    }
+    out[name] =
+      value === MCP_MASKED_VALUE
+        ? keptSecret(name, stored, target, key, { masked: MCP_VALIDATION_MESSAGES.envMasked, moved: MCP_VALIDATION_MESSAGES.envCommandMoved }, false)
+        : value;
+  }
+  return out;
+}
+
+/** A stdio entry's command, args and cwd. */
+export function validateStdioCommand(input: Record<string, unknown>): { command: string; args: string[]; cwd: string } {
+  const rawCommand = input['command'];
+  const command = typeof rawCommand === 'string' ? rawCommand.trim() : '';
+  if (command === '' || command.length > 4096 || command.includes(NUL)) fail('command', MCP_VALIDATION_MESSAGES.command);
+  const rawArgs = input['args'] ?? [];
+  if (
+    !Array.isArray(rawArgs) ||
+    rawArgs.length > MCP_MAX_ARGS ||
+    !rawArgs.every((arg) => typeof arg === 'string' && !arg.includes(NUL) && arg.length <= 32_768)
+  ) {
+    fail('args', MCP_VALIDATION_MESSAGES.args);
+  }
+  const rawCwd = input['cwd'] ?? '';
+  if (typeof rawCwd !== 'string' || rawCwd.includes(NUL)) fail('cwd', MCP_VALIDATION_MESSAGES.cwd);
+  const cwd = rawCwd.trim();
+  if (cwd !== '') {
+    let isDir: boolean;
+    try {
+      isDir = isAbsolute(cwd) && statSync(cwd).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    if (!isDir) fail('cwd', MCP_VALIDATION_MESSAGES.cwd);
+  }
+  return { command, args: [...(rawArgs as string[])], cwd };
+}
+
+/** `http` (Claude Code, VS Code) is a spelling of `streamable_http`. */
+export function normalizeTransportType(raw: unknown): unknown {
+  return raw === MCP_HTTP_TYPE_ALIAS ? 'streamable_http' : raw;
 }
 
 /**
@@ -138,32 +231,60 @@ export function validateHeaders(
   return out;
 }
 
-/** What an update starts from: the stored entry's URL (its origin binds the header values) and header values. */
+/**
+ * What an update starts from: the stored entry's URL (its origin binds the header values) and header values, and for
+ * stdio its command and arguments (they bind the env values) and env values.
+ */
 export interface StoredNetworkEntry {
+  type?: string;
   url: string;
   headers: Readonly<Record<string, string>>;
+  command?: string;
+  args?: readonly string[];
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
  * Rules 2–6 of a user entry (create: after rule 1; update: the body without `name`). `stored` is the entry being
  * updated (null on create). Display name and description are stored trimmed.
  */
-export function validateUserEntry(input: Record<string, unknown>, stored: StoredNetworkEntry | null): ValidUserEntry {
-  const rawType = input['type'] ?? 'sse';
+export function validateUserEntry(
+  input: Record<string, unknown>,
+  stored: StoredNetworkEntry | null,
+  defaultDisplayName?: string,
+): ValidUserEntry {
+  const inferred = typeof input['command'] === 'string' && input['url'] === undefined ? 'stdio' : 'sse';
+  const rawType = normalizeTransportType(input['type'] ?? inferred);
   if (typeof rawType !== 'string' || !(MCP_USER_TRANSPORTS as readonly string[]).includes(rawType)) {
     fail('type', MCP_VALIDATION_MESSAGES.type);
   }
-  const rawDisplay = input['display_name'] ?? input['displayName'];
+  const rawDisplay = input['display_name'] ?? input['displayName'] ?? defaultDisplayName;
   const displayName = typeof rawDisplay === 'string' ? rawDisplay.trim() : '';
   if (displayName === '' || codePoints(displayName, 100) > 100) fail('display_name', MCP_VALIDATION_MESSAGES.displayName);
   const rawDescription = input['description'] ?? '';
   if (typeof rawDescription !== 'string') fail('description', MCP_VALIDATION_MESSAGES.description);
   const description = rawDescription.trim();
   if (codePoints(description, 1000) > 1000) fail('description', MCP_VALIDATION_MESSAGES.description);
+  if (rawType === 'stdio') {
+    const { command, args, cwd } = validateStdioCommand(input);
+    const storedSecrets =
+      stored === null || stored.type !== 'stdio'
+        ? null
+        : { values: stored.env ?? {}, binding: commandSecretBinding(stored.command ?? '', stored.args ?? []) };
+    const env = validateEnv(input['env'], storedSecrets, commandSecretBinding(command, args));
+    for (const key of ['url', 'headers'] as const) {
+      if (input[key] !== undefined) fail(key, MCP_VALIDATION_MESSAGES.networkOnly);
+    }
+    return { type: 'stdio', displayName, description, url: '', headers: {}, command, args, env, cwd };
+  }
+  for (const key of ['command', 'args', 'env', 'cwd'] as const) {
+    if (input[key] !== undefined) fail(key, MCP_VALIDATION_MESSAGES.stdioOnly);
+  }
   const url = validateUrl(input['url']);
-  const storedSecrets = stored === null ? null : { values: stored.headers, binding: urlSecretBinding(stored.url) };
+  const storedSecrets =
+    stored === null || stored.type === 'stdio' ? null : { values: stored.headers, binding: urlSecretBinding(stored.url) };
   const headers = validateHeaders(input['headers'], storedSecrets, urlSecretBinding(url));
-  return { type: rawType as McpUserTransportType, displayName, description, url, headers };
+  return { type: rawType as McpUserTransportType, displayName, description, url, headers, command: '', args: [], env: {}, cwd: '' };
 }
 
 /** Truncates to `max` code points. */

@@ -3,6 +3,7 @@ import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, 
 import type { Response } from 'express';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type {
+  McpImportResponse,
   McpOAuthStartResponse,
   McpServerListResponse,
   McpServerRecord,
@@ -10,8 +11,9 @@ import type {
   McpServerToolsResponse,
 } from '@cashcode/contracts';
 import { ApiProblemResponses } from '../common/problem-details';
-import { CreateMcpServerDto, UpdateMcpServerDto } from './dto/mcp-server-body.dto';
+import { CreateMcpServerDto, ImportMcpServersDto, UpdateMcpServerDto } from './dto/mcp-server-body.dto';
 import {
+  McpImportResponseDto,
   McpServerListResponseDto,
   McpServerRecordDto,
   McpServerResourcesResponseDto,
@@ -35,7 +37,10 @@ export class McpController {
   @Post()
   @ApiOperation({
     summary: 'Add a user MCP server',
-    description: 'Validates and stores the entry (SSE or Streamable HTTP) without connecting it.',
+    description:
+      'Validates and stores the entry without connecting it: `sse`, `streamable_http` (also spelled `http`) or ' +
+      '`stdio` (`command`, `args`, `env`, `cwd`: runs a program on this machine when connected). `display_name` ' +
+      'defaults to the name.',
   })
   @ApiBody({ type: CreateMcpServerDto })
   @ApiCreatedResponse({ type: McpServerRecordDto })
@@ -44,12 +49,31 @@ export class McpController {
     return this.mcp.create({ ...body });
   }
 
+  @Post('import')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Import MCP servers from a client configuration',
+    description:
+      'Accepts Claude Desktop / Claude Code JSON (`{"mcpServers": {…}}`, `type` `stdio`/`sse`/`http`) or VS Code ' +
+      'JSON (`{"servers": {…}}`) in `config` and creates a user entry per server. Each server is reported as ' +
+      'created or skipped with its reason: `conflict` (the name exists), `unsupported_type`, `invalid` (the detail ' +
+      'names the field and rule) or `input_placeholder` (a VS Code `${input:…}` value, which only VS Code can ' +
+      'prompt for). 422 on `config` when it has neither key.',
+  })
+  @ApiBody({ type: ImportMcpServersDto })
+  @ApiOkResponse({ type: McpImportResponseDto })
+  @ApiProblemResponses(422)
+  import(@Body() body: ImportMcpServersDto): Promise<McpImportResponse> {
+    return this.mcp.import(body.config);
+  }
+
   @Put(':name')
   @ApiOperation({
     summary: 'Replace a user MCP server',
     description:
       'Replaces the whole entry (`********` keeps a stored header value while the URL stays on the same origin; a ' +
-      'moved URL needs the value again, 422 on `headers.<name>`); disconnects it, purges its activated ' +
+      'moved URL needs the value again, 422 on `headers.<name>`; a stdio `env` value likewise only while command ' +
+      'and args are unchanged, else 422 on `env.<NAME>`); disconnects it, purges its activated ' +
       'tools from every chat and deletes its schema cache.',
   })
   @ApiBody({ type: UpdateMcpServerDto })

@@ -8,12 +8,14 @@ import {
   Injectable,
   Logger,
   type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
 import { AppEventBus } from '../events/event-bus';
 import {
   MCP_MASKED_VALUE,
   type McpResourceRecord,
+  type McpImportResponse,
   type McpServerRecord,
   type McpServerResourcesResponse,
   type McpServerToolsResponse,
@@ -30,6 +32,8 @@ import { MCP_TOOLS_CHANGED_EVENT, type McpToolsChangedEvent } from '../events/ap
 import { ACTIVATION_CAPACITY, McpActivations } from './mcp-activations';
 import { McpCatalog } from './mcp-catalog';
 import { McpConnection, McpConnectionLostError } from './mcp-connection';
+import { McpConnectionState } from './mcp-connection-state';
+import { planImport } from './mcp-import';
 import { type RedactionContext, redactionContext, redactMcpError, redactServerText, registerServerSecrets } from './mcp-redaction';
 import { McpSchemaCache } from './mcp-schema-cache';
 import { McpSearchIndex, type ServerSearchSource } from './mcp-search-index';
@@ -71,7 +75,7 @@ const MAX_RESOURCE_PAGES = 10;
 const MAX_LISTED_RESOURCES = 500;
 
 @Injectable()
-export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpToolHost {
+export class McpService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, McpToolHost {
   private readonly logger = new Logger(McpService.name);
   private readonly connections = new Map<string, McpConnection>();
   /** wrapper name → owning server and original tool name (exact ownership, never a prefix match) */
@@ -83,6 +87,9 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
   private readonly searchIndex = new McpSearchIndex();
   private readonly redaction: RedactionContext;
   private shuttingDown = false;
+  private readonly desired: McpConnectionState;
+  /** the background reconnect of the servers left connected (tests wait for it) */
+  restored: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -95,6 +102,22 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     private readonly oauth: McpOAuth,
   ) {
     this.redaction = redactionContext(config.rootDir, config.dataDir);
+    this.desired = new McpConnectionState(config.mcpConnectionStatePath);
+  }
+
+  /**
+   * Reconnects, in the background, the servers the user left connected before the last shutdown (never delaying the
+   * start or /api/health); the chats' activation sets are on disk already and apply again once the tools are back.
+   */
+  onApplicationBootstrap(): void {
+    this.restored = (async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const names = await this.desired.load();
+      const servers = names.map((name) => this.catalog.get(name)).filter((s): s is McpServerConfig => s !== undefined);
+      if (servers.length === 0) return;
+      this.logger.log(formatEvent('mcp.servers.restoring', { servers: servers.length }));
+      await Promise.all(servers.map((server) => this.connectServer(server).catch(() => undefined)));
+    })().catch(() => undefined);
   }
 
   async onModuleInit(): Promise<void> {
@@ -117,6 +140,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     this.shuttingDown = true;
     await Promise.all([...this.connections.values()].map((connection) => connection.disconnect().catch(() => undefined)));
     await this.activations.flush();
+    await this.desired.flush();
   }
 
   // ------------------------------------------------------------------------------------------ REST
@@ -127,7 +151,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
 
   async create(body: Record<string, unknown>): Promise<McpServerRecord> {
     const name = validateServerName(body['name']);
-    const entry = validateUserEntry(body, null);
+    const entry = validateUserEntry(body, null, name);
     if (this.catalog.has(name)) throw new McpError('conflict', MCP_MESSAGES.exists(name));
     const server = await this.catalog.addUser(name, entry);
     registerServerSecrets(server);
@@ -136,10 +160,45 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     return this.toRecord(server);
   }
 
+  /** Creates a user entry from each importable server of a client configuration; reports each created and skipped one. */
+  async import(config: unknown): Promise<McpImportResponse> {
+    const plan = planImport(config);
+    const out: McpImportResponse = { created: [], skipped: [...plan.skipped] };
+    for (const candidate of plan.candidates) {
+      let name: string;
+      try {
+        name = validateServerName(candidate.name);
+        const entry = validateUserEntry(candidate.body, null, candidate.sourceName);
+        if (this.catalog.has(name)) {
+          out.skipped.push({ name: candidate.sourceName, reason: 'conflict', detail: MCP_MESSAGES.exists(name) });
+          continue;
+        }
+        const server = await this.catalog.addUser(name, entry);
+        registerServerSecrets(server);
+        this.logger.log(formatEvent('mcp.server.created', { server: name, transport: server.type, via: 'import' }));
+        this.emitChanged(name, 'catalog');
+        out.created.push(this.toRecord(server));
+      } catch (error) {
+        if (!(error instanceof McpError)) throw error;
+        const reason = error.code === 'conflict' ? 'conflict' : 'invalid';
+        const detail = error.field ? `${error.field}: ${error.message}` : error.message;
+        out.skipped.push({ name: candidate.sourceName, reason, detail });
+      }
+    }
+    return out;
+  }
+
   async update(name: string, body: Record<string, unknown>): Promise<McpServerRecord> {
     const current = this.mutable(name);
     // `********` keeps a stored header value only while the URL stays on the stored entry's origin
-    const entry = validateUserEntry(body, { url: current.url, headers: current.headers });
+    const entry = validateUserEntry(body, {
+      type: current.type,
+      url: current.url,
+      headers: current.headers,
+      command: current.command,
+      args: current.args,
+      env: current.env,
+    }, name);
     await this.teardown(current);
     const server = await this.catalog.replaceUser(name, entry);
     registerServerSecrets(server);
@@ -168,6 +227,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
   async disconnect(name: string): Promise<McpServerRecord> {
     const server = this.known(name);
     await this.disconnectServer(server);
+    await this.desired.set(name, false);
     return this.toRecord(server);
   }
 
@@ -300,7 +360,8 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     const owners: McpServerConfig[] = [];
     for (const server of this.catalog.list()) {
       const connection = this.connections.get(server.name);
-      if (connection && connection.status !== 'disconnected') continue;
+      // a server being connected (the background restore after a start) is awaited: connect() shares its handshake
+      if (connection && connection.status !== 'disconnected' && connection.status !== 'connecting') continue;
       const cached = await this.cache.read(server);
       const owns = cached?.tools.some(
         (tool) => missing.has(wrapperName(server.name, tool.name)) || missing.has(hashedWrapperName(server.name, tool.name)),
@@ -548,6 +609,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
       onLost: (c) => this.afterLost(c),
       authProvider: (config) => this.oauth.provider(config),
       isUnauthorized: isUnauthorizedError,
+      onReconnected: (c) => void this.afterToolsChanged(c, 'connected'),
     });
     this.connections.set(server.name, connection);
     return connection;
@@ -562,6 +624,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     if (connection.connected && this.syncedGeneration.get(server.name) !== connection.generation) {
       await this.afterToolsChanged(connection, wasConnected ? 'list_changed' : 'connected');
     }
+    if (connection.connected && !this.shuttingDown) await this.desired.set(server.name, true);
   }
 
   /** Re-registers a connected server's wrappers and writes its schema cache. */
@@ -629,6 +692,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
   /** Update/delete: disconnect, purge activations, delete the cache. */
   private async teardown(server: McpServerConfig): Promise<void> {
     await this.disconnectServer(server);
+    await this.desired.set(server.name, false);
     this.connections.delete(server.name);
     await this.cache.remove(server.name);
   }
@@ -663,7 +727,7 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
     const status = connection?.status ?? 'disconnected';
     const headers: Record<string, string> = {};
     for (const name of Object.keys(server.headers).sort(byName)) headers[name] = MCP_MASKED_VALUE;
-    return {
+    const record: McpServerRecord = {
       name: server.name,
       display_name: server.displayName,
       description: server.description,
@@ -677,6 +741,19 @@ export class McpService implements OnModuleInit, BeforeApplicationShutdown, McpT
       status_error: connection?.statusError ?? null,
       tool_count: connection?.connected ? (this.serverWrappers.get(server.name)?.length ?? 0) : 0,
     };
+    if (server.type === 'stdio' && !server.builtin) {
+      const env: Record<string, string> = {};
+      for (const name of Object.keys(server.env).sort(byName)) env[name] = MCP_MASKED_VALUE;
+      record.command = server.command;
+      record.args = [...server.args];
+      record.env = env;
+      record.cwd = server.userCwd ?? '';
+    }
+    if (connection?.status === 'reconnecting') {
+      record.reconnect_attempt = connection.reconnectAttempt;
+      if (connection.nextRetryAt !== null) record.next_retry_at = new Date(connection.nextRetryAt).toISOString();
+    }
+    return record;
   }
 
   private emitChanged(server: string, reason: McpToolsChangedEvent['reason']): void {

@@ -15,8 +15,10 @@ export interface McpServerConfig {
   args: string[];
   /** stdio: the configured environment (added to a safe baseline) */
   env: Record<string, string>;
-  /** stdio: working directory (the repo root) */
+  /** stdio: working directory (the repo root unless a user entry sets one) */
   cwd: string;
+  /** stdio user entries: the working directory as entered ('' or absent = default) */
+  userCwd?: string;
   /** network transports: the endpoint */
   url: string;
   /** network transports: header name → secret value (never returned, logged or put in errors) */

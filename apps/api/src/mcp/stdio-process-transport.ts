@@ -14,7 +14,7 @@ import { mcpSdk } from './mcp-sdk';
 export interface StdioProcessOptions {
   command: string;
   args: string[];
-  /** added to the SDK's safe baseline (HOME, LOGNAME, PATH, SHELL, TERM, USER) */
+  /** added to the safe baseline (stdioBaselineEnv) */
   env: Record<string, string>;
   cwd: string;
   /** stderr activity: characters and lines received since the last report */
@@ -24,6 +24,23 @@ export interface StdioProcessOptions {
 }
 
 const USE_PROCESS_GROUP = process.platform !== 'win32';
+
+/**
+ * The variables a child inherits from CashCode's environment: the SDK's safe set (HOME, LOGNAME, PATH, SHELL, TERM,
+ * USER; their Windows equivalents) plus locale and temporary-directory variables. Nothing else: no API keys, no
+ * CASHCODE_* settings.
+ */
+const EXTRA_BASELINE = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TMP', 'TEMP', 'TZ'];
+
+export function stdioBaselineEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = { ...mcpSdk.stdioClient().getDefaultEnvironment() };
+  for (const name of EXTRA_BASELINE) {
+    const value = source[name];
+    if (value !== undefined && !value.startsWith('()')) env[name] = value;
+  }
+  for (const name of Object.keys(env)) if (name.startsWith('CASHCODE_')) delete env[name];
+  return env;
+}
 /** every live child's pid, killed synchronously if this process exits without a clean shutdown */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -71,7 +88,7 @@ export class StdioProcessTransport implements Transport {
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, this.options.args, {
         cwd: this.options.cwd,
-        env: { ...mcpSdk.stdioClient().getDefaultEnvironment(), ...this.options.env },
+        env: { ...stdioBaselineEnv(), ...this.options.env },
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
         detached: USE_PROCESS_GROUP,

@@ -126,12 +126,14 @@ export interface HttpServerOptions {
   /** add the test tools (CASHCODE_MCP_TEST_TOOLS=1); default true */
   testTools?: boolean;
   extraTools?: number;
+  /** a fixed port (e.g. to restart a server on the port it had); default any free port */
+  port?: number;
 }
 
 /** Starts the repo's SSE (`sse`) or Streamable HTTP (`http`) test server on a free port. */
 export async function startTestHttpServer(kind: 'sse' | 'http', options: HttpServerOptions = {}): Promise<RunningMcpServer> {
   ensureMcpServersBuilt();
-  const args = [kind === 'sse' ? SSE_SERVER_JS : HTTP_SERVER_JS, '--port', '0'];
+  const args = [kind === 'sse' ? SSE_SERVER_JS : HTTP_SERVER_JS, '--port', String(options.port ?? 0)];
   for (const header of options.requireHeaders ?? []) args.push('--require-header', header);
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -175,6 +177,9 @@ export function stdioEntry(extraEnv: Record<string, string> = {}): Record<string
     env: { CASHCODE_MCP_TEST_TOOLS: '1', ...extraEnv },
   };
 }
+
+export const MEMORY_JS = require.resolve('@modelcontextprotocol/server-memory/dist/index.js');
+export const FILESYSTEM_JS = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 
 /** A stdio catalog entry for server-everything. */
 export function everythingStdioEntry(): Record<string, unknown> {

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type {
+  McpImportResponse,
+  McpImportSkipped,
   McpServerListResponse,
   McpResourceRecord,
   McpServerRecord,
@@ -12,7 +14,7 @@ import type {
   McpTransportType,
 } from '@cashcode/contracts';
 
-const STATUSES: McpServerStatus[] = ['disconnected', 'connecting', 'connected', 'error', 'needs_auth'];
+const STATUSES: McpServerStatus[] = ['disconnected', 'connecting', 'connected', 'error', 'reconnecting', 'needs_auth'];
 
 export class McpServerRecordDto implements McpServerRecord {
   @ApiProperty({ example: 'test_sse_mcp' }) name!: string;
@@ -34,6 +36,31 @@ export class McpServerRecordDto implements McpServerRecord {
   @ApiProperty({ type: String, nullable: true, description: 'redacted error of the last attempt' })
   status_error!: string | null;
   @ApiProperty({ example: 1, description: 'live tools (0 when not connected)' }) tool_count!: number;
+  @ApiPropertyOptional({ example: 'npx', description: 'user stdio entries: the program' }) command?: string;
+  @ApiPropertyOptional({ type: [String], description: 'user stdio entries: its arguments' }) args?: string[];
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { API_KEY: '********' },
+    description: 'user stdio entries: variable names sorted; values are always masked',
+  })
+  env?: Record<string, string>;
+  @ApiPropertyOptional({ description: "user stdio entries: the working directory ('' = default)" }) cwd?: string;
+  @ApiPropertyOptional({ description: 'while reconnecting: the attempt scheduled next (1-based)' })
+  reconnect_attempt?: number;
+  @ApiPropertyOptional({ description: 'while reconnecting: when it runs (ISO 8601)' }) next_retry_at?: string;
+}
+
+export class McpImportSkippedDto implements McpImportSkipped {
+  @ApiProperty({ description: 'the name as written in the imported file' }) name!: string;
+  @ApiProperty({ enum: ['conflict', 'unsupported_type', 'invalid', 'input_placeholder'] })
+  reason!: McpImportSkipped['reason'];
+  @ApiProperty({ description: 'why, naming the field when one is invalid' }) detail!: string;
+}
+
+export class McpImportResponseDto implements McpImportResponse {
+  @ApiProperty({ type: () => [McpServerRecordDto] }) created!: McpServerRecordDto[];
+  @ApiProperty({ type: [McpImportSkippedDto] }) skipped!: McpImportSkippedDto[];
 }
 
 export class McpServerListResponseDto implements McpServerListResponse {

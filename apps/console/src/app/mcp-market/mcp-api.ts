@@ -4,6 +4,7 @@ import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   CreateMcpServerRequest,
   McpOAuthStartResponse,
+  McpImportResponse,
   McpServerListResponse,
   McpServerRecord,
   McpServerResourcesResponse,
@@ -25,6 +26,10 @@ export class McpApi {
 
   create(request: CreateMcpServerRequest): Promise<McpServerRecord> {
     return firstValueFrom(this.http.post<McpServerRecord>(BASE, request));
+  }
+
+  importServers(config: Record<string, unknown>): Promise<McpImportResponse> {
+    return firstValueFrom(this.http.post<McpImportResponse>(apiPath(BASE, 'import'), { config }));
   }
 
   update(name: string, request: UpdateMcpServerRequest): Promise<McpServerRecord> {

@@ -67,6 +67,9 @@ describe('MCP server form', () => {
   it('mirrors the server rules', () => {
     expect(validateDraft(draft({ name: 'Bad Name' })).fields.name).toBe('mcp.error.name');
     expect(validateDraft(draft({ displayName: ' ' })).fields.displayName).toBe('mcp.error.displayName');
+    // empty: the name is the display title
+    expect(validateDraft(draft({ displayName: '' })).fields.displayName).toBeUndefined();
+    expect(buildRequest(draft({ displayName: '' }))).toMatchObject({ display_name: 'files' });
     expect(validateDraft(draft({ url: 'ftp://x' })).fields.url).toBe('mcp.error.url');
     expect(validateDraft(draft({ url: 'http://u:p@x.y' })).fields.url).toBe('mcp.error.urlCredentials');
     expect(validateDraft(draft({ url: '' })).fields.url).toBe('mcp.error.urlLength');
@@ -82,6 +85,25 @@ describe('MCP server form', () => {
     expect(errors.headers[d.id]).toEqual({ value: 'mcp.error.headerValue' });
     // the name of an existing server cannot change, so it is not validated when editing
     expect(validateDraft({ ...draftFromRecord(record), name: 'X' }).fields.name).toBeUndefined();
+  });
+
+  it('builds a stdio request: args one per line, masked env values sent back, no url or headers', () => {
+    const stdio = {
+      ...draft({ type: 'stdio' as const, command: ' node ', args: 'server.js\n\n --flag \n', cwd: '' }),
+      env: [newHeaderRow('TOKEN', 'secret'), newHeaderRow('KEPT', MCP_MASKED_VALUE, true)],
+    };
+    expect(hasErrors(validateDraft(stdio))).toBe(false);
+    expect(buildRequest(stdio)).toEqual({
+      name: 'files',
+      type: 'stdio',
+      display_name: 'Files',
+      description: '',
+      command: 'node',
+      args: ['server.js', '--flag'],
+      env: { TOKEN: 'secret', KEPT: MCP_MASKED_VALUE },
+    });
+    expect(validateDraft({ ...stdio, command: ' ' }).fields.command).toBe('mcp.error.command');
+    expect(validateDraft({ ...stdio, env: [newHeaderRow('1X', 'v')] }).headers).not.toEqual({});
   });
 
   it('puts API validation messages at their fields and header rows', () => {

@@ -1,4 +1,5 @@
 import {
+  MCP_ENV_NAME_PATTERN,
   MCP_HEADER_NAME_PATTERN,
   MCP_MASKED_VALUE,
   MCP_MAX_HEADERS,
@@ -28,18 +29,24 @@ export interface McpServerDraft {
   url: string;
   description: string;
   headers: HeaderRow[];
+  /** stdio: the program, its arguments (one per line), environment rows (values are secrets) and working directory */
+  command: string;
+  args: string;
+  env: HeaderRow[];
+  cwd: string;
 }
 
-export type DraftField = 'name' | 'displayName' | 'type' | 'url' | 'description' | 'headers';
+export type DraftField = 'name' | 'displayName' | 'type' | 'url' | 'description' | 'headers' | 'command' | 'args' | 'env' | 'cwd';
 
 export interface DraftErrors {
   fields: Partial<Record<DraftField, MessageKey>>;
-  /** by row id */
+  /** by row id (header rows and env rows) */
   headers: Record<number, { name?: MessageKey; value?: MessageKey }>;
 }
 
 export interface ServerErrors {
   fields: Partial<Record<DraftField, string>>;
+  /** by row id (header rows and env rows) */
   headers: Record<number, string>;
   /** a message that belongs to no field */
   general: string | null;
@@ -58,16 +65,32 @@ function codePoints(text: string): number {
 /** The form for a new server, or for editing a user server (header values masked). */
 export function draftFromRecord(record: McpServerRecord | null): McpServerDraft {
   if (!record) {
-    return { mode: 'create', name: '', displayName: '', type: 'sse', url: '', description: '', headers: [] };
+    return {
+      mode: 'create',
+      name: '',
+      displayName: '',
+      type: 'sse',
+      url: '',
+      description: '',
+      headers: [],
+      command: '',
+      args: '',
+      env: [],
+      cwd: '',
+    };
   }
   return {
     mode: 'edit',
     name: record.name,
     displayName: record.display_name,
-    type: record.type === 'streamable_http' ? 'streamable_http' : 'sse',
+    type: record.type,
     url: record.url,
     description: record.description,
     headers: Object.keys(record.headers).map((name) => newHeaderRow(name, MCP_MASKED_VALUE, true)),
+    command: record.command ?? '',
+    args: (record.args ?? []).join('\n'),
+    env: Object.keys(record.env ?? {}).map((name) => newHeaderRow(name, MCP_MASKED_VALUE, true)),
+    cwd: record.cwd ?? '',
   };
 }
 
@@ -102,10 +125,25 @@ export function validateDraft(draft: McpServerDraft): DraftErrors {
   const errors: DraftErrors = { fields: {}, headers: {} };
   if (draft.mode === 'create' && !MCP_SERVER_NAME_PATTERN.test(draft.name.trim())) errors.fields.name = 'mcp.error.name';
   const display = draft.displayName.trim();
-  if (display === '' || codePoints(display) > 100) errors.fields.displayName = 'mcp.error.displayName';
+  // an empty display title defaults to the name; only spaces or more than 100 characters are refused
+  if ((display === '' && draft.displayName !== '') || codePoints(display) > 100) errors.fields.displayName = 'mcp.error.displayName';
+  if (codePoints(draft.description.trim()) > 1000) errors.fields.description = 'mcp.error.description';
+  if (draft.type === 'stdio') {
+    if (draft.command.trim() === '') errors.fields.command = 'mcp.error.command';
+    const seenEnv = new Set<string>();
+    for (const row of draft.env) {
+      const rowErrors: { name?: MessageKey; value?: MessageKey } = {};
+      const name = row.name.trim();
+      if (!MCP_ENV_NAME_PATTERN.test(name)) rowErrors.name = 'mcp.error.envName';
+      else if (seenEnv.has(name)) rowErrors.name = 'mcp.error.envDuplicate';
+      seenEnv.add(name);
+      if (!row.masked && row.value === '') rowErrors.value = 'mcp.error.envValue';
+      if (rowErrors.name || rowErrors.value) errors.headers[row.id] = rowErrors;
+    }
+    return errors;
+  }
   const url = urlError(draft.url);
   if (url) errors.fields.url = url;
-  if (codePoints(draft.description.trim()) > 1000) errors.fields.description = 'mcp.error.description';
   if (draft.headers.length > MCP_MAX_HEADERS) errors.fields.headers = 'mcp.error.headerCount';
   const seen = new Set<string>();
   for (const row of draft.headers) {
@@ -127,11 +165,25 @@ export function hasErrors(errors: DraftErrors): boolean {
 
 /** The request body: `********` is sent back unchanged for headers whose stored value is kept. */
 export function buildRequest(draft: McpServerDraft): CreateMcpServerRequest | UpdateMcpServerRequest {
+  if (draft.type === 'stdio') {
+    const env: Record<string, string> = {};
+    for (const row of draft.env) env[row.name.trim()] = row.masked ? MCP_MASKED_VALUE : row.value;
+    const body: UpdateMcpServerRequest = {
+      type: 'stdio',
+      display_name: draft.displayName.trim() || draft.name.trim(),
+      description: draft.description.trim(),
+      command: draft.command.trim(),
+      args: draft.args.split('\n').map((line) => line.trim()).filter((line) => line !== ''),
+      env,
+    };
+    if (draft.cwd.trim() !== '') body.cwd = draft.cwd.trim();
+    return draft.mode === 'create' ? { name: draft.name.trim(), ...body } : body;
+  }
   const headers: Record<string, string> = {};
   for (const row of draft.headers) headers[row.name.trim()] = row.masked ? MCP_MASKED_VALUE : row.value;
   const body: UpdateMcpServerRequest = {
     type: draft.type,
-    display_name: draft.displayName.trim(),
+    display_name: draft.displayName.trim() || draft.name.trim(),
     description: draft.description.trim(),
     url: draft.url.trim(),
     headers,
@@ -146,6 +198,10 @@ const API_FIELDS: Record<string, DraftField> = {
   description: 'description',
   url: 'url',
   headers: 'headers',
+  command: 'command',
+  args: 'args',
+  env: 'env',
+  cwd: 'cwd',
 };
 
 /** Puts the API's validation messages at their fields (a header's at its row); anything else is general. */
@@ -171,7 +227,18 @@ export function mapServerError(error: unknown, draft: McpServerDraft): ServerErr
         continue;
       }
     }
-    const mapped = API_FIELDS[field] ?? (field.startsWith('headers') ? 'headers' : undefined);
+    if (field.startsWith('env.')) {
+      const name = field.slice('env.'.length);
+      const row = draft.env.find((r) => r.name.trim() === name);
+      if (row) {
+        out.headers[row.id] = message;
+        placed = true;
+        continue;
+      }
+    }
+    const mapped =
+      API_FIELDS[field] ??
+      (field.startsWith('headers') ? 'headers' : field.startsWith('env') ? 'env' : field.startsWith('args') ? 'args' : undefined);
     if (mapped) {
       out.fields[mapped] = message;
       placed = true;

@@ -15,6 +15,8 @@ import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { ToolPoliciesApi } from '../../settings/tool-policies-api';
 import { McpMarketStore } from '../mcp-market-store';
+import { McpApi } from '../mcp-api';
+import { McpImportDialog, type McpImportDialogData } from '../mcp-import-dialog/mcp-import-dialog';
 import { McpServerDialog, type McpServerDialogData } from '../mcp-server-dialog/mcp-server-dialog';
 import { McpToolsDialog, type McpToolsDialogData } from '../mcp-tools-dialog/mcp-tools-dialog';
 
@@ -34,6 +36,7 @@ export class McpMarketPage {
   protected readonly i18n = inject(I18n);
   private readonly dialog = inject(MatDialog);
   private readonly toolPolicies = inject(ToolPoliciesApi);
+  private readonly api = inject(McpApi);
 
   constructor() {
     void this.store.load();
@@ -57,6 +60,18 @@ export class McpMarketPage {
 
   protected openCreate(): void {
     void this.openForm(null);
+  }
+
+  protected async openImport(): Promise<void> {
+    const ref = this.dialog.open<McpImportDialog, McpImportDialogData, boolean>(McpImportDialog, {
+      data: { submit: (config) => this.api.importServers(config) },
+      width: '720px',
+      maxWidth: '96vw',
+      autoFocus: 'first-tabbable',
+      restoreFocus: true,
+    });
+    await firstValueFrom(ref.afterClosed());
+    await this.store.load();
   }
 
   protected openEdit(server: McpServerRecord): void {

@@ -29,7 +29,7 @@ export interface McpServerDialogData {
   save(draft: McpServerDraft): Promise<ServerErrors | null>;
 }
 
-type TextField = Exclude<DraftField, 'type' | 'headers'>;
+type TextField = Exclude<DraftField, 'type' | 'headers' | 'env'>;
 
 /**
  * Create / edit form of a user MCP server (openspec console), validated like the server, with the API's messages
@@ -76,6 +76,9 @@ export class McpServerDialog {
       displayName: 'displayName',
       url: 'url',
       description: 'description',
+      command: 'command',
+      args: 'args',
+      cwd: 'cwd',
     };
     this.draft.update((draft) => ({ ...draft, [key[field]]: value }));
     this.clearServerField(field);
@@ -93,6 +96,24 @@ export class McpServerDialog {
 
   protected removeHeader(row: HeaderRow): void {
     this.draft.update((draft) => ({ ...draft, headers: draft.headers.filter((h) => h.id !== row.id) }));
+  }
+
+  protected addEnv(): void {
+    this.draft.update((draft) => ({ ...draft, env: [...draft.env, newHeaderRow()] }));
+  }
+
+  protected removeEnv(row: HeaderRow): void {
+    this.draft.update((draft) => ({ ...draft, env: draft.env.filter((h) => h.id !== row.id) }));
+  }
+
+  protected onEnvName(row: HeaderRow, event: Event): void {
+    const name = (event.target as HTMLInputElement).value;
+    this.updateRow(row.id, (current) => renameHeader(current, name));
+  }
+
+  protected onEnvValue(row: HeaderRow, event: Event): void {
+    const value = (event.target as HTMLInputElement).value;
+    this.updateRow(row.id, (current) => changeHeaderValue(current, value));
   }
 
   protected onHeaderName(row: HeaderRow, event: Event): void {
@@ -120,7 +141,11 @@ export class McpServerDialog {
   }
 
   private updateRow(id: number, change: (row: HeaderRow) => HeaderRow): void {
-    this.draft.update((draft) => ({ ...draft, headers: draft.headers.map((row) => (row.id === id ? change(row) : row)) }));
+    this.draft.update((draft) => ({
+      ...draft,
+      headers: draft.headers.map((row) => (row.id === id ? change(row) : row)),
+      env: draft.env.map((row) => (row.id === id ? change(row) : row)),
+    }));
     this.server.update((errors) => {
       if (errors.headers[id] === undefined) return errors;
       const headers = { ...errors.headers };
