@@ -484,7 +484,7 @@ export class McpConnection {
           this.nextRetryAt = null;
           this.logger.log(formatEvent('mcp.server.reconnected', { server: this.name, attempt }));
           this.options.onReconnected?.(this);
-        } else if (this.status === 'needs_auth') {
+        } else if ((this.status as McpServerStatus) === 'needs_auth') {
           // the server now wants a sign-in: retrying cannot help until the user signs in
           this.cancelReconnect();
         } else {
