@@ -108,8 +108,13 @@ describe('MCP user stdio servers and import (e2e)', () => {
     await api().post('/api/mcp/servers').send({ name: 'everything', type: 'stdio', command: 'node', args: [EVERYTHING_JS, 'stdio'] }).expect(201);
     expect((await api().post('/api/mcp/servers/files/connect').expect(200)).body).toMatchObject({ status: 'connected' });
     expect((await api().post('/api/mcp/servers/everything/connect').expect(200)).body).toMatchObject({ status: 'connected' });
-    const listing = await call('mcp_files_list_directory', { path: workDir });
-    expect(listing.model).toContain('hello.txt');
+    // CashCode offers the roots capability with the agent workspace as the single root, and server-filesystem lets
+    // the client's roots replace the directories on its command line: it serves the workspace
+    await fs.writeFile(join(app.config.workspaceDir, 'hello-roots.txt'), 'in the workspace\n');
+    const listing = await call('mcp_files_list_directory', { path: app.config.workspaceDir });
+    expect(listing.model).toContain('hello-roots.txt');
+    const outside = await call('mcp_files_list_directory', { path: workDir });
+    expect(outside.model).toContain('Access denied');
     const echo = await call('mcp_everything_echo', { message: 'stdio user entry' });
     expect(echo.model).toContain('stdio user entry');
   });
