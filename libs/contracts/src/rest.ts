@@ -75,6 +75,22 @@ export interface SessionMessagesResponse {
   chat_id: string;
   messages: PublicMessage[];
 }
+/** additive: formats of `GET /api/sessions/{chat_id}/export?format=` (openspec sessions "Requirement: Export") */
+export const SESSION_EXPORT_FORMATS = ['markdown', 'json'] as const;
+export type SessionExportFormat = (typeof SESSION_EXPORT_FORMATS)[number];
+/** additive: the body of `GET /api/sessions/{chat_id}/export?format=json` */
+export interface SessionExportJson {
+  /** always `cashcode.session-export` */
+  format: 'cashcode.session-export';
+  /** the export layout's version, 1 */
+  version: 1;
+  chat_id: string;
+  title: string;
+  /** when the export was made, ISO 8601 UTC */
+  exported_at: string;
+  /** the same projection as `GET /api/sessions/{chat_id}/messages` */
+  messages: PublicMessage[];
+}
 export interface RenameSessionRequest {
   title: string;
 }

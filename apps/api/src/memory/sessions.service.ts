@@ -7,12 +7,14 @@ import {
   sanitizePersistedReceipts,
   type PublicMessage,
   type RenameSessionResponse,
+  type SessionExportFormat,
   type SessionListResponse,
   type SessionMessagesResponse,
 } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppEventBus } from '../events/event-bus';
 import { formatLocalSeconds } from './local-time';
+import { sessionExportJson, sessionExportMarkdown } from './session-export';
 import { MemoryError } from './memory.errors';
 import { MemoryStore } from './memory-store';
 import { type HistoryRecord } from './memory.types';
@@ -71,6 +73,19 @@ export class SessionsService {
     if (!(await this.store.chatExists(chatId))) throw new MemoryError('session_not_found');
     const records = await this.store.readRecords(chatId);
     return { chat_id: chatId, messages: toPublicMessages(records) };
+  }
+
+  /** openspec sessions "Requirement: Export": the projection of `messages`, as Markdown text or a JSON document. */
+  async export(
+    chatId: string,
+    format: SessionExportFormat,
+  ): Promise<{ format: 'markdown'; body: string } | { format: 'json'; body: ReturnType<typeof sessionExportJson> }> {
+    const { messages } = await this.messages(chatId);
+    const title = (await this.store.chatTitle(chatId)) ?? UNTITLED_SESSION_TITLE;
+    const now = new Date();
+    return format === 'json'
+      ? { format, body: sessionExportJson(chatId, title, messages, now) }
+      : { format, body: sessionExportMarkdown(chatId, title, messages, now) };
   }
 
   async rename(chatId: string, title: string): Promise<RenameSessionResponse> {
