@@ -5,6 +5,7 @@ import type {
   LlmModelsResponse,
   PublicLlmSettings,
   RenameSessionResponse,
+  SessionExportFormat,
   SessionListResponse,
   SessionMessagesResponse,
 } from '@cashcode/contracts';
@@ -28,6 +29,13 @@ export class ChatApi {
   rename(chatId: string, title: string): Promise<RenameSessionResponse> {
     return firstValueFrom(
       this.http.patch<RenameSessionResponse>(apiPath(API_PATHS.sessions, chatId), { title }),
+    );
+  }
+
+  /** the export's body as text (Markdown, or the JSON document), so a failure still arrives as an ApiError */
+  exportSession(chatId: string, format: SessionExportFormat): Promise<string> {
+    return firstValueFrom(
+      this.http.get(apiPath(API_PATHS.sessions, chatId, 'export'), { params: { format }, responseType: 'text' }),
     );
   }
 

@@ -34,6 +34,9 @@ export const EN_MESSAGES = {
   'session.deleteBody': '“{title}” and its history will be removed. This cannot be undone.',
   'session.renameFailed': 'Could not rename the conversation: {detail}',
   'session.deleteFailed': 'Could not delete the conversation: {detail}',
+  'session.exportMarkdown': 'Export as Markdown',
+  'session.exportJson': 'Export as JSON',
+  'session.exportFailed': 'Could not export the conversation: {detail}',
   'session.awaitingApproval': 'Waiting for your approval',
 
   'time.justNow': 'just now',

@@ -32,6 +32,9 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'session.deleteBody': '“{title}”及其历史记录将被删除，该操作无法撤销。',
   'session.renameFailed': '重命名失败：{detail}',
   'session.deleteFailed': '删除失败：{detail}',
+  'session.exportMarkdown': '导出为 Markdown',
+  'session.exportJson': '导出为 JSON',
+  'session.exportFailed': '导出失败：{detail}',
   'session.awaitingApproval': '等待你的审批',
 
   'time.justNow': '刚刚',

@@ -6,10 +6,13 @@ import { MatMenuModule } from '@angular/material/menu';
 import { MatSnackBar } from '@angular/material/snack-bar';
 import { MatTooltipModule } from '@angular/material/tooltip';
 import { NavigationEnd, Router, RouterLink, RouterLinkActive } from '@angular/router';
-import type { SessionSummary } from '@cashcode/contracts';
+import type { SessionExportFormat, SessionSummary } from '@cashcode/contracts';
 import { filter, map } from 'rxjs';
 
+import { ChatApi } from '../../../chat/chat-api';
 import { ChatStore } from '../../../chat/chat-store';
+import { sessionExportFileName, sessionExportMimeType } from '../../../chat/session-export';
+import { errorMessage } from '../../api/api-error';
 import { Autofocus } from '../../../shared/autofocus';
 import { confirmAction } from '../../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../../shared/icon/icon';
@@ -30,6 +33,7 @@ export class Sidebar {
 
   protected readonly i18n = inject(I18n);
   protected readonly store = inject(ChatStore);
+  private readonly api = inject(ChatApi);
   private readonly router = inject(Router);
   private readonly dialog = inject(MatDialog);
   private readonly snackBar = inject(MatSnackBar);
@@ -101,6 +105,27 @@ export class Sidebar {
       event.preventDefault();
       this.cancelRename();
     }
+  }
+
+  /** Downloads the chat as Markdown or JSON (openspec console "Requirement: Export a chat"). */
+  protected async exportSession(session: SessionSummary, format: SessionExportFormat): Promise<void> {
+    let body: string;
+    try {
+      body = await this.api.exportSession(session.chat_id, format);
+    } catch (error) {
+      this.snackBar.open(this.i18n.t('session.exportFailed', { detail: errorMessage(error) }), this.i18n.t('common.dismiss'), {
+        duration: 6000,
+      });
+      return;
+    }
+    const url = URL.createObjectURL(new Blob([body], { type: sessionExportMimeType(format) }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = sessionExportFileName(session.chat_id, format);
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
   }
 
   protected async remove(session: SessionSummary): Promise<void> {
