@@ -91,6 +91,27 @@ export interface SessionExportJson {
   /** the same projection as `GET /api/sessions/{chat_id}/messages` */
   messages: PublicMessage[];
 }
+/** additive: bounds of `GET /api/sessions/search` (openspec sessions "Requirement: Search") */
+export const SESSION_SEARCH_QUERY_MAX_CHARS = 200;
+export const SESSION_SEARCH_LIMIT_MAX = 20;
+/** additive: one chat found by `GET /api/sessions/search?q=` */
+export interface SessionSearchResult {
+  chat_id: string;
+  title: string;
+  /** local YYYY-MM-DDTHH:MM:SS, no offset (as in the session list) */
+  updated_at: string;
+  /** `title` when the title contains the query, else `content` (a user or assistant message matched) */
+  match: 'title' | 'content';
+  /** content matches: a window of the best matching message, whitespace collapsed */
+  snippet?: string;
+  /** content matches: the role of that message */
+  role?: 'user' | 'assistant';
+}
+export interface SessionSearchResponse {
+  query: string;
+  /** title matches first (newest first), then content matches (best first); one entry per chat */
+  results: SessionSearchResult[];
+}
 export interface RenameSessionRequest {
   title: string;
 }

@@ -5,11 +5,13 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduce
 import { ApiProblemResponses } from '../common/problem-details';
 import { ChatIdPipe } from './chat-id.pipe';
 import { ExportSessionQueryDto } from './dto/export-session-query.dto';
+import { SearchSessionsQueryDto } from './dto/search-sessions-query.dto';
 import { RenameSessionDto } from './dto/rename-session.dto';
 import {
   RenameSessionResponseDto,
   SessionExportJsonDto,
   SessionListResponseDto,
+  SessionSearchResponseDto,
   SessionMessagesResponseDto,
 } from './dto/session-responses.dto';
 import { exportContentDisposition } from './session-export';
@@ -32,6 +34,14 @@ export class SessionsController {
   @ApiOkResponse({ type: SessionListResponseDto })
   list(): Promise<SessionListResponseDto> {
     return this.sessions.list();
+  }
+
+  @Get('search')
+  @ApiOperation({ summary: 'Search chats by title and by the text of their user and assistant messages' })
+  @ApiOkResponse({ type: SessionSearchResponseDto })
+  @ApiProblemResponses(422)
+  search(@Query() query: SearchSessionsQueryDto): Promise<SessionSearchResponseDto> {
+    return this.sessions.search(query.q, query.limit ?? 20);
   }
 
   @Get(':chat_id/messages')
