@@ -104,6 +104,31 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     assert.deepEqual(document.messages, projection.body.messages);
   });
 
+  test('Scenario: search the chats from the sidebar and open a result', async () => {
+    fake.enqueue({ content: 'Boil it for seven minutes.' });
+    await page.getByTestId('new-chat').click();
+    await sendMessage('How long to boil an egg?');
+    await page.getByTestId('assistant-text').filter({ hasText: 'seven minutes' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    await page.getByTestId('session-row').nth(1).waitFor();
+    const search = page.getByTestId('session-search');
+    await search.fill('capital');
+    const result = page.getByTestId('search-result');
+    await result.filter({ hasText: 'Capitals' }).waitFor();
+    assert.equal(await result.count(), 1);
+    // only the answer says "seven": a content match with its snippet
+    await search.fill('seven');
+    await page.getByTestId('search-snippet').filter({ hasText: 'seven minutes' }).waitFor();
+    await screenshot(page, 'chat-actions-03-search');
+    await search.fill('nothing-matches-this');
+    await page.getByTestId('search-empty').filter({ hasText: 'No chats match' }).waitFor();
+    await search.fill('capital');
+    await result.filter({ hasText: 'Capitals' }).click();
+    await page.getByTestId('assistant-text').filter({ hasText: 'capital of France' }).waitFor();
+    await search.fill('');
+    await page.getByTestId('session-list').waitFor();
+  });
+
   test('Scenario: a failed export is reported and downloads nothing', async () => {
     const row = page.getByTestId('session-row').first();
     const chatId = await row.getAttribute('data-chat-id');

@@ -6,6 +6,7 @@ import type {
   PublicLlmSettings,
   RenameSessionResponse,
   SessionExportFormat,
+  SessionSearchResponse,
   SessionListResponse,
   SessionMessagesResponse,
 } from '@cashcode/contracts';
@@ -37,6 +38,10 @@ export class ChatApi {
     return firstValueFrom(
       this.http.get(apiPath(API_PATHS.sessions, chatId, 'export'), { params: { format }, responseType: 'text' }),
     );
+  }
+
+  searchSessions(q: string): Promise<SessionSearchResponse> {
+    return firstValueFrom(this.http.get<SessionSearchResponse>(API_PATHS.sessions + '/search', { params: { q } }));
   }
 
   remove(chatId: string): Promise<void> {

@@ -25,6 +25,9 @@ export const EN_MESSAGES = {
   'nav.sessionsFailed': 'Could not load conversations',
   'nav.toolsApprovals': 'Tools & approvals',
 
+  'nav.searchChats': 'Search chats',
+  'nav.noSearchResults': 'No chats match',
+  'nav.searchFailed': 'Search failed: {detail}',
   'session.untitled': 'New chat',
   'session.more': 'More actions for {title}',
   'session.rename': 'Rename',

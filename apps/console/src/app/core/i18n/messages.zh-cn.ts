@@ -23,6 +23,9 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'nav.sessionsFailed': '无法加载会话列表',
   'nav.toolsApprovals': '工具与审批',
 
+  'nav.searchChats': '搜索对话',
+  'nav.noSearchResults': '没有匹配的对话',
+  'nav.searchFailed': '搜索失败：{detail}',
   'session.untitled': '新对话',
   'session.more': '{title} 的更多操作',
   'session.rename': '重命名',

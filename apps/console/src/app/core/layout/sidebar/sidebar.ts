@@ -6,12 +6,13 @@ import { MatMenuModule } from '@angular/material/menu';
 import { MatSnackBar } from '@angular/material/snack-bar';
 import { MatTooltipModule } from '@angular/material/tooltip';
 import { NavigationEnd, Router, RouterLink, RouterLinkActive } from '@angular/router';
-import type { SessionExportFormat, SessionSummary } from '@cashcode/contracts';
+import type { SessionExportFormat, SessionSearchResult, SessionSummary } from '@cashcode/contracts';
 import { filter, map } from 'rxjs';
 
 import { ChatApi } from '../../../chat/chat-api';
 import { ChatStore } from '../../../chat/chat-store';
 import { sessionExportFileName, sessionExportMimeType } from '../../../chat/session-export';
+import { SESSION_SEARCH_DEBOUNCE_MS, sessionSearchQuery } from '../../../chat/session-search';
 import { errorMessage } from '../../api/api-error';
 import { Autofocus } from '../../../shared/autofocus';
 import { confirmAction } from '../../../shared/confirm-dialog/confirm-dialog';
@@ -41,6 +42,11 @@ export class Sidebar {
   private readonly now = signal(Date.now());
   protected readonly editingId = signal<string | null>(null);
   protected readonly historyOpen = signal(true);
+  /** search results for the current query; null → the normal session list */
+  protected readonly searchResults = signal<SessionSearchResult[] | null>(null);
+  protected readonly searchFailed = signal<string | null>(null);
+  private searchTimer: ReturnType<typeof setTimeout> | null = null;
+  private searchSeq = 0;
 
   private readonly url = toSignal(
     this.router.events.pipe(
@@ -57,6 +63,38 @@ export class Sidebar {
   constructor() {
     const timer = setInterval(() => this.now.set(Date.now()), 30_000);
     inject(DestroyRef).onDestroy(() => clearInterval(timer));
+  }
+
+  /** openspec console "Requirement: Search chats": debounced; only the newest query's answer is shown. */
+  protected onSearchInput(text: string): void {
+    if (this.searchTimer) clearTimeout(this.searchTimer);
+    const query = sessionSearchQuery(text);
+    const seq = ++this.searchSeq;
+    if (query === null) {
+      this.searchResults.set(null);
+      this.searchFailed.set(null);
+      return;
+    }
+    this.searchTimer = setTimeout(() => {
+      this.api.searchSessions(query).then(
+        (response) => {
+          if (seq !== this.searchSeq) return;
+          this.searchFailed.set(null);
+          this.searchResults.set(response.results);
+        },
+        (error: unknown) => {
+          if (seq !== this.searchSeq) return;
+          this.searchResults.set([]);
+          this.searchFailed.set(errorMessage(error));
+        },
+      );
+    }, SESSION_SEARCH_DEBOUNCE_MS);
+  }
+
+  protected openResult(result: SessionSearchResult): void {
+    this.store.open(result.chat_id);
+    void this.router.navigateByUrl('/');
+    this.navigated.emit();
   }
 
   protected title(session: SessionSummary): string {
