@@ -94,6 +94,43 @@ export interface SessionMessagesResponse {
   chat_id: string;
   messages: PublicMessage[];
 }
+/** additive: formats of `GET /api/sessions/{chat_id}/export?format=` (openspec sessions "Requirement: Export") */
+export const SESSION_EXPORT_FORMATS = ['markdown', 'json'] as const;
+export type SessionExportFormat = (typeof SESSION_EXPORT_FORMATS)[number];
+/** additive: the body of `GET /api/sessions/{chat_id}/export?format=json` */
+export interface SessionExportJson {
+  /** always `cashcode.session-export` */
+  format: 'cashcode.session-export';
+  /** the export layout's version, 1 */
+  version: 1;
+  chat_id: string;
+  title: string;
+  /** when the export was made, ISO 8601 UTC */
+  exported_at: string;
+  /** the same projection as `GET /api/sessions/{chat_id}/messages` */
+  messages: PublicMessage[];
+}
+/** additive: bounds of `GET /api/sessions/search` (openspec sessions "Requirement: Search") */
+export const SESSION_SEARCH_QUERY_MAX_CHARS = 200;
+export const SESSION_SEARCH_LIMIT_MAX = 20;
+/** additive: one chat found by `GET /api/sessions/search?q=` */
+export interface SessionSearchResult {
+  chat_id: string;
+  title: string;
+  /** local YYYY-MM-DDTHH:MM:SS, no offset (as in the session list) */
+  updated_at: string;
+  /** `title` when the title contains the query, else `content` (a user or assistant message matched) */
+  match: 'title' | 'content';
+  /** content matches: a window of the best matching message, whitespace collapsed */
+  snippet?: string;
+  /** content matches: the role of that message */
+  role?: 'user' | 'assistant';
+}
+export interface SessionSearchResponse {
+  query: string;
+  /** title matches first (newest first), then content matches (best first); one entry per chat */
+  results: SessionSearchResult[];
+}
 export interface RenameSessionRequest {
   title: string;
 }

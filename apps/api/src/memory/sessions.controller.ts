@@ -1,14 +1,20 @@
 import { API_PATHS } from '@cashcode/contracts';
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
 import { ChatIdPipe } from './chat-id.pipe';
+import { ExportSessionQueryDto } from './dto/export-session-query.dto';
+import { SearchSessionsQueryDto } from './dto/search-sessions-query.dto';
 import { RenameSessionDto } from './dto/rename-session.dto';
 import {
   RenameSessionResponseDto,
+  SessionExportJsonDto,
   SessionListResponseDto,
+  SessionSearchResponseDto,
   SessionMessagesResponseDto,
 } from './dto/session-responses.dto';
+import { exportContentDisposition } from './session-export';
 import { SessionsService } from './sessions.service';
 
 const CHAT_ID_PARAM = {
@@ -30,6 +36,14 @@ export class SessionsController {
     return this.sessions.list();
   }
 
+  @Get('search')
+  @ApiOperation({ summary: 'Search chats by title and by the text of their user and assistant messages' })
+  @ApiOkResponse({ type: SessionSearchResponseDto })
+  @ApiProblemResponses(422)
+  search(@Query() query: SearchSessionsQueryDto): Promise<SessionSearchResponseDto> {
+    return this.sessions.search(query.q, query.limit ?? 20);
+  }
+
   @Get(':chat_id/messages')
   @ApiOperation({ summary: "A session's user and assistant messages (tool activity and summaries are not returned)" })
   @ApiParam(CHAT_ID_PARAM)
@@ -37,6 +51,29 @@ export class SessionsController {
   @ApiProblemResponses(400, 404)
   messages(@Param('chat_id', ChatIdPipe) chatId: string): Promise<SessionMessagesResponseDto> {
     return this.sessions.messages(chatId);
+  }
+
+  @Get(':chat_id/export')
+  @ApiOperation({
+    summary: 'Export a session as Markdown (default) or JSON, as a download; the messages are those of /messages',
+  })
+  @ApiParam(CHAT_ID_PARAM)
+  @ApiProduces('text/markdown', 'application/json')
+  @ApiOkResponse({ type: SessionExportJsonDto, description: 'format=json; format=markdown answers text/markdown' })
+  @ApiProblemResponses(400, 404, 422)
+  async export(
+    @Param('chat_id', ChatIdPipe) chatId: string,
+    @Query() query: ExportSessionQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<string | SessionExportJsonDto> {
+    const exported = await this.sessions.export(chatId, query.format ?? 'markdown');
+    if (exported.format === 'json') {
+      res.setHeader('Content-Disposition', exportContentDisposition(chatId, 'json'));
+      return exported.body;
+    }
+    res.setHeader('Content-Type', 'text/markdown; charset=utf-8');
+    res.setHeader('Content-Disposition', exportContentDisposition(chatId, 'md'));
+    return exported.body;
   }
 
   @Patch(':chat_id')

@@ -7,14 +7,19 @@ import {
   sanitizePersistedReceipts,
   type PublicMessage,
   type RenameSessionResponse,
+  type SessionExportFormat,
+  type SessionSearchResponse,
+  type SessionSearchResult,
   type SessionListResponse,
   type SessionMessagesResponse,
 } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppEventBus } from '../events/event-bus';
 import { formatLocalIsoSeconds } from './local-time';
+import { sessionExportJson, sessionExportMarkdown } from './session-export';
 import { MemoryError } from './memory.errors';
 import { MemoryStore } from './memory-store';
+import { SessionIndex } from './session-index';
 import { type HistoryRecord } from './memory.types';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 
@@ -52,6 +57,7 @@ export class SessionsService {
   constructor(
     private readonly store: MemoryStore,
     private readonly events: AppEventBus,
+    private readonly index: SessionIndex,
   ) {}
 
   async list(): Promise<SessionListResponse> {
@@ -75,6 +81,47 @@ export class SessionsService {
     if (!(await this.store.chatExists(chatId))) throw new MemoryError('session_not_found');
     const records = await this.store.readRecords(chatId);
     return { chat_id: chatId, messages: toPublicMessages(records) };
+  }
+
+  /**
+   * openspec sessions "Requirement: Search": chats whose title contains the query (case-insensitive), newest first,
+   * then chats with a matching user or assistant message (the session index, BM25), best first; one row per chat.
+   */
+  async search(query: string, limit: number): Promise<SessionSearchResponse> {
+    const { sessions } = await this.list();
+    const needle = query.toLowerCase();
+    const results: SessionSearchResult[] = [];
+    const seen = new Set<string>();
+    for (const session of sessions) {
+      if (results.length >= limit) break;
+      if (!session.title.toLowerCase().includes(needle)) continue;
+      results.push({ ...session, match: 'title' });
+      seen.add(session.chat_id);
+    }
+    if (results.length < limit) {
+      const byId = new Map(sessions.map((session) => [session.chat_id, session]));
+      for (const hit of await this.index.search(query, 20)) {
+        if (results.length >= limit) break;
+        const session = byId.get(hit.chatId);
+        if (!session || seen.has(hit.chatId)) continue;
+        seen.add(hit.chatId);
+        results.push({ ...session, match: 'content', snippet: hit.snippet, role: hit.role });
+      }
+    }
+    return { query, results };
+  }
+
+  /** openspec sessions "Requirement: Export": the projection of `messages`, as Markdown text or a JSON document. */
+  async export(
+    chatId: string,
+    format: SessionExportFormat,
+  ): Promise<{ format: 'markdown'; body: string } | { format: 'json'; body: ReturnType<typeof sessionExportJson> }> {
+    const { messages } = await this.messages(chatId);
+    const title = (await this.store.chatTitle(chatId)) ?? UNTITLED_SESSION_TITLE;
+    const now = new Date();
+    return format === 'json'
+      ? { format, body: sessionExportJson(chatId, title, messages, now) }
+      : { format, body: sessionExportMarkdown(chatId, title, messages, now) };
   }
 
   async rename(chatId: string, title: string): Promise<RenameSessionResponse> {

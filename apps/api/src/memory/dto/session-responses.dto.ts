@@ -4,7 +4,10 @@ import type {
   McpConnectorReceipt,
   PublicMessage,
   RenameSessionResponse,
+  SessionExportJson,
   SessionListResponse,
+  SessionSearchResponse,
+  SessionSearchResult,
   SessionMessagesResponse,
   SessionSummary,
   SkillReceipt,
@@ -88,4 +91,52 @@ export class RenameSessionResponseDto implements RenameSessionResponse {
 
   @ApiProperty({ example: 'Trip planning', description: 'the stored (trimmed) title' })
   title!: string;
+}
+
+export class SessionExportJsonDto implements SessionExportJson {
+  @ApiProperty({ enum: ['cashcode.session-export'] })
+  format!: 'cashcode.session-export';
+
+  @ApiProperty({ enum: [1] })
+  version!: 1;
+
+  @ApiProperty({ example: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' })
+  chat_id!: string;
+
+  @ApiProperty({ example: 'Trip planning', description: 'metadata title, or "New chat" when there is none' })
+  title!: string;
+
+  @ApiProperty({ example: '2026-07-26T10:00:00.000Z', description: 'when the export was made, ISO 8601 UTC' })
+  exported_at!: string;
+
+  @ApiProperty({ type: [PublicMessageDto], description: 'the same messages as GET /api/sessions/{chat_id}/messages' })
+  messages!: PublicMessageDto[];
+}
+
+export class SessionSearchResultDto implements SessionSearchResult {
+  @ApiProperty({ example: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' })
+  chat_id!: string;
+
+  @ApiProperty({ example: 'Trip planning' })
+  title!: string;
+
+  @ApiProperty({ example: '2026-07-26T12:00:00', description: 'local time YYYY-MM-DDTHH:MM:SS, as in the list' })
+  updated_at!: string;
+
+  @ApiProperty({ enum: ['title', 'content'] })
+  match!: 'title' | 'content';
+
+  @ApiPropertyOptional({ example: '… the capital of France is Paris …', description: 'content matches only' })
+  snippet?: string;
+
+  @ApiPropertyOptional({ enum: ['user', 'assistant'], description: 'content matches only' })
+  role?: 'user' | 'assistant';
+}
+
+export class SessionSearchResponseDto implements SessionSearchResponse {
+  @ApiProperty({ example: 'capital', description: 'the trimmed query' })
+  query!: string;
+
+  @ApiProperty({ type: [SessionSearchResultDto], description: 'title matches (newest first), then content matches' })
+  results!: SessionSearchResultDto[];
 }

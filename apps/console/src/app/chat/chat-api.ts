@@ -5,6 +5,8 @@ import type {
   LlmModelsResponse,
   PublicLlmSettings,
   RenameSessionResponse,
+  SessionExportFormat,
+  SessionSearchResponse,
   SessionListResponse,
   SessionMessagesResponse,
 } from '@cashcode/contracts';
@@ -29,6 +31,17 @@ export class ChatApi {
     return firstValueFrom(
       this.http.patch<RenameSessionResponse>(apiPath(API_PATHS.sessions, chatId), { title }),
     );
+  }
+
+  /** the export's body as text (Markdown, or the JSON document), so a failure still arrives as an ApiError */
+  exportSession(chatId: string, format: SessionExportFormat): Promise<string> {
+    return firstValueFrom(
+      this.http.get(apiPath(API_PATHS.sessions, chatId, 'export'), { params: { format }, responseType: 'text' }),
+    );
+  }
+
+  searchSessions(q: string): Promise<SessionSearchResponse> {
+    return firstValueFrom(this.http.get<SessionSearchResponse>(API_PATHS.sessions + '/search', { params: { q } }));
   }
 
   remove(chatId: string): Promise<void> {

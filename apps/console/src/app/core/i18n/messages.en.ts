@@ -25,6 +25,9 @@ export const EN_MESSAGES = {
   'nav.sessionsFailed': 'Could not load conversations',
   'nav.toolsApprovals': 'Tools & approvals',
 
+  'nav.searchChats': 'Search chats',
+  'nav.noSearchResults': 'No chats match',
+  'nav.searchFailed': 'Search failed: {detail}',
   'session.untitled': 'New chat',
   'session.more': 'More actions for {title}',
   'session.rename': 'Rename',
@@ -34,6 +37,9 @@ export const EN_MESSAGES = {
   'session.deleteBody': '“{title}” and its history will be removed. This cannot be undone.',
   'session.renameFailed': 'Could not rename the conversation: {detail}',
   'session.deleteFailed': 'Could not delete the conversation: {detail}',
+  'session.exportMarkdown': 'Export as Markdown',
+  'session.exportJson': 'Export as JSON',
+  'session.exportFailed': 'Could not export the conversation: {detail}',
   'session.awaitingApproval': 'Waiting for your approval',
 
   'time.justNow': 'just now',

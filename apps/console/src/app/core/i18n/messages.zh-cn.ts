@@ -23,6 +23,9 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'nav.sessionsFailed': '无法加载会话列表',
   'nav.toolsApprovals': '工具与审批',
 
+  'nav.searchChats': '搜索对话',
+  'nav.noSearchResults': '没有匹配的对话',
+  'nav.searchFailed': '搜索失败：{detail}',
   'session.untitled': '新对话',
   'session.more': '{title} 的更多操作',
   'session.rename': '重命名',
@@ -32,6 +35,9 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'session.deleteBody': '“{title}”及其历史记录将被删除，该操作无法撤销。',
   'session.renameFailed': '重命名失败：{detail}',
   'session.deleteFailed': '删除失败：{detail}',
+  'session.exportMarkdown': '导出为 Markdown',
+  'session.exportJson': '导出为 JSON',
+  'session.exportFailed': '导出失败：{detail}',
   'session.awaitingApproval': '等待你的审批',
 
   'time.justNow': '刚刚',

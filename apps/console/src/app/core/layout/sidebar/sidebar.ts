@@ -6,10 +6,14 @@ import { MatMenuModule } from '@angular/material/menu';
 import { MatSnackBar } from '@angular/material/snack-bar';
 import { MatTooltipModule } from '@angular/material/tooltip';
 import { NavigationEnd, Router, RouterLink, RouterLinkActive } from '@angular/router';
-import type { SessionSummary } from '@cashcode/contracts';
+import type { SessionExportFormat, SessionSearchResult, SessionSummary } from '@cashcode/contracts';
 import { filter, map } from 'rxjs';
 
+import { ChatApi } from '../../../chat/chat-api';
 import { ChatStore } from '../../../chat/chat-store';
+import { sessionExportFileName, sessionExportMimeType } from '../../../chat/session-export';
+import { SESSION_SEARCH_DEBOUNCE_MS, sessionSearchQuery } from '../../../chat/session-search';
+import { errorMessage } from '../../api/api-error';
 import { Autofocus } from '../../../shared/autofocus';
 import { confirmAction } from '../../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../../shared/icon/icon';
@@ -30,6 +34,7 @@ export class Sidebar {
 
   protected readonly i18n = inject(I18n);
   protected readonly store = inject(ChatStore);
+  private readonly api = inject(ChatApi);
   private readonly router = inject(Router);
   private readonly dialog = inject(MatDialog);
   private readonly snackBar = inject(MatSnackBar);
@@ -37,6 +42,11 @@ export class Sidebar {
   private readonly now = signal(Date.now());
   protected readonly editingId = signal<string | null>(null);
   protected readonly historyOpen = signal(true);
+  /** search results for the current query; null → the normal session list */
+  protected readonly searchResults = signal<SessionSearchResult[] | null>(null);
+  protected readonly searchFailed = signal<string | null>(null);
+  private searchTimer: ReturnType<typeof setTimeout> | null = null;
+  private searchSeq = 0;
 
   private readonly url = toSignal(
     this.router.events.pipe(
@@ -53,6 +63,38 @@ export class Sidebar {
   constructor() {
     const timer = setInterval(() => this.now.set(Date.now()), 30_000);
     inject(DestroyRef).onDestroy(() => clearInterval(timer));
+  }
+
+  /** openspec console "Requirement: Search chats": debounced; only the newest query's answer is shown. */
+  protected onSearchInput(text: string): void {
+    if (this.searchTimer) clearTimeout(this.searchTimer);
+    const query = sessionSearchQuery(text);
+    const seq = ++this.searchSeq;
+    if (query === null) {
+      this.searchResults.set(null);
+      this.searchFailed.set(null);
+      return;
+    }
+    this.searchTimer = setTimeout(() => {
+      this.api.searchSessions(query).then(
+        (response) => {
+          if (seq !== this.searchSeq) return;
+          this.searchFailed.set(null);
+          this.searchResults.set(response.results);
+        },
+        (error: unknown) => {
+          if (seq !== this.searchSeq) return;
+          this.searchResults.set([]);
+          this.searchFailed.set(errorMessage(error));
+        },
+      );
+    }, SESSION_SEARCH_DEBOUNCE_MS);
+  }
+
+  protected openResult(result: SessionSearchResult): void {
+    this.store.open(result.chat_id);
+    void this.router.navigateByUrl('/');
+    this.navigated.emit();
   }
 
   protected title(session: SessionSummary): string {
@@ -101,6 +143,27 @@ export class Sidebar {
       event.preventDefault();
       this.cancelRename();
     }
+  }
+
+  /** Downloads the chat as Markdown or JSON (openspec console "Requirement: Export a chat"). */
+  protected async exportSession(session: SessionSummary, format: SessionExportFormat): Promise<void> {
+    let body: string;
+    try {
+      body = await this.api.exportSession(session.chat_id, format);
+    } catch (error) {
+      this.snackBar.open(this.i18n.t('session.exportFailed', { detail: errorMessage(error) }), this.i18n.t('common.dismiss'), {
+        duration: 6000,
+      });
+      return;
+    }
+    const url = URL.createObjectURL(new Blob([body], { type: sessionExportMimeType(format) }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = sessionExportFileName(session.chat_id, format);
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
   }
 
   protected async remove(session: SessionSummary): Promise<void> {

@@ -1,0 +1,150 @@
+// Browser e2e of the everyday chat actions (openspec/specs/console/spec.md): the built API serving the built console,
+// the fake model server as the only model, Debian Chromium through playwright-core.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+
+import { FakeModelServer } from './support/fake-model-server.mjs';
+import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+
+const TIMEOUT = 20_000;
+
+describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
+  let fake;
+  let api;
+  let browser;
+  let context;
+  let page;
+  const pageErrors = [];
+
+  async function rest(method, path, body) {
+    const init = { method, headers: {} };
+    if (body !== undefined) {
+      init.headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch(`${api.url}${path}`, init);
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  before(async () => {
+    assertBuilt();
+    fake = await FakeModelServer.start();
+    api = await startApi();
+    const settings = await rest('PUT', '/api/settings/llm', {
+      openai_compatible: { base_url: fake.baseUrl, api_key: 'sk-test' },
+      ollama: {},
+    });
+    assert.equal(settings.status, 200, JSON.stringify(settings.body));
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 820 }, acceptDownloads: true });
+    page = await context.newPage();
+    page.setDefaultTimeout(TIMEOUT);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await api?.stop();
+    await fake?.close();
+  });
+
+  const composer = () => page.getByTestId('composer-input');
+
+  async function sendMessage(text) {
+    await page.getByTestId('send-button').waitFor();
+    await composer().fill(text);
+    await composer().press('Enter');
+  }
+
+  /** Opens the row's menu, clicks `item` and returns the saved download's name and text. */
+  async function download(row, item) {
+    await row.hover();
+    await row.getByTestId('session-more').click();
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(item).click()]);
+    const path = await file.path();
+    return { name: file.suggestedFilename(), text: await readFile(path, 'utf8') };
+  }
+
+  test('Scenario: export a chat as Markdown and as JSON from the session menu', async () => {
+    fake.enqueue({ content: 'Paris is the **capital** of France.' });
+    await page.goto(api.url);
+    await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor();
+    await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
+    await sendMessage('What is the capital of France?');
+    await page.getByTestId('assistant-text').filter({ hasText: 'capital of France' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    const row = page.getByTestId('session-row').first();
+    await row.waitFor();
+    const chatId = await row.getAttribute('data-chat-id');
+    assert.ok(chatId);
+    await rest('PATCH', `/api/sessions/${encodeURIComponent(chatId)}`, { title: 'Capitals' });
+    await page.reload();
+    await row.getByTestId('session-title').filter({ hasText: 'Capitals' }).waitFor();
+
+    await row.hover();
+    await row.getByTestId('session-more').click();
+    await page.getByTestId('session-export-markdown').waitFor();
+    await screenshot(page, 'chat-actions-01-export-menu');
+    await page.keyboard.press('Escape');
+
+    const markdown = await download(row, 'session-export-markdown');
+    assert.equal(markdown.name, `cashcode-${chatId.replace(/:/g, '_')}.md`);
+    assert.ok(markdown.text.startsWith('# Capitals\n'), markdown.text);
+    assert.match(markdown.text, /## User\n\nWhat is the capital of France\?\n\n## Assistant\n\nParis is the \*\*capital\*\* of France\.\n$/);
+
+    const json = await download(row, 'session-export-json');
+    assert.equal(json.name, `cashcode-${chatId.replace(/:/g, '_')}.json`);
+    const document = JSON.parse(json.text);
+    const projection = await rest('GET', `/api/sessions/${encodeURIComponent(chatId)}/messages`);
+    assert.equal(document.format, 'cashcode.session-export');
+    assert.equal(document.title, 'Capitals');
+    assert.deepEqual(document.messages, projection.body.messages);
+  });
+
+  test('Scenario: search the chats from the sidebar and open a result', async () => {
+    fake.enqueue({ content: 'Boil it for seven minutes.' });
+    await page.getByTestId('new-chat').click();
+    await sendMessage('How long to boil an egg?');
+    await page.getByTestId('assistant-text').filter({ hasText: 'seven minutes' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    await page.getByTestId('session-row').nth(1).waitFor();
+    const search = page.getByTestId('session-search');
+    await search.fill('capital');
+    const result = page.getByTestId('search-result');
+    await result.filter({ hasText: 'Capitals' }).waitFor();
+    assert.equal(await result.count(), 1);
+    // only the answer says "seven": a content match with its snippet
+    await search.fill('seven');
+    await page.getByTestId('search-snippet').filter({ hasText: 'seven minutes' }).waitFor();
+    await screenshot(page, 'chat-actions-03-search');
+    await search.fill('nothing-matches-this');
+    await page.getByTestId('search-empty').filter({ hasText: 'No chats match' }).waitFor();
+    await search.fill('capital');
+    await result.filter({ hasText: 'Capitals' }).click();
+    await page.getByTestId('assistant-text').filter({ hasText: 'capital of France' }).waitFor();
+    await search.fill('');
+    await page.getByTestId('session-list').waitFor();
+  });
+
+  test('Scenario: a failed export is reported and downloads nothing', async () => {
+    const row = page.getByTestId('session-row').first();
+    const chatId = await row.getAttribute('data-chat-id');
+    // the chat disappears behind the console's back: the export answers 404
+    assert.equal((await rest('DELETE', `/api/sessions/${encodeURIComponent(chatId)}`)).status, 204);
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    await row.hover();
+    await row.getByTestId('session-more').click();
+    await page.getByTestId('session-export-markdown').click();
+    await page.locator('mat-snack-bar-container').filter({ hasText: 'Could not export the conversation' }).waitFor();
+    await screenshot(page, 'chat-actions-02-export-failed');
+    assert.equal(downloads, 0);
+  });
+
+  test('the console raised no uncaught errors during the scenarios', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
