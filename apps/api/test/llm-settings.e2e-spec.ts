@@ -270,7 +270,9 @@ describe('LLM settings REST (e2e)', () => {
         provider: 'openai_compatible',
         model_count: 2,
         message: 'Connected: found 2 models',
+        models: expect.arrayContaining(['Fake-A', 'fake-b']) as unknown as string[],
       });
+      expect((response.body as TestLlmConnectionResponse).models).toHaveLength(2);
       expect(fake.requests.map((r) => r.path)).toEqual(['/v1/models']);
       expect(fake.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
       expect((await getSettings()).body).toEqual(EMPTY);

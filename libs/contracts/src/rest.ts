@@ -162,6 +162,8 @@ export interface TestLlmConnectionResponse {
   provider: LlmProvider;
   model_count: number;
   message: string;
+  /** additive: the model ids found, de-duplicated, in discovery order (`model_count` is their number) */
+  models?: string[];
 }
 export interface LlmModelEntry {
   provider: LlmProvider;

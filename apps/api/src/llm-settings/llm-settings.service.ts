@@ -136,7 +136,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     try {
       const ids = await discoverModels(probe, this.config.llmDiscoveryTimeoutMs);
       this.logger.log(formatEvent('llm.settings.test_succeeded', { provider, model_count: ids.length }));
-      return { success: true, provider, model_count: ids.length, message: `Connected: found ${ids.length} models` };
+      return { success: true, provider, model_count: ids.length, message: `Connected: found ${ids.length} models`, models: ids };
     } catch (error) {
       this.logger.warn(
         formatEvent('llm.settings.test_failed', { provider, kind: classifyProviderError(error).kind }),

@@ -60,6 +60,14 @@ export class TestLlmConnectionResponseDto implements TestLlmConnectionResponse {
 
   @ApiProperty({ example: 'Connected: found 3 models' })
   message!: string;
+
+  @ApiProperty({
+    type: [String],
+    required: false,
+    example: ['Fake-A', 'fake-b'],
+    description: 'additive: the model ids found, de-duplicated; model_count is their number',
+  })
+  models?: string[];
 }
 
 export class LlmModelEntryDto implements LlmModelEntry {
