@@ -292,7 +292,13 @@ export class AgentRunner {
         if (!result.ok) failedToolCalls++;
         const base = { tool_call_id: toolCall.id, name: toolCall.function.name };
         wire.push({ role: 'tool', content: result.model, tool_call_id: toolCall.id });
-        state.durable.push({ role: 'tool', content: result.persisted, ...base });
+        state.durable.push({
+          role: 'tool',
+          content: result.persisted,
+          ...base,
+          ok: result.ok,
+          duration_ms: result.durationMs,
+        });
       }
       state.currentContent = '';
     }

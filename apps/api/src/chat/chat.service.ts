@@ -6,7 +6,8 @@
  * - A turn: LLM check (lease acquired once, released in finally) → load the chat → title + `session_updated` for an
  *   untitled chat without history → the turn context (turn-context.ts: prompt, MCP, selected Skills) → the streaming
  *   runner (its notices mapped to events by turn-events-mapper.ts) → persist → `stream_end` → `done`.
- * - Failure: one `error` (clear English, a code), nothing persisted, metadata restored except the title.
+ * - Failure: one `error` (clear English, a code); for a coded (domain) failure the user message is persisted with an
+ *   `error` marker (kept out of the model context; a retry is a new turn), metadata restored except the title.
  * - Cancel (cancel/stop frame): aborts the running turn of that chat only (queued turns stay queued); the partial
  *   answer is persisted marked cancelled when anything was streamed (or a tool round completed), then `stream_end` and
  *   `done` with `cancelled: true`.
@@ -281,10 +282,13 @@ export class ChatService implements OnModuleDestroy {
     }
 
     let metadataBefore: ChatMetadata | null = null;
+    // the user side of the turn, known before the context is built (receipts are filled in once it is)
+    let failedUser: UserTurnInput | null = null;
     try {
       this.llm.rememberSelection(selection);
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
+      failedUser = { content };
 
       // automatic title: only for an untitled chat without history; survives a failure of this turn
       if (!chat.metadata.title && chat.history.length === 0) {
@@ -301,6 +305,7 @@ export class ChatService implements OnModuleDestroy {
       const sources = { prompt: this.prompt, mcp: this.mcp, skills: this.skills };
       const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history: chat.history, signal });
       const { skillReceipts, user } = context;
+      failedUser = user;
 
       let outcome;
       try {
@@ -361,7 +366,7 @@ export class ChatService implements OnModuleDestroy {
         ids,
       );
     } catch (err) {
-      await this.failTurn(chatId, err, metadataBefore, ids);
+      await this.failTurn(chatId, err, metadataBefore, failedUser, ids);
     } finally {
       this.skills.endTurn(chatId, turnId);
       lease.release();
@@ -406,8 +411,17 @@ export class ChatService implements OnModuleDestroy {
     this.emitAll(chatId, turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true }));
   }
 
-  /** One clear error for the turn; nothing was persisted; metadata goes back to its pre-turn state except the title. */
-  private async failTurn(chatId: string, err: unknown, metadataBefore: ChatMetadata | null, ids: LogIds): Promise<void> {
+  /**
+   * One clear error for the turn; metadata goes back to its pre-turn state except the title. A coded failure keeps the
+   * user message in history with an `error` marker (the same code and safe detail as the event) so a reload shows it.
+   */
+  private async failTurn(
+    chatId: string,
+    err: unknown,
+    metadataBefore: ChatMetadata | null,
+    user: UserTurnInput | null,
+    ids: LogIds,
+  ): Promise<void> {
     let detail: string;
     let code: string;
     if (err instanceof DomainError) {
@@ -420,6 +434,16 @@ export class ChatService implements OnModuleDestroy {
       this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }), ids);
     }
     if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore, ids);
+    if (user && err instanceof DomainError) {
+      try {
+        await this.memory.appendFailedTurn(chatId, user, { kind: code, message: detail }, this.appendOptions());
+      } catch (persistErr) {
+        this.logger.error(
+          formatEvent('agent.turn.persist_failed', { failed: true, error_type: errorType(persistErr) }),
+          ids,
+        );
+      }
+    }
     this.emit(chatId, { event: 'error', chat_id: chatId, detail, code });
   }
 
