@@ -6,7 +6,7 @@
  * - A turn: LLM check (lease acquired once, released in finally) → load the chat → title + `session_updated` for an
  *   untitled chat without history → the turn context (turn-context.ts: prompt, MCP, selected Skills) → the streaming
  *   runner (its notices mapped to events by turn-events-mapper.ts) → persist → `stream_end` → `done`.
- * - Failure: one `error` (clear English, a code); for a coded (domain) failure the user message is persisted with an
+ * - Failure: one `error` (clear English, a code); when the model call failed the user message is persisted with an
  *   `error` marker (kept out of the model context; a retry is a new turn), metadata restored except the title.
  * - Cancel (cancel/stop frame): aborts the running turn of that chat only (queued turns stay queued); the partial
  *   answer is persisted marked cancelled when anything was streamed (or a tool round completed), then `stream_end` and
@@ -23,7 +23,7 @@ import {
   type MessageMetadata,
   type ServerEvent,
 } from '@cashcode/contracts';
-import { AgentCancelledError, AgentRunner, type PartialTurn } from '../agent/agent-runner';
+import { AgentCancelledError, AgentRunner, ModelCallError, type PartialTurn } from '../agent/agent-runner';
 import { SystemPromptBuilder } from '../agent/system-prompt';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
@@ -412,8 +412,9 @@ export class ChatService implements OnModuleDestroy {
   }
 
   /**
-   * One clear error for the turn; metadata goes back to its pre-turn state except the title. A coded failure keeps the
-   * user message in history with an `error` marker (the same code and safe detail as the event) so a reload shows it.
+   * One clear error for the turn; metadata goes back to its pre-turn state except the title. A failed model call keeps
+   * the user message in history with an `error` marker (the same code and safe detail as the event) so a reload shows
+   * it; other failures (a selection that cannot be honoured, an internal error) persist nothing.
    */
   private async failTurn(
     chatId: string,
@@ -434,7 +435,7 @@ export class ChatService implements OnModuleDestroy {
       this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }), ids);
     }
     if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore, ids);
-    if (user && err instanceof DomainError) {
+    if (user && err instanceof ModelCallError) {
       try {
         await this.memory.appendFailedTurn(chatId, user, { kind: code, message: detail }, this.appendOptions());
       } catch (persistErr) {
