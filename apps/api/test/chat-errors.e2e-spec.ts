@@ -1,9 +1,10 @@
 /**
  * Provider failures in a turn (openspec agent-runner "Requirement: Provider errors and retries", llm-settings
  * "Requirement: Provider error classification"): classified errors, bounded retries with backoff honouring Retry-After,
- * one clear error, nothing persisted, the title kept, the chat still usable.
+ * one clear error, the prompt kept in history with an error marker (never sent to the model again), the title kept, the
+ * chat still usable.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerEvent } from '@cashcode/contracts';
 import { PROVIDER_ERROR_MESSAGES } from '../src/llm-settings/provider-errors';
@@ -75,7 +76,7 @@ describe('chat turn errors', () => {
     ]);
   });
 
-  it('Scenario: a 401 gives one clear error, no retry, nothing persisted, the title kept', async () => {
+  it('Scenario: a 401 gives one clear error, no retry, the prompt kept with an error marker, the title kept', async () => {
     const chatId = newChatId();
     fake.enqueue({
       status: 401,
@@ -87,7 +88,20 @@ describe('chat turn errors', () => {
     expect(error).toEqual({ event: 'error', chat_id: chatId, detail: PROVIDER_ERROR_MESSAGES.auth, code: 'auth' });
     expect(JSON.stringify(error)).not.toContain('sk-');
     expect(fake.completions).toHaveLength(1);
-    expect(existsSync(join(t.config.memoryDir, chatId, 'history.jsonl'))).toBe(false);
+    const lines = (await fs.readFile(join(t.config.memoryDir, chatId, 'history.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      role: 'user',
+      content: 'Who am I?',
+      error: { kind: 'auth', message: PROVIDER_ERROR_MESSAGES.auth },
+    });
+    expect(lines[0]).not.toContain('sk-');
+    const projected = (await (await fetch(`${t.httpUrl}/api/sessions/${chatId}/messages`)).json()) as {
+      messages: unknown[];
+    };
+    expect(projected.messages).toEqual([
+      { role: 'user', content: 'Who am I?', error: { kind: 'auth', message: PROVIDER_ERROR_MESSAGES.auth } },
+    ]);
     const metadata = JSON.parse(await fs.readFile(join(t.config.memoryDir, chatId, 'metadata.json'), 'utf8')) as object;
     expect(metadata).toEqual({ title: 'Who am I?' });
 
@@ -97,6 +111,34 @@ describe('chat turn errors', () => {
     expect(next.map((e) => e.event)).toEqual(['delta', 'delta', 'stream_end', 'done']);
     const messages = (fake.completions[1]?.body as { messages: Array<{ role: string; content: string }> }).messages;
     expect(messages.slice(1)).toEqual([{ role: 'user', content: 'Try again' }]);
+  });
+
+  it('Scenario: a failed prompt stays out of the model context, a retry is a new turn', async () => {
+    const chatId = newChatId();
+    const limited = { status: 429, headers: { 'retry-after': '0' } };
+    fake.enqueue(limited, limited, limited);
+    const failed = await turn(chatId, 'Summarise the plan');
+    expect(failed.at(-1)).toMatchObject({ event: 'error', code: 'rate_limit' });
+
+    // the retry re-sends the prompt as a new turn; history stays append-only
+    fake.reset();
+    fake.enqueue({ content: 'Here is the plan.' });
+    const retried = (await turn(chatId, 'Summarise the plan')).slice(failed.length);
+    expect(retried.at(-1)?.event).toBe('done');
+    const sent = (fake.completions[0]?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    expect(sent.slice(1)).toEqual([{ role: 'user', content: 'Summarise the plan' }]);
+
+    const response = await fetch(`${t.httpUrl}/api/sessions/${chatId}/messages`);
+    const body = (await response.json()) as { messages: unknown[] };
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: 'Summarise the plan',
+        error: { kind: 'rate_limit', message: PROVIDER_ERROR_MESSAGES.rate_limit },
+      },
+      { role: 'user', content: 'Summarise the plan' },
+      { role: 'assistant', content: 'Here is the plan.' },
+    ]);
   });
 
   it('Scenario: a context-length error is not retried', async () => {

@@ -129,7 +129,14 @@ describe('Sessions REST (e2e)', () => {
             mentioned_skills: [{ name: 'weather', label: 'Weather' }],
             selected_mcp_connectors: [{ server: 'github' }],
           },
-          { role: 'assistant', content: 'One file.' },
+          {
+            role: 'assistant',
+            content: 'One file.',
+            // a record written before ok and duration_ms were persisted
+            tools: [
+              { call_id: 'c1', name: 'list_dir', arguments: '{}', result_preview: 'a.txt', ok: null, duration_ms: null },
+            ],
+          },
           { role: 'user', content: 'bad receipts' },
           { role: 'assistant', content: 'Once upon', cancelled: true },
         ],

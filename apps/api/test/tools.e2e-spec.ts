@@ -105,6 +105,56 @@ describe('built-in tools through a turn', () => {
       await client?.close();
     });
 
+    it('Scenario: a reopened chat gets the tool calls of a turn on its answer', async () => {
+      const chatId = newChatId();
+      fake.enqueue(
+        {
+          toolCalls: [
+            { id: 'p1', name: 'write_file', arguments: JSON.stringify({ path: 'reload.txt', content: 'kept\n' }) },
+          ],
+        },
+        { toolCalls: [{ id: 'p2', name: 'read_file', arguments: '{"path":"missing-file.txt"}' }] },
+        { content: 'Written.' },
+      );
+      const events = await turn(chatId, 'write a file');
+      expect(events.at(-1)?.event).toBe('done');
+      const live = events.filter((e) => e.event === 'tool_result') as ToolResultEvent[];
+      expect(live.map((r) => r.ok)).toEqual([true, false]);
+
+      const lines = (await fs.readFile(join(t.config.memoryDir, chatId, 'history.jsonl'), 'utf8')).trim().split('\n');
+      const toolRecords = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r['role'] === 'tool');
+      expect(toolRecords.map((r) => [r['ok'], typeof r['duration_ms']])).toEqual([
+        [true, 'number'],
+        [false, 'number'],
+      ]);
+
+      const response = await fetch(`${t.httpUrl}/api/sessions/${chatId}/messages`);
+      const body = (await response.json()) as { messages: Array<Record<string, unknown>> };
+      expect(body.messages.map((m) => [m['role'], m['content']])).toEqual([
+        ['user', 'write a file'],
+        ['assistant', 'Written.'],
+      ]);
+      const tools = body.messages[1]?.['tools'] as Array<Record<string, unknown>>;
+      expect(tools.map((tool) => [tool['call_id'], tool['name'], tool['ok']])).toEqual([
+        ['p1', 'write_file', true],
+        ['p2', 'read_file', false],
+      ]);
+      expect(tools[0]).toMatchObject({
+        arguments: (events.find((e) => e.event === 'tool_call') as ToolCallEvent).arguments,
+        result_preview: live[0]?.result,
+      });
+      expect(typeof tools[1]?.['duration_ms']).toBe('number');
+      // the model of a later turn gets the same messages as before (ok and duration_ms never reach it)
+      fake.reset();
+      fake.enqueue({ content: 'Still here.' });
+      await turn(chatId, 'and now?');
+      const sent = bodyOf(fake.completions[0]).messages.filter((m) => m.role === 'tool');
+      expect(sent.map((m) => Object.keys(m).sort())).toEqual([
+        ['content', 'role', 'tool_call_id'],
+        ['content', 'role', 'tool_call_id'],
+      ]);
+    });
+
     it('Scenario: a turn writes, reads, lists, greps and runs a command in the workspace', async () => {
       const chatId = newChatId();
       fake.enqueue(

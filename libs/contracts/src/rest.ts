@@ -89,6 +89,31 @@ export interface PublicMessage {
    * on the user message, never as assistant bubbles)
    */
   loaded_skills?: LoadedSkillReceipt[];
+  /**
+   * additive (user rows): the turn of this message failed; `kind` is the code of the turn's `error` event (`auth`,
+   * `rate_limit`, `transient`, …), `message` its safe English detail. Such a message was never answered: a retry sends
+   * the prompt again as a new turn.
+   */
+  error?: PublicTurnError;
+  /** additive (assistant rows): the tool calls the turn made before this answer, in order */
+  tools?: PublicToolRecord[];
+}
+export interface PublicTurnError {
+  kind: string;
+  message: string;
+}
+/** One persisted tool call as a reopened chat shows it (the same data as the live `tool_call`/`tool_result`). */
+export interface PublicToolRecord {
+  call_id: string;
+  name: string;
+  /** redacted, truncated argument JSON (as in `tool_call.arguments`) */
+  arguments: string;
+  /** the first 200 code points of the persisted result; null when the call has no result record */
+  result_preview: string | null;
+  /** null for a record written before `ok` was persisted, or without a result */
+  ok: boolean | null;
+  /** null when not recorded */
+  duration_ms: number | null;
 }
 export interface SessionMessagesResponse {
   chat_id: string;

@@ -337,7 +337,13 @@ export class AgentRunner {
         if (!result.ok) failedToolCalls++;
         const base = { tool_call_id: toolCall.id, name: toolCall.function.name };
         wire.push({ role: 'tool', content: result.model, tool_call_id: toolCall.id });
-        state.durable.push({ role: 'tool', content: result.persisted, ...base });
+        state.durable.push({
+          role: 'tool',
+          content: result.persisted,
+          ...base,
+          ok: result.ok,
+          duration_ms: result.durationMs,
+        });
       }
       // OpenAI tool messages hold text only: the images of the round follow as one user message, never persisted
       const images = request.acceptsImages === true ? toolImagesMessage(call.toolCalls, results) : null;

@@ -6,7 +6,8 @@
  * - A turn: LLM check (lease acquired once, released in finally) → load the chat → title + `session_updated` for an
  *   untitled chat without history → the turn context (turn-context.ts: prompt, MCP, selected Skills) → the streaming
  *   runner (its notices mapped to events by turn-events-mapper.ts) → persist → `stream_end` → `done`.
- * - Failure: one `error` (clear English, a code), nothing persisted, metadata restored except the title.
+ * - Failure: one `error` (clear English, a code); when the model call failed the user message is persisted with an
+ *   `error` marker (kept out of the model context; a retry is a new turn), metadata restored except the title.
  * - Cancel (cancel/stop frame): aborts the running turn of that chat only (queued turns stay queued); the partial
  *   answer is persisted marked cancelled when anything was streamed (or a tool round completed), then `stream_end` and
  *   `done` with `cancelled: true`.
@@ -22,7 +23,7 @@ import {
   type MessageMetadata,
   type ServerEvent,
 } from '@cashcode/contracts';
-import { AgentCancelledError, AgentRunner, type PartialTurn } from '../agent/agent-runner';
+import { AgentCancelledError, AgentRunner, ModelCallError, type PartialTurn } from '../agent/agent-runner';
 import { SystemPromptBuilder } from '../agent/system-prompt';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
@@ -281,10 +282,13 @@ export class ChatService implements OnModuleDestroy {
     }
 
     let metadataBefore: ChatMetadata | null = null;
+    // the user side of the turn, known before the context is built (receipts are filled in once it is)
+    let failedUser: UserTurnInput | null = null;
     try {
       this.llm.rememberSelection(selection);
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
+      failedUser = { content };
 
       // automatic title: only for an untitled chat without history; survives a failure of this turn
       if (!chat.metadata.title && chat.history.length === 0) {
@@ -302,6 +306,7 @@ export class ChatService implements OnModuleDestroy {
       const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history: chat.history, signal });
       const { skillReceipts, user } = context;
       for (const warning of context.warnings) this.emit(chatId, { event: 'warning', chat_id: chatId, ...warning });
+      failedUser = user;
 
       let outcome;
       try {
@@ -362,7 +367,7 @@ export class ChatService implements OnModuleDestroy {
         ids,
       );
     } catch (err) {
-      await this.failTurn(chatId, err, metadataBefore, ids);
+      await this.failTurn(chatId, err, metadataBefore, failedUser, ids);
     } finally {
       this.skills.endTurn(chatId, turnId);
       lease.release();
@@ -407,8 +412,18 @@ export class ChatService implements OnModuleDestroy {
     this.emitAll(chatId, turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true }));
   }
 
-  /** One clear error for the turn; nothing was persisted; metadata goes back to its pre-turn state except the title. */
-  private async failTurn(chatId: string, err: unknown, metadataBefore: ChatMetadata | null, ids: LogIds): Promise<void> {
+  /**
+   * One clear error for the turn; metadata goes back to its pre-turn state except the title. A failed model call keeps
+   * the user message in history with an `error` marker (the same code and safe detail as the event) so a reload shows
+   * it; other failures (a selection that cannot be honoured, an internal error) persist nothing.
+   */
+  private async failTurn(
+    chatId: string,
+    err: unknown,
+    metadataBefore: ChatMetadata | null,
+    user: UserTurnInput | null,
+    ids: LogIds,
+  ): Promise<void> {
     let detail: string;
     let code: string;
     if (err instanceof DomainError) {
@@ -421,6 +436,16 @@ export class ChatService implements OnModuleDestroy {
       this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }), ids);
     }
     if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore, ids);
+    if (user && err instanceof ModelCallError) {
+      try {
+        await this.memory.appendFailedTurn(chatId, user, { kind: code, message: detail }, this.appendOptions());
+      } catch (persistErr) {
+        this.logger.error(
+          formatEvent('agent.turn.persist_failed', { failed: true, error_type: errorType(persistErr) }),
+          ids,
+        );
+      }
+    }
     this.emit(chatId, { event: 'error', chat_id: chatId, detail, code });
   }
 

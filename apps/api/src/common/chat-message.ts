@@ -12,4 +12,13 @@ export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; tool_calls?: ToolCallRecord[] }
-  | { role: 'tool'; content: string; tool_call_id: string; name: string };
+  | {
+      role: 'tool';
+      content: string;
+      tool_call_id: string;
+      name: string;
+      /** additive, persisted on the tool record (never sent to the model): whether the call succeeded */
+      ok?: boolean;
+      /** additive, persisted on the tool record (never sent to the model): how long the call took */
+      duration_ms?: number;
+    };

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import {
+  failedTurnRecord,
   parseHistoryLine,
   recordToMessage,
   serializeHistoryRecord,
@@ -180,5 +181,32 @@ describe('history records', () => {
       { role: 'assistant', content: '[Skill loaded: weather@v1]' },
       { role: 'assistant', content: 'partial', cancelled: true },
     ]);
+  });
+
+  it('a failed user record keeps its marker when read back and is never a model message', () => {
+    const pending = failedTurnRecord({ content: 'hi' }, { kind: 'auth', message: 'Authentication failed.' });
+    const line = serializeHistoryRecord({ cursor: 3, timestamp: '2026-07-01 10:00', ...pending });
+    const record = parseHistoryLine(line);
+    expect(record).toMatchObject({ role: 'user', content: 'hi', error: { kind: 'auth', message: 'Authentication failed.' } });
+    expect(recordToMessage(record as HistoryRecord)).toBeNull();
+    // a malformed marker is dropped, the record stays a normal user message
+    const odd = parseHistoryLine('{"cursor":4,"timestamp":"","role":"user","content":"x","error":"boom"}');
+    expect(odd?.error).toBeUndefined();
+    expect(recordToMessage(odd as HistoryRecord)).toEqual({ role: 'user', content: 'x' });
+  });
+
+  it('tool records keep ok and duration_ms, and the model message does not carry them', () => {
+    const [, , tool] = turnRecords(
+      { content: 'q' },
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+        { role: 'tool', content: 'a.txt', tool_call_id: 'c1', name: 'ls', ok: true, duration_ms: 7 },
+      ],
+      { content: 'done' },
+    );
+    expect(tool).toMatchObject({ role: 'tool', ok: true, duration_ms: 7 });
+    const record = parseHistoryLine(serializeHistoryRecord({ cursor: 1, timestamp: '', ...tool! }));
+    expect(record).toMatchObject({ ok: true, duration_ms: 7 });
+    expect(recordToMessage(record as HistoryRecord)).toEqual({ role: 'tool', tool_call_id: 'c1', name: 'ls', content: 'a.txt' });
   });
 });

@@ -3,7 +3,14 @@
  * turning records back into model messages (openspec memory). Pure functions, no I/O.
  */
 import { isRecord } from '@cashcode/contracts';
-import type { ChatMessage, HistoryRecord, HistoryRole, ToolCallRecord, UserTurnInput } from './memory.types';
+import type {
+  ChatMessage,
+  HistoryRecord,
+  HistoryRole,
+  ToolCallRecord,
+  TurnErrorMarker,
+  UserTurnInput,
+} from './memory.types';
 
 /**
  * Prefix of the synthetic assistant message that carries a consolidation summary (openspec memory, English wording).
@@ -88,6 +95,21 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
     if (value['cancelled'] === true) record.cancelled = true;
     else delete record.cancelled;
   }
+  if ('error' in value) {
+    const marker = value['error'];
+    if (isRecord(marker) && typeof marker['kind'] === 'string' && typeof marker['message'] === 'string') {
+      record.error = { kind: marker['kind'], message: marker['message'] };
+    } else delete record.error;
+  }
+  if ('duration_ms' in value) {
+    const duration = value['duration_ms'];
+    if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0) record.duration_ms = duration;
+    else delete record.duration_ms;
+  }
+  if ('ok' in value) {
+    if (typeof value['ok'] === 'boolean') record.ok = value['ok'];
+    else delete record.ok;
+  }
   return record;
 }
 
@@ -103,6 +125,8 @@ export function serializeHistoryRecord(record: HistoryRecord): string {
 export function recordToMessage(record: HistoryRecord): ChatMessage | null {
   switch (record.role) {
     case 'user':
+      // the user message of a failed turn is kept for the user, not for the model (a retry is a new user record)
+      if (record.error) return null;
       return record.content !== '' ? { role: 'user', content: record.content } : null;
     case 'assistant':
       return record.content !== '' ? { role: 'assistant', content: record.content } : null;
@@ -132,6 +156,22 @@ export function toolCallsContent(calls: readonly ToolCallRecord[]): string {
   return names.length > 0 ? `[TOOL_CALLS: ${names.join(', ')}]` : '[TOOL_CALLS]';
 }
 
+/** The user record of a failed turn (openspec sessions): its receipts and the error marker, nothing else. */
+export function failedTurnRecord(user: UserTurnInput, error: TurnErrorMarker): PendingRecord {
+  const record = userRecord(user);
+  record.error = { kind: error.kind, message: error.message };
+  return record;
+}
+
+function userRecord(user: UserTurnInput): PendingRecord {
+  const record: PendingRecord = { role: 'user', content: user.content };
+  if (user.mentioned_skills && user.mentioned_skills.length > 0) record.mentioned_skills = user.mentioned_skills;
+  if (user.selected_mcp_connectors && user.selected_mcp_connectors.length > 0) {
+    record.selected_mcp_connectors = user.selected_mcp_connectors;
+  }
+  return record;
+}
+
 /**
  * The records of one turn in order (openspec memory): the user record with its selection receipts, each durable message
  * (assistant with tool calls → `tool_calls`; assistant text → `assistant`; tool → `tool`; anything else skipped),
@@ -142,13 +182,7 @@ export function turnRecords(
   durable: readonly ChatMessage[],
   final: { content: string; cancelled?: boolean },
 ): PendingRecord[] {
-  const records: PendingRecord[] = [];
-  const userRecord: PendingRecord = { role: 'user', content: user.content };
-  if (user.mentioned_skills && user.mentioned_skills.length > 0) userRecord.mentioned_skills = user.mentioned_skills;
-  if (user.selected_mcp_connectors && user.selected_mcp_connectors.length > 0) {
-    userRecord.selected_mcp_connectors = user.selected_mcp_connectors;
-  }
-  records.push(userRecord);
+  const records: PendingRecord[] = [userRecord(user)];
   for (const message of durable) {
     if (message.role === 'assistant') {
       const calls = normalizeToolCalls(message.tool_calls);
@@ -158,7 +192,16 @@ export function turnRecords(
         records.push({ role: 'assistant', content: message.content });
       }
     } else if (message.role === 'tool') {
-      records.push({ role: 'tool', content: message.content, tool_call_id: message.tool_call_id, name: message.name });
+      const record: PendingRecord = {
+        role: 'tool',
+        content: message.content,
+        tool_call_id: message.tool_call_id,
+        name: message.name,
+      };
+      // additive: outcome and duration of the call (shown by a reopened chat, never sent to the model)
+      if (typeof message.ok === 'boolean') record.ok = message.ok;
+      if (typeof message.duration_ms === 'number') record.duration_ms = message.duration_ms;
+      records.push(record);
     }
   }
   const finalRecord: PendingRecord = { role: 'assistant', content: final.content };

@@ -18,7 +18,13 @@ import { writeFileAtomic } from '../common/atomic-file';
 import { mkdirPrivate, openPrivate, writeFilePrivate } from '../common/private-fs';
 import { trimTrailing } from '../common/trim';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { recordToMessage, serializeHistoryRecord, turnRecords, type PendingRecord } from './history-record';
+import {
+  failedTurnRecord,
+  recordToMessage,
+  serializeHistoryRecord,
+  turnRecords,
+  type PendingRecord,
+} from './history-record';
 import { parseHistoryBuffer, scanHistoryBackward, type ReadAt, type SmartLoadResult } from './history-scan';
 import { formatLocalMinute } from './local-time';
 import { MemoryError } from './memory.errors';
@@ -30,6 +36,7 @@ import type {
   HistoryRecord,
   LongTermMemorySaveResult,
   StoredSessionSummary,
+  TurnErrorMarker,
   UserTurnInput,
 } from './memory.types';
 
@@ -269,6 +276,20 @@ export class MemoryStore implements OnApplicationShutdown {
   ): Promise<HistoryRecord[]> {
     this.assertChatId(chatId);
     return this.appendRecords(chatId, turnRecords(user, durable, final), true, options.inline === true);
+  }
+
+  /**
+   * Persists the user message of a failed turn with its error marker (openspec sessions). The cached history is not
+   * extended: the record is not part of the model context. Returns the record written (none for a deleted chat).
+   */
+  async appendFailedTurn(
+    chatId: string,
+    user: UserTurnInput,
+    error: TurnErrorMarker,
+    options: AppendOptions = {},
+  ): Promise<HistoryRecord[]> {
+    this.assertChatId(chatId);
+    return this.appendRecords(chatId, [failedTurnRecord(user, error)], false, options.inline === true);
   }
 
   /** Appends a consolidation summary record (openspec memory); call reloadHistory afterwards. */

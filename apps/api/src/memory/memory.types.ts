@@ -24,6 +24,21 @@ export interface HistoryRecord {
   keep_from_cursor?: number;
   /** additive: a partial assistant answer of a cancelled turn */
   cancelled?: boolean;
+  /**
+   * additive (user records): the turn of this message failed; `kind` is the `error` event's code, `message` its safe
+   * English detail. Such a record is never sent to the model (a retry appends a new user record).
+   */
+  error?: TurnErrorMarker;
+  /** additive (tool records): how long the call took */
+  duration_ms?: number;
+  /** additive (tool records): whether the call succeeded */
+  ok?: boolean;
+}
+
+/** Why the turn of a persisted user message failed. */
+export interface TurnErrorMarker {
+  kind: string;
+  message: string;
 }
 
 export interface ActivatedSkillEntry {

@@ -6,6 +6,7 @@ import {
   parseSkillReceipt,
   sanitizePersistedReceipts,
   type PublicMessage,
+  type PublicToolRecord,
   type RenameSessionResponse,
   type SessionExportFormat,
   type SessionSearchResponse,
@@ -15,6 +16,9 @@ import {
 } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppEventBus } from '../events/event-bus';
+import { argumentPreview } from '../common/argument-preview';
+import { redactSecrets } from '../common/redact';
+import { firstCodePoints } from '../common/trim';
 import { formatLocalIsoSeconds } from './local-time';
 import { sessionExportJson, sessionExportMarkdown } from './session-export';
 import { MemoryError } from './memory.errors';
@@ -25,13 +29,19 @@ import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-e
 
 export const UNTITLED_SESSION_TITLE = 'New chat';
 
+/** Bound of a persisted tool result shown in a reopened chat (the live `tool_result.result` has the same bound). */
+export const TOOL_RESULT_PREVIEW_MAX_CHARS = 200;
+
 /**
  * openspec sessions "Requirement: Public message history": user and assistant records only; user rows keep their
- * re-sanitised selection receipts. An explicit Skill receipt (`[Skill loaded: …]`, persisted as an assistant record
- * right after its user record) becomes `loaded_skills` data on that user row instead of an assistant bubble.
+ * re-sanitised selection receipts and the error marker of a failed turn. An explicit Skill receipt (`[Skill loaded:
+ * …]`, persisted as an assistant record right after its user record) becomes `loaded_skills` data on that user row
+ * instead of an assistant bubble. The tool calls of a turn (tool_calls and tool records) become `tools` on the
+ * assistant row that follows them: arguments redacted and truncated like the live `tool_call`, results bounded.
  */
 export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessage[] {
   const messages: PublicMessage[] = [];
+  let pendingTools: PublicToolRecord[] = [];
   for (const record of records) {
     const previous = messages[messages.length - 1];
     const skillReceipt = record.role === 'assistant' ? parseSkillReceipt(record.content) : null;
@@ -40,11 +50,34 @@ export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessa
       continue;
     }
     if (record.role === 'user') {
-      messages.push({ role: 'user', content: record.content, ...sanitizePersistedReceipts(record) });
+      pendingTools = [];
+      const message: PublicMessage = { role: 'user', content: record.content, ...sanitizePersistedReceipts(record) };
+      if (record.error) message.error = { kind: record.error.kind, message: record.error.message };
+      messages.push(message);
     } else if (record.role === 'assistant') {
       const message: PublicMessage = { role: 'assistant', content: record.content };
       if (record.cancelled === true) message.cancelled = true;
+      if (pendingTools.length > 0) message.tools = pendingTools;
+      pendingTools = [];
       messages.push(message);
+    } else if (record.role === 'tool_calls') {
+      for (const call of record.tool_calls ?? []) {
+        pendingTools.push({
+          call_id: call.id,
+          name: call.function.name,
+          arguments: argumentPreview(call.function.arguments),
+          result_preview: null,
+          ok: null,
+          duration_ms: null,
+        });
+      }
+    } else if (record.role === 'tool') {
+      const tool = pendingTools.find((entry) => entry.call_id === record.tool_call_id && entry.result_preview === null);
+      if (tool) {
+        tool.result_preview = firstCodePoints(redactSecrets(record.content), TOOL_RESULT_PREVIEW_MAX_CHARS).text;
+        tool.ok = typeof record.ok === 'boolean' ? record.ok : null;
+        tool.duration_ms = typeof record.duration_ms === 'number' ? record.duration_ms : null;
+      }
     }
   }
   return messages;

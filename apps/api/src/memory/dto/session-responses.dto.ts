@@ -3,6 +3,8 @@ import type {
   LoadedSkillReceipt,
   McpConnectorReceipt,
   PublicMessage,
+  PublicToolRecord,
+  PublicTurnError,
   RenameSessionResponse,
   SessionExportJson,
   SessionListResponse,
@@ -49,6 +51,39 @@ export class McpConnectorReceiptDto implements McpConnectorReceipt {
   label?: string;
 }
 
+export class PublicTurnErrorDto implements PublicTurnError {
+  @ApiProperty({ example: 'auth', description: 'the code of the turn\'s `error` event' })
+  kind!: string;
+
+  @ApiProperty({ example: 'Authentication failed: check the API key.', description: 'safe English detail' })
+  message!: string;
+}
+
+export class PublicToolRecordDto implements PublicToolRecord {
+  @ApiProperty({ example: 'call_1' })
+  call_id!: string;
+
+  @ApiProperty({ example: 'list_dir' })
+  name!: string;
+
+  @ApiProperty({ example: '{"path":"."}', description: 'redacted argument JSON, at most 500 code points' })
+  arguments!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '[file] notes.md',
+    description: 'first 200 code points of the persisted result; null without a result record',
+  })
+  result_preview!: string | null;
+
+  @ApiProperty({ type: Boolean, nullable: true, description: 'null when not recorded' })
+  ok!: boolean | null;
+
+  @ApiProperty({ type: Number, nullable: true, example: 12, description: 'null when not recorded' })
+  duration_ms!: number | null;
+}
+
 export class PublicMessageDto implements PublicMessage {
   @ApiProperty({ enum: ['user', 'assistant'] })
   role!: 'user' | 'assistant';
@@ -75,6 +110,18 @@ export class PublicMessageDto implements PublicMessage {
     description: 'user rows: Skills explicitly loaded for the turn (shown as chips, never as assistant bubbles)',
   })
   loaded_skills?: LoadedSkillReceipt[];
+
+  @ApiPropertyOptional({
+    type: PublicTurnErrorDto,
+    description: 'user rows: the turn of this message failed (never answered; a retry is a new turn)',
+  })
+  error?: PublicTurnErrorDto;
+
+  @ApiPropertyOptional({
+    type: [PublicToolRecordDto],
+    description: 'assistant rows: the tool calls the turn made before this answer, in order',
+  })
+  tools?: PublicToolRecordDto[];
 }
 
 export class SessionMessagesResponseDto implements SessionMessagesResponse {

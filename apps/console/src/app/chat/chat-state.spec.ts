@@ -260,4 +260,43 @@ describe('chat state', () => {
     expect(messages[0].mentionedSkills).toEqual([{ name: 'weather', label: 'Weather' }]);
     expect(new Set(messages.map((message) => message.id)).size).toBe(2);
   });
+
+  it('a model error on an unanswered prompt is shown under it instead of a banner', () => {
+    const state = reduceServerEvent(generatingChat(), {
+      event: 'error',
+      chat_id: 'c1',
+      detail: 'Authentication failed: check the API key.',
+      code: 'auth',
+    });
+    expect(state.threads['c1']).toMatchObject({ generating: false, error: null });
+    expect(state.threads['c1'].messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: 'hello',
+      error: { kind: 'auth', message: 'Authentication failed: check the API key.' },
+    });
+  });
+
+  it('loaded history keeps a failed prompt marker and turns persisted tool calls into tool blocks', () => {
+    const state = historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1'), 'c1', [
+      { role: 'user', content: 'q', error: { kind: 'rate_limit', message: 'Slow down.' } },
+      { role: 'user', content: 'q' },
+      {
+        role: 'assistant',
+        content: 'a',
+        tools: [
+          { call_id: 't1', name: 'list_dir', arguments: '{}', result_preview: 'a.txt', ok: true, duration_ms: 12 },
+          { call_id: 't2', name: 'read_file', arguments: '{}', result_preview: 'missing', ok: false, duration_ms: 3 },
+          { call_id: 't3', name: 'exec', arguments: '{}', result_preview: null, ok: null, duration_ms: null },
+        ],
+      },
+    ]);
+    const messages = state.threads['c1'].messages;
+    expect(messages[0].error).toEqual({ kind: 'rate_limit', message: 'Slow down.' });
+    expect(messages[1].error).toBeUndefined();
+    expect(messages[2].tools.map((tool) => [tool.callId, tool.status, tool.durationMs, tool.result])).toEqual([
+      ['t1', 'ok', 12, 'a.txt'],
+      ['t2', 'error', 3, 'missing'],
+      ['t3', 'interrupted', null, null],
+    ]);
+  });
 });

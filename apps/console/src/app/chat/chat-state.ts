@@ -11,6 +11,8 @@ import type {
   McpConnectorReceipt,
   MessageMetadata,
   PublicMessage,
+  PublicToolRecord,
+  PublicTurnError,
   ServerEvent,
   SessionSummary,
   SkillReceipt,
@@ -63,6 +65,36 @@ export interface ChatMessage {
   selectedMcpConnectors?: McpConnectorReceipt[];
   /** user rows of loaded history: Skills loaded for that turn (shown as small chips, never as assistant bubbles) */
   loadedSkills?: LoadedSkillReceipt[];
+  /** user rows: the turn of this message failed (shown inline under it, with Retry); kept in history by the server */
+  error?: PublicTurnError;
+}
+
+/**
+ * Error codes of a failed model call: the server keeps the user message with an error marker, so the error is shown
+ * inline under that message (with Retry) instead of as a banner.
+ */
+export const PERSISTED_TURN_ERROR_CODES: ReadonlySet<string> = new Set([
+  'auth',
+  'rate_limit',
+  'quota',
+  'timeout',
+  'context_length',
+  'transient',
+  'fatal',
+]);
+
+/** A persisted tool call of loaded history as the same block a live turn shows. */
+export function toolBlockFromRecord(tool: PublicToolRecord): ToolBlockState {
+  const result = typeof tool.result_preview === 'string' ? tool.result_preview : null;
+  return {
+    callId: String(tool.call_id ?? ''),
+    streamId: 0,
+    name: String(tool.name ?? ''),
+    arguments: typeof tool.arguments === 'string' ? tool.arguments : '',
+    status: result === null ? 'interrupted' : tool.ok === false ? 'error' : 'ok',
+    durationMs: typeof tool.duration_ms === 'number' ? tool.duration_ms : null,
+    result,
+  };
 }
 
 export type HistoryStatus = 'idle' | 'loading' | 'loaded' | 'failed';
@@ -163,9 +195,12 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
       role: message.role,
       content: String(message.content ?? ''),
       streaming: false,
-      tools: [],
+      tools: message.role === 'assistant' && Array.isArray(message.tools) ? message.tools.map(toolBlockFromRecord) : [],
       cancelled: false,
     };
+    if (message.role === 'user' && message.error && typeof message.error.message === 'string') {
+      row.error = { kind: String(message.error.kind ?? ''), message: message.error.message };
+    }
     if (receipts.mentioned_skills) row.mentionedSkills = receipts.mentioned_skills;
     if (receipts.selected_mcp_connectors) row.selectedMcpConnectors = receipts.selected_mcp_connectors;
     if (loadedSkills.length > 0) row.loadedSkills = loadedSkills;
@@ -438,10 +473,16 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
         return withThread(state, chatId, (thread) => ({ ...forgetSentDecisions(thread), error: event.detail }));
       }
       let nextId = state.nextMessageId;
-      const next = withThread(state, chatId, (thread) => ({
-        ...endTurn(thread, false, () => nextId++),
-        error: event.detail,
-      }));
+      const next = withThread(state, chatId, (thread) => {
+        const ended = endTurn(thread, false, () => nextId++);
+        const last = ended.messages[ended.messages.length - 1];
+        if (event.code !== undefined && PERSISTED_TURN_ERROR_CODES.has(event.code) && last?.role === 'user') {
+          // the unanswered prompt stays, with the error inline under it (the server kept it the same way)
+          const marked: ChatMessage = { ...last, error: { kind: event.code, message: event.detail } };
+          return { ...ended, messages: [...ended.messages.slice(0, -1), marked], error: null };
+        }
+        return { ...ended, error: event.detail };
+      });
       return { ...next, nextMessageId: nextId };
     }
 

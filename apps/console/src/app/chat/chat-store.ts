@@ -202,6 +202,19 @@ export class ChatStore {
     return { ok: true };
   }
 
+  /**
+   * Retry of a failed prompt of the open chat: the same text and chips are sent again as a new turn (the failed
+   * message stays in history, append-only).
+   */
+  retry(messageId: number): boolean {
+    const message = this.activeThread()?.messages.find((entry) => entry.id === messageId);
+    if (!message || message.role !== 'user' || !message.error) return false;
+    return this.send(message.content, {
+      skills: message.mentionedSkills ?? [],
+      mcp: message.selectedMcpConnectors ?? [],
+    }).ok;
+  }
+
   stop(): boolean {
     const chatId = this.state().activeChatId;
     if (chatId === null) return false;

@@ -14,6 +14,7 @@ import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
 import { AssistantMessage } from '../assistant-message/assistant-message';
 import type { ChatMessage } from '../chat-state';
+import { ChatStore } from '../chat-store';
 
 /** Distance from the bottom (px) beyond which the list stops following new content. */
 export const STICK_THRESHOLD_PX = 80;
@@ -34,6 +35,7 @@ export class MessageList {
   readonly chatId = input<string | null>(null);
 
   protected readonly i18n = inject(I18n);
+  private readonly store = inject(ChatStore);
   protected readonly showJump = signal(false);
   private readonly scroller = viewChild.required<ElementRef<HTMLElement>>('scroller');
   private stick = true;
@@ -52,6 +54,12 @@ export class MessageList {
         if (this.stick) element.scrollTop = element.scrollHeight;
       },
     });
+  }
+
+  /** Sends a failed prompt again as a new turn. */
+  protected retry(messageId: number): void {
+    this.stick = true;
+    this.store.retry(messageId);
   }
 
   protected onScroll(): void {

@@ -63,6 +63,7 @@ export const EN_MESSAGES = {
 
   'chat.emptyTitle': 'What can I help you with?',
   'chat.emptySubtitle': 'Ask anything. Answers stream in as they are written, and the agent can use tools along the way.',
+  'chat.retryTurn': 'Retry',
   'chat.jumpToLatest': 'Jump to latest',
   'chat.stopped': 'Stopped',
   'chat.loadingHistory': 'Loading conversation…',

@@ -61,6 +61,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
 
   'chat.emptyTitle': '有什么可以帮你？',
   'chat.emptySubtitle': '随便问。回答会边生成边显示，智能体也可以在过程中调用工具。',
+  'chat.retryTurn': '重试',
   'chat.jumpToLatest': '跳到最新',
   'chat.stopped': '已停止',
   'chat.loadingHistory': '正在加载对话…',
