@@ -176,6 +176,23 @@ describe('chat state', () => {
     expect(state.banner).toBeNull();
   });
 
+  it('Scenario: a warning marks the turn\'s user message and the turn keeps running', () => {
+    const warning: ServerEvent = {
+      event: 'warning',
+      chat_id: 'c1',
+      subject: 'skill',
+      name: 'github',
+      code: 'missing_dependency',
+      detail: 'Unable to load @github: …',
+    };
+    const state = apply(generatingChat(), warning, warning, delta('Answer'));
+    const [user, assistant] = state.threads['c1'].messages;
+    expect(user.warnings).toEqual([{ subject: 'skill', name: 'github', code: 'missing_dependency', detail: 'Unable to load @github: …' }]);
+    expect(assistant.content).toBe('Answer');
+    expect(state.threads['c1'].generating).toBe(true);
+    expect(state.threads['c1'].error).toBeNull();
+  });
+
   it('an error without chat_id becomes the banner and clears the open chat', () => {
     const state = reduceServerEvent(generatingChat(), { event: 'error', detail: 'typed JSON envelope required' });
     expect(state.banner).toBe('typed JSON envelope required');

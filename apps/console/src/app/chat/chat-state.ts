@@ -14,6 +14,7 @@ import type {
   PublicToolRecord,
   PublicTurnError,
   ServerEvent,
+  WarningEvent,
   SessionSummary,
   SkillReceipt,
 } from '@cashcode/contracts';
@@ -67,7 +68,12 @@ export interface ChatMessage {
   loadedSkills?: LoadedSkillReceipt[];
   /** user rows: the turn of this message failed (shown inline under it, with Retry); kept in history by the server */
   error?: PublicTurnError;
+  /** user rows (live only): selections the turn ran without (`warning` events), shown as warning chips */
+  warnings?: TurnWarning[];
 }
+
+/** A selected Skill or MCP connector the turn ran without. */
+export type TurnWarning = Omit<WarningEvent, 'event' | 'chat_id'>;
 
 /**
  * Error codes of a failed model call: the server keeps the user message with an error marker, so the error is shown
@@ -486,6 +492,9 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
       return { ...next, nextMessageId: nextId };
     }
 
+    case 'warning':
+      return withThread(state, event.chat_id, (thread) => warnLastUserMessage(thread, event));
+
     case 'stop_ack':
       // After a reconnect we cannot tell whether the turn still runs; a stop acknowledgement ends the wait.
       return state.threads[event.chat_id]?.resync && state.threads[event.chat_id].generating
@@ -547,6 +556,20 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
 }
 
 type ToolResultEvent = Extract<ServerEvent, { event: 'tool_result' }>;
+
+/** Adds a warning to the newest user message of the thread (the turn it belongs to); a repeat changes nothing. */
+function warnLastUserMessage(thread: ChatThread, event: WarningEvent): ChatThread {
+  let index = thread.messages.length - 1;
+  while (index >= 0 && thread.messages[index].role !== 'user') index--;
+  if (index < 0) return thread;
+  const message = thread.messages[index];
+  const warning: TurnWarning = { subject: event.subject, name: event.name, code: event.code, detail: event.detail };
+  const known = message.warnings ?? [];
+  if (known.some((w) => w.subject === warning.subject && w.name === warning.name)) return thread;
+  const messages = [...thread.messages];
+  messages[index] = { ...message, warnings: [...known, warning] };
+  return { ...thread, messages };
+}
 
 /** The thread with `update` applied to every tool block (unchanged blocks keep their identity). */
 function mapTools(thread: ChatThread, update: (tool: ToolBlockState) => ToolBlockState): ChatThread {

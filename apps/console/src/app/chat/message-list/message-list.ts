@@ -13,7 +13,8 @@ import { MatButtonModule } from '@angular/material/button';
 import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
 import { AssistantMessage } from '../assistant-message/assistant-message';
-import type { ChatMessage } from '../chat-state';
+import type { ChatMessage, TurnWarning } from '../chat-state';
+import { warningReasonKey } from './turn-warning';
 import { ChatStore } from '../chat-store';
 
 /** Distance from the bottom (px) beyond which the list stops following new content. */
@@ -54,6 +55,12 @@ export class MessageList {
         if (this.stick) element.scrollTop = element.scrollHeight;
       },
     });
+  }
+
+  /** The chip text of a selection the turn ran without (`Skill github not used: missing a dependency`). */
+  protected warningText(warning: TurnWarning): string {
+    const key = warning.subject === 'mcp' ? 'chat.warning.mcp' : 'chat.warning.skill';
+    return this.i18n.t(key, { name: warning.name, reason: this.i18n.t(warningReasonKey(warning.code)) });
   }
 
   /** Sends a failed prompt again as a new turn. */
