@@ -150,7 +150,7 @@ describe('buildBwrapArgs', () => {
     mkdirSync(skill);
     const binds = [{ source: skill, target: '/skills/pdf' }];
     expect(() => buildBwrapArgs(input({ readOnlyBinds: binds, chdir: '/skills/other' }))).toThrow(
-      new SandboxArgsError('the working directory /skills/other is neither the workspace nor inside a read-only bind'),
+      new SandboxArgsError('the working directory /skills/other is neither in the workspace nor inside a read-only bind'),
     );
     expect(() => buildBwrapArgs(input({ chdir: skill }))).toThrow(SandboxArgsError);
     for (const target of ['/', '/tmp/x', '/proc', system, 'skills/pdf', '/skills/../etc', workspace]) {

@@ -45,7 +45,7 @@ export interface BwrapArgsInput {
    * Skill's directory at `/skills/<name>`); bound last, so a target may re-expose a directory a protected path hides
    */
   readOnlyBinds?: ReadonlyArray<string | ReadOnlyBind>;
-  /** the working directory inside the sandbox: the workspace (default) or a path at or below a read-only bind's target */
+  /** the working directory inside the sandbox: the workspace (default) or a path below it, or at or below a read-only bind's target */
   chdir?: string;
   /** the complete environment of the command */
   env: Record<string, string>;
@@ -173,8 +173,8 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
     if (exposed !== undefined) throw new SandboxArgsError(`the read-only bind ${bind.source} would expose ${exposed}`);
   }
   const chdir = input.chdir ?? workspace;
-  if (chdir !== workspace && !readOnly.some((bind) => bind.source !== bind.target && isWithinPath(bind.target, chdir))) {
-    throw new SandboxArgsError(`the working directory ${chdir} is neither the workspace nor inside a read-only bind`);
+  if (!isWithinPath(workspace, chdir) && !readOnly.some((bind) => bind.source !== bind.target && isWithinPath(bind.target, chdir))) {
+    throw new SandboxArgsError(`the working directory ${chdir} is neither in the workspace nor inside a read-only bind`);
   }
   const insideWorkspace = (p: string) => p !== workspace && isWithinPath(workspace, p);
 
