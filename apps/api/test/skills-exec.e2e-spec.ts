@@ -11,7 +11,7 @@ import { describeWithBwrap } from './support/bwrap';
 import { FakeModelServer } from './support/fake-model-server';
 import { buildZip, skillMd } from './support/skill-fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
-import { allowToolsWithoutAsking, configureFakeModel, WsTestClient } from './support/ws-client';
+import { allowToolsWithoutAsking, configureFakeModel, putToolPolicies, WsTestClient } from './support/ws-client';
 
 interface CompletionBody {
   messages: Array<{ role: string; content: string | null }>;
@@ -138,6 +138,32 @@ describeWithBwrap('Skill directories for exec through real turns', () => {
     // without skill_load in the chat nothing is mounted
     const unloaded = await turn(sandboxed, [{ name: 'exec', args: { command: 'sh scripts/hello.sh', cwd: '/skills/hello-skill' } }]);
     expect(unloaded[0]).toMatch(/^Error: cwd \/skills\/hello-skill: the Skill hello-skill is not loaded in this chat/);
+  });
+
+  it('Scenario: the exec approval request shows the cwd of a Skill directory', async () => {
+    await putToolPolicies(sandboxed.httpUrl, { defaults: { exec: 'ask', mcp: 'allow' } });
+    fake.reset();
+    const client = await WsTestClient.connect(sandboxed.wsUrl);
+    try {
+      const chatId = `skills-exec-${++counter}`;
+      fake.enqueue(
+        { toolCalls: [{ id: 'a1', name: 'skill_load', arguments: '{"name":"hello-skill"}' }] },
+        { toolCalls: [{ id: 'a2', name: 'exec', arguments: '{"command":"sh scripts/hello.sh","cwd":"/skills/hello-skill"}' }] },
+        { content: 'done' },
+      );
+      const done = client.next('done', (e) => e.chat_id === chatId);
+      client.sendMessage(chatId, 'go');
+      const asked = await client.waitFor('approval_request', (e) => e.chat_id === chatId);
+      expect(asked).toMatchObject({ tool: 'exec', sandboxed: true, cwd: '/skills/hello-skill' });
+      client.send({ type: 'approval', chat_id: chatId, call_id: asked.call_id, decision: 'allow_once' });
+      await done;
+      const body = fake.completions[2]?.body as CompletionBody | undefined;
+      const result = body?.messages.filter((m) => m.role === 'tool').at(-1)?.content;
+      expect(result).toBe('Working directory: /skills/hello-skill\n$ sh scripts/hello.sh\nExit code: 0\n\nhello from /skills/hello-skill\n');
+    } finally {
+      await client.close();
+      await allowToolsWithoutAsking(sandboxed.httpUrl);
+    }
   });
 
   it('Scenario: with the sandbox off, skill_load names the host path and exec runs there (read-only is not enforced)', async () => {
