@@ -394,7 +394,7 @@ describe('Skills in chat (e2e)', () => {
     expect(results[0]).toBe('[Skill resource read: pdf-helper/scripts/extract.py]\n\nprint("text")\n');
     expect(results[1]).toBe('[Skill resource read: pdf-helper/LICENSE.txt]\n\nApache License');
     expect(results[2]).toBe('Error: support path must be package-relative');
-    expect(results[3]).toBe('Error: resource not found or too large');
+    expect(results[3]).toBe('Error: resource not found');
   });
 
   it('Scenario: skill_read_resource returns type and size for a binary file instead of its bytes', async () => {
@@ -420,7 +420,8 @@ describe('Skills in chat (e2e)', () => {
     expect(results[0]).toBe(
       '[Skill resource read: pdf-forms/assets/blank.pdf]\n\nBinary file: assets/blank.pdf\nType: application/pdf\n' +
         `Size: ${pdf.length} bytes\nIts content is not shown as text. Use it through the commands or scripts the Skill ` +
-        'describes; its path is `assets/blank.pdf` relative to the Skill package.',
+        "describes; its path for exec is `/skills/pdf-forms/assets/blank.pdf` (`assets/blank.pdf` relative to the Skill's " +
+        'base directory /skills/pdf-forms).',
     );
     expect(results[1]).toBe('[Skill resource read: pdf-forms/references/forms.md]\n\n# Forms\n');
     expect(toolResults(events).map((r) => r.result)).toEqual([
@@ -428,6 +429,29 @@ describe('Skills in chat (e2e)', () => {
       '[Skill resource read: pdf-forms/references/forms.md]',
     ]);
     noHostPath(results[0] ?? '');
+  });
+
+  it('Scenario: skill_read_resource returns the head of a large text file with its size and how to read the rest', async () => {
+    const line = 'x'.repeat(99) + '\n';
+    const big = line.repeat(3000); // 300,000 bytes, over the 200,000-character head
+    const zip = await buildZip([
+      { name: 'big-ref/SKILL.md', data: skillMd('big-ref', { description: 'Has a large reference' }) },
+      { name: 'big-ref/references/big.md', data: big },
+    ]);
+    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'big-ref.zip').expect(201);
+    fake.enqueue(
+      { toolCalls: [{ id: 'g1', name: 'skill_read_resource', arguments: '{"name":"big-ref","path":"references/big.md"}' }] },
+      { content: 'ok' },
+    );
+    await turn(newChatId(), '@big-ref read it');
+    const result = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool')[0]?.content ?? '';
+    const prefix = '[Skill resource read: big-ref/references/big.md]\n\n';
+    expect(result.startsWith(prefix + big.slice(0, 200_000))).toBe(true);
+    expect(result.slice(prefix.length + 200_000)).toBe(
+      '\n\n[Truncated: the first 200000 characters of references/big.md (300000 bytes in total) are shown. Read the rest ' +
+        "with exec, e.g. `sed -n '2001,2501p' /skills/big-ref/references/big.md` or " +
+        '`tail -c +200001 /skills/big-ref/references/big.md | head -c 100000`.]',
+    );
   });
 
   it('Scenario: loading a Skill never runs its scripts', async () => {

@@ -43,6 +43,8 @@ export interface ApprovalRequestEvent {
   always_scope?: StandingRuleScope;
   /** additive: for exec, whether the command runs confined in the sandbox */
   sandboxed?: boolean;
+  /** additive: for exec, the working directory the call asks for (e.g. `/skills/<name>`); absent: the workspace */
+  cwd?: string;
   /** additive: MCP server of an MCP tool */
   server?: string;
   /** additive: MCP `destructiveHint` */

@@ -123,6 +123,14 @@ function execCommand(rawArguments: string): string | null {
   return typeof command === 'string' && command.trim() !== '' && !command.includes('\0') ? command : null;
 }
 
+/** The `cwd` argument of an exec call, when it names one. */
+function execCwd(rawArguments: string): string | undefined {
+  const parsed = parseToolArguments(rawArguments);
+  if (!parsed.ok) return undefined;
+  const cwd = parsed.args['cwd'];
+  return typeof cwd === 'string' && cwd !== '' && cwd !== '.' ? cwd : undefined;
+}
+
 function localIso(ms: number): string {
   const date = new Date(ms);
   const pad = (value: number, size = 2): string => String(value).padStart(size, '0');
@@ -287,7 +295,11 @@ export class ApprovalsService implements OnModuleInit, OnApplicationShutdown {
 
   /** Redacted command (exec) or argument preview (others), for the audit log and the model's denial text. */
   private preview(evaluated: Evaluated): string {
-    if (evaluated.command !== undefined) return truncate(redactSecrets(evaluated.command), AUDIT_PREVIEW_MAX_CHARS);
+    if (evaluated.command !== undefined) {
+      const cwd = execCwd(evaluated.call.rawArguments);
+      const shown = cwd === undefined ? evaluated.command : `(cwd ${cwd}) ${evaluated.command}`;
+      return truncate(redactSecrets(shown), AUDIT_PREVIEW_MAX_CHARS);
+    }
     return argumentPreview(evaluated.call.rawArguments);
   }
 
@@ -316,7 +328,11 @@ export class ApprovalsService implements OnModuleInit, OnApplicationShutdown {
     };
     const scope = this.alwaysScope(evaluated);
     if (scope !== undefined) event.always_scope = scope;
-    if (evaluated.command !== undefined) event.sandboxed = this.sandbox.status().active;
+    if (evaluated.command !== undefined) {
+      event.sandboxed = this.sandbox.status().active;
+      const cwd = execCwd(call.rawArguments);
+      if (cwd !== undefined) event.cwd = truncate(redactSecrets(cwd), REQUEST_ARGUMENTS_MAX_CHARS);
+    }
     if (call.tool.mcp) {
       event.server = call.tool.mcp.server;
       event.destructive = call.tool.mcp.destructive;

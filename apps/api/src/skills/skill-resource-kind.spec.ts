@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { binaryMimeType, describeBinaryResource, isTextResource } from './skill-resource-kind';
+import { binaryMimeType, describeBinaryResource, isTextResource, RESOURCE_HEAD_CHARS, textHead, textResourceHead } from './skill-resource-kind';
 
 describe('skill resource kinds', () => {
   it('Scenario: text resources are recognised by content; NUL bytes or invalid UTF-8 make a file binary', () => {
@@ -29,5 +29,21 @@ describe('skill resource kinds', () => {
         '`assets/form.pdf` relative to the Skill package.',
     );
     expect(text).not.toContain('\u0000');
+  });
+
+  it('Scenario: a head cut inside a UTF-8 character is still text; a complete file is returned whole', () => {
+    const euro = Buffer.from('ab€', 'utf8'); // € is 3 bytes
+    expect(textHead(euro.subarray(0, 4), false)).toBe('ab');
+    expect(textHead(euro.subarray(0, 4), true)).toBeNull();
+    expect(textHead(Buffer.from([0x61, 0, 0x62]), false)).toBeNull();
+    expect(textResourceHead('short', 'a.md', 5, true, '/skills/s')).toBe('short');
+    const long = 'é'.repeat(RESOURCE_HEAD_CHARS + 10);
+    const head = textResourceHead(long, 'a.md', Buffer.byteLength(long), true, '/skills/s');
+    expect(head.startsWith('é'.repeat(RESOURCE_HEAD_CHARS) + '\n\n[Truncated: the first 200000 characters of a.md (')).toBe(true);
+    expect(head).toContain(`tail -c +${RESOURCE_HEAD_CHARS * 2 + 1} /skills/s/a.md`);
+    expect(describeBinaryResource(Buffer.from('%PDF-1.7'), 'f.pdf', '/skills/s', 9000)).toContain(
+      'Size: 9000 bytes\nIts content is not shown as text. Use it through the commands or scripts the Skill describes; its ' +
+        "path for exec is `/skills/s/f.pdf` (`f.pdf` relative to the Skill's base directory /skills/s).",
+    );
   });
 });

@@ -68,12 +68,54 @@ export function binaryMimeType(data: Buffer, rel: string): string {
   return BY_EXTENSION[ext] ?? 'application/octet-stream';
 }
 
-/** What `skill_read_resource` tells the model about a binary file instead of its bytes. */
-export function describeBinaryResource(data: Buffer, rel: string): string {
+/**
+ * What `skill_read_resource` tells the model about a binary file instead of its bytes; `baseDir` is where exec sees
+ * the Skill (`/skills/<name>`), `size` the file's total size when `data` is only its head.
+ */
+export function describeBinaryResource(data: Buffer, rel: string, baseDir?: string | null, size = data.length): string {
   const mime = binaryMimeType(data, rel);
+  const where =
+    baseDir != null
+      ? `its path for exec is \`${baseDir}/${rel}\` (\`${rel}\` relative to the Skill's base directory ${baseDir}).`
+      : `its path is \`${rel}\` relative to the Skill package.`;
   return (
-    `Binary file: ${rel}\nType: ${mime}\nSize: ${data.length} bytes\n` +
-    'Its content is not shown as text. Use it through the commands or scripts the Skill describes; its path is ' +
-    `\`${rel}\` relative to the Skill package.`
+    `Binary file: ${rel}\nType: ${mime}\nSize: ${size} bytes\n` +
+    `Its content is not shown as text. Use it through the commands or scripts the Skill describes; ${where}`
+  );
+}
+
+/** The bytes read of a resource at most: enough for RESOURCE_HEAD_CHARS characters of any UTF-8. */
+export const RESOURCE_HEAD_READ_BYTES = 800_000;
+
+/**
+ * The text of a resource's head, or null when it is binary. A head cut inside a UTF-8 sequence loses that partial
+ * character (at most 3 bytes) before it is checked.
+ */
+export function textHead(data: Buffer, complete: boolean): string | null {
+  if (isTextResource(data)) return data.toString('utf8');
+  if (complete || data.includes(0)) return null;
+  for (let cut = 1; cut <= 3 && cut < data.length; cut++) {
+    const shorter = data.subarray(0, data.length - cut);
+    if (isTextResource(shorter)) return shorter.toString('utf8');
+  }
+  return null;
+}
+
+/** The characters of a text resource `skill_read_resource` returns at most; the rest is read with exec. */
+export const RESOURCE_HEAD_CHARS = 200_000;
+
+/**
+ * A text resource for the model: whole, or its first RESOURCE_HEAD_CHARS characters with a note of the total size and
+ * how to read the rest with exec at the Skill's base directory.
+ */
+export function textResourceHead(text: string, rel: string, size: number, complete: boolean, baseDir?: string | null): string {
+  const chars = Array.from(text);
+  if (complete && chars.length <= RESOURCE_HEAD_CHARS) return text;
+  const head = chars.slice(0, RESOURCE_HEAD_CHARS).join('');
+  const file = baseDir != null ? `${baseDir}/${rel}` : rel;
+  const lines = head.split('\n').length;
+  return (
+    `${head}\n\n[Truncated: the first ${Array.from(head).length} characters of ${rel} (${size} bytes in total) are shown. ` +
+    `Read the rest with exec, e.g. \`sed -n '${lines},${lines + 500}p' ${file}\` or \`tail -c +${Buffer.byteLength(head) + 1} ${file} | head -c 100000\`.]`
   );
 }

@@ -465,6 +465,26 @@ export class SkillStore {
     }
   }
 
+  /**
+   * The head of a supporting file of a package (already checked with checkSupportPath): its first `maxBytes` bytes
+   * and its total size, for files of any size (imports allow large support files); null when it does not resolve
+   * to a regular file inside the package.
+   */
+  async readResourceHead(source: SkillSource, name: string, rel: string, maxBytes = SUPPORT_FILE_MAX_BYTES): Promise<{ data: Buffer; size: number } | null> {
+    const packageDir = path.join(this.rootOf(source), name);
+    try {
+      const realPackage = await fs.realpath(packageDir);
+      const real = await fs.realpath(path.join(packageDir, ...rel.split('/')));
+      if (!isWithin(realPackage, real) || real === realPackage) return null;
+      const stat = await fs.stat(real);
+      if (!stat.isFile()) return null;
+      const data = await readLimited(real, maxBytes);
+      return { data, size: Math.max(stat.size, data.length) };
+    } catch {
+      return null;
+    }
+  }
+
   // ------------------------------------------------------------------------------------------ staging & publication
 
   /** A fresh hidden staging directory in the root of `source`. */

@@ -9,7 +9,7 @@ import { SUPPORT_FILES_MAX, checkSupportPath } from '@cashcode/skill-format';
 import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../agent/agent-tool';
 import { formatEvent } from '../common/log-format';
 import { pythonJson } from './python-json';
-import { describeBinaryResource, isTextResource } from './skill-resource-kind';
+import { RESOURCE_HEAD_READ_BYTES, describeBinaryResource, textHead, textResourceHead } from './skill-resource-kind';
 import { boundText, type SkillCatalog } from './skill-catalog';
 import { errorName, isPlainObject, sanitizeStoreDiagnostic } from './skill-helpers';
 import type { SkillStore } from './skill-store';
@@ -130,10 +130,17 @@ export class SkillReadResourceTool implements AgentTool {
     if (!loaded || !entry || entry.pkg.hash !== loaded.hash) return 'Error: load the Skill before reading its resources';
     const checked = checkSupportPath(rel);
     if (!checked.ok) return `Error: ${checked.error}`;
-    const data = await this.store.readResource(entry.pkg.source, name, checked.path);
-    if (!data) return 'Error: resource not found or too large';
+    // a bounded head: large support files (imports allow up to 5 MiB) are read in part, the rest with exec
+    const head = await this.store.readResourceHead(entry.pkg.source, name, checked.path, RESOURCE_HEAD_READ_BYTES);
+    if (!head) return 'Error: resource not found';
+    const baseDir = this.turns.baseDirectory(ctx.chatId, name);
     const receipt = `[Skill resource read: ${name}/${checked.path}]`;
-    const content = isTextResource(data) ? data.toString('utf8') : describeBinaryResource(data, checked.path);
+    const complete = head.data.length >= head.size;
+    const text = textHead(head.data, complete);
+    const content =
+      text !== null
+        ? textResourceHead(text, checked.path, head.size, complete, baseDir)
+        : describeBinaryResource(head.data, checked.path, baseDir, head.size);
     return { model: `${receipt}\n\n${content}`, public: receipt, persisted: receipt };
   }
 }

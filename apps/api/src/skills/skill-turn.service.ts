@@ -4,6 +4,7 @@
  * asking in that turn; other tools are not restricted), the chat's recently-activated list in metadata.json and the
  * system prompt sections about Skills. Nothing of a turn carries over to the next one.
  */
+import * as path from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { formatSkillReceipt, type LoadedSkillReceipt } from '@cashcode/contracts';
 import type { ToolContext } from '../agent/agent-tool';
@@ -71,6 +72,8 @@ interface LoadedInTurn {
   version: number;
   /** the manifest's `allowed-tools` entries as written (pre-approved while loaded), null when absent */
   allowedTools: string[] | null;
+  /** the package's directory on the host */
+  dir: string;
 }
 
 interface TurnSkills {
@@ -91,6 +94,9 @@ export class SkillTurnService {
   private readonly turns = new Map<string, TurnSkills>();
 
   private readonly indexSnapshots = new Map<string, string | null>();
+
+  /** exec's directory for a Skill (`/skills/<name>` in the sandbox); null when exec is not available */
+  private baseDirectoryOf: ((name: string, hostDir: string) => string) | null = null;
 
   constructor(
     private readonly store: SkillStore,
@@ -167,6 +173,25 @@ export class SkillTurnService {
       pre = addAllowedTools(pre ?? emptyPreApprovals(), skill.allowedTools);
     }
     return pre;
+  }
+
+  /** Set by the Skills module from the exec tool: where exec sees a Skill's directory. */
+  setBaseDirectoryResolver(resolver: ((name: string, hostDir: string) => string) | null): void {
+    this.baseDirectoryOf = resolver;
+  }
+
+  /** exec's base directory of a Skill loaded in the chat's current turn (`/skills/<name>`), null when none. */
+  baseDirectory(chatId: string, name: string): string | null {
+    const state = this.turns.get(chatId);
+    const skill = state && state.active ? state.loaded.get(name) : undefined;
+    return skill && this.baseDirectoryOf ? this.baseDirectoryOf(name, skill.dir) : null;
+  }
+
+  /** The Skills loaded in the chat's current turn with their host directories (exec mounts them read-only). */
+  mountedSkills(chatId: string): Array<{ name: string; dir: string }> {
+    const state = this.turns.get(chatId);
+    if (!state || !state.active) return [];
+    return [...state.loaded.values()].map((skill) => ({ name: skill.name, dir: skill.dir }));
   }
 
   private turnState(chatId: string, turnId: string): TurnSkills {
@@ -275,13 +300,23 @@ export class SkillTurnService {
     const previous = state.loaded.get(name);
     if (previous && previous.hash === pkg.hash) return { kind: 'already', name, receipt };
     const allowedTools = pkg.manifest.allowed_tools ? [...pkg.manifest.allowed_tools] : null;
-    state.loaded.set(name, { name, hash: pkg.hash, version: pkg.manifest.version, allowedTools });
+    const dir = path.join(this.store.rootOf(pkg.source), name);
+    state.loaded.set(name, { name, hash: pkg.hash, version: pkg.manifest.version, allowedTools, dir });
     await this.recordActivation(ctx.chatId, name, pkg.manifest.description, pkg.manifest.version, pkg.hash);
 
     const lines = [
       receipt,
       `Skill package: ${logicalPath(pkg.source, name)} (read its files with skill_read_resource using package-relative paths)`,
     ];
+    const baseDir = this.baseDirectoryOf?.(name, dir) ?? null;
+    if (baseDir !== null) {
+      const readOnly = baseDir.startsWith('/skills/') ? 'read-only' : 'read-only by convention: do not write there';
+      lines.push(
+        `Base directory for this Skill: ${baseDir} (${readOnly}; run its scripts with exec, e.g. cwd "${baseDir}" ` +
+          `and command "sh scripts/<file>", or by that full path). Relative paths in the Skill are relative to it; ` +
+          'write outputs to the workspace.',
+      );
+    }
     if (pkg.files.length > 0) {
       const listed = pkg.files.slice(0, PACKAGE_FILES_LISTED).join(', ');
       const more = pkg.files.length > PACKAGE_FILES_LISTED ? `, … (${pkg.files.length - PACKAGE_FILES_LISTED} more)` : '';

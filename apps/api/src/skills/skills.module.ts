@@ -2,6 +2,7 @@ import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { AgentModule } from '../agent/agent.module';
 import { SystemPromptBuilder } from '../agent/system-prompt';
 import { ToolRegistry } from '../agent/tool-registry';
+import { ExecTool } from '../agent/tools/exec.tool';
 import { ApprovalsService } from '../approvals/approvals.service';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { McpModule } from '../mcp/mcp.module';
@@ -76,6 +77,12 @@ export class SkillsModule implements OnModuleInit {
     this.registry.registerMeta(new SkillReadResourceTool(this.turns, this.catalog, this.store));
     this.registry.register(new AgentSkillManageTool(this.admin, this.store));
     this.approvals.setPreApprovalSource({ preApprovals: (chatId) => this.turns.preApprovals(chatId) });
+    // exec sees the Skills loaded in a chat read-only at /skills/<name> (a port: the agent module never imports Skills)
+    const exec = this.registry.get('exec');
+    if (exec instanceof ExecTool) {
+      exec.setSkillMountSource({ mounts: (chatId) => this.turns.mountedSkills(chatId) });
+      this.turns.setBaseDirectoryResolver((name, dir) => exec.skillBaseDirectory(name, dir));
+    }
     this.prompt.registerSection({ name: 'skills.usage', order: 100, render: () => SKILL_USAGE_SECTION });
     this.prompt.registerSection({ name: 'skills.index', order: 105, render: ({ chatId }) => this.turns.skillIndex(chatId) });
     this.prompt.registerSection({

@@ -129,6 +129,35 @@ describe('buildBwrapArgs', () => {
     expect(() => buildBwrapArgs(input({ readOnlyBinds: [path.join(base, 'nope')] }))).toThrow(SandboxArgsError);
   });
 
+  it('Scenario: a Skill directory is bound read-only at /skills/<name>, after the mask that hides the data dir, and may be the cwd', () => {
+    const data = path.join(system, 'data');
+    const skill = path.join(data, 'skills', 'user', 'pdf');
+    mkdirSync(path.join(skill, 'scripts'), { recursive: true });
+    const args = buildBwrapArgs(
+      input({ protectedPaths: [data], readOnlyBinds: [{ source: skill, target: '/skills/pdf' }], chdir: '/skills/pdf/scripts' }),
+    );
+    const bind = indexOfMount(args, '--ro-bind', skill, '/skills/pdf');
+    expect(bind).toBeGreaterThan(indexOfMount(args, '--tmpfs', data));
+    expect(indexOfMount(args, '--chdir', '/skills/pdf/scripts')).toBeGreaterThan(bind);
+    expect(args.filter((arg) => arg === '--chdir')).toHaveLength(1);
+    // the default cwd stays the workspace
+    const plain = buildBwrapArgs(input({ protectedPaths: [data], readOnlyBinds: [{ source: skill, target: '/skills/pdf' }] }));
+    expect(indexOfMount(plain, '--chdir', workspace)).toBeGreaterThan(-1);
+  });
+
+  it('Scenario: a cwd outside the workspace and every read-only bind target, or a bind target over a system path, is refused', () => {
+    const skill = path.join(base, 'pdf');
+    mkdirSync(skill);
+    const binds = [{ source: skill, target: '/skills/pdf' }];
+    expect(() => buildBwrapArgs(input({ readOnlyBinds: binds, chdir: '/skills/other' }))).toThrow(
+      new SandboxArgsError('the working directory /skills/other is neither in the workspace nor inside a read-only bind'),
+    );
+    expect(() => buildBwrapArgs(input({ chdir: skill }))).toThrow(SandboxArgsError);
+    for (const target of ['/', '/tmp/x', '/proc', system, 'skills/pdf', '/skills/../etc', workspace]) {
+      expect(() => buildBwrapArgs(input({ readOnlyBinds: [{ source: skill, target }] }))).toThrow(SandboxArgsError);
+    }
+  });
+
   it('Scenario: a missing workspace is refused with a clear error', () => {
     expect(() => buildBwrapArgs(input({ workspace: path.join(base, 'gone') }))).toThrow(
       new SandboxArgsError(`the workspace ${path.join(base, 'gone')} is not a directory`),

@@ -40,8 +40,13 @@ export interface BwrapArgsInput {
   network: boolean;
   /** host paths that must not be visible inside (missing ones are ignored) */
   protectedPaths: readonly string[];
-  /** extra host directories made visible read-only at their own path (e.g. a Skill's directory) */
-  readOnlyBinds?: readonly string[];
+  /**
+   * extra host directories made visible read-only: a string at its own path, `{ source, target }` at `target` (e.g. a
+   * Skill's directory at `/skills/<name>`); bound last, so a target may re-expose a directory a protected path hides
+   */
+  readOnlyBinds?: ReadonlyArray<string | ReadOnlyBind>;
+  /** the working directory inside the sandbox: the workspace (default) or a path below it, or at or below a read-only bind's target */
+  chdir?: string;
   /** the complete environment of the command */
   env: Record<string, string>;
   /** drop every capability (needed when the server runs as root: bwrap then keeps them otherwise) */
@@ -51,6 +56,15 @@ export interface BwrapArgsInput {
   /** defaults to SANDBOX_SYSTEM_SECRETS plus the SSH host keys */
   systemSecrets?: readonly string[];
 }
+
+/** A host directory (`source`) bound read-only at `target` inside the sandbox (an absolute, normalized path). */
+export interface ReadOnlyBind {
+  source: string;
+  target: string;
+}
+
+/** Targets a read-only bind may not take: the system directories and the sandbox's own mounts. */
+const RESERVED_TARGETS: readonly string[] = ['/', '/proc', '/dev', '/tmp'];
 
 export class SandboxArgsError extends Error {
   constructor(message: string) {
@@ -139,14 +153,28 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   args.push('--dev', '/dev', '--tmpfs', '/tmp');
 
   const readOnly = (input.readOnlyBinds ?? []).map((bind) => {
-    const real = realOrNull(bind);
-    if (real === null) throw new SandboxArgsError(`the read-only bind ${bind} does not exist`);
-    return real;
+    const source = typeof bind === 'string' ? bind : bind.source;
+    const real = realOrNull(source);
+    if (real === null) throw new SandboxArgsError(`the read-only bind ${source} does not exist`);
+    if (typeof bind === 'string') return { source: real, target: real };
+    const target = bind.target;
+    if (!path.isAbsolute(target) || path.posix.normalize(target) !== target || target.endsWith('/')) {
+      throw new SandboxArgsError(`the read-only bind target ${target} is not an absolute, normalized path`);
+    }
+    const reserved = [...RESERVED_TARGETS, ...(input.systemDirs ?? SANDBOX_SYSTEM_DIRS)];
+    if (reserved.some((r) => (r === '/' ? target === '/' : isWithinPath(r, target))) || isWithinPath(target, workspace) || isWithinPath(workspace, target)) {
+      throw new SandboxArgsError(`the read-only bind target ${target} would cover a system directory or the workspace`);
+    }
+    return { source: real, target };
   });
   const hidden = [...new Set(input.protectedPaths.map(realOrNull).filter((p): p is string => p !== null))].sort();
   for (const bind of readOnly) {
-    const exposed = hidden.find((p) => isWithinPath(bind, p));
-    if (exposed !== undefined) throw new SandboxArgsError(`the read-only bind ${bind} would expose ${exposed}`);
+    const exposed = hidden.find((p) => isWithinPath(bind.source, p));
+    if (exposed !== undefined) throw new SandboxArgsError(`the read-only bind ${bind.source} would expose ${exposed}`);
+  }
+  const chdir = input.chdir ?? workspace;
+  if (!isWithinPath(workspace, chdir) && !readOnly.some((bind) => bind.source !== bind.target && isWithinPath(bind.target, chdir))) {
+    throw new SandboxArgsError(`the working directory ${chdir} is neither in the workspace nor inside a read-only bind`);
   }
   const insideWorkspace = (p: string) => p !== workspace && isWithinPath(workspace, p);
 
@@ -158,9 +186,9 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   // protected paths inside the workspace (e.g. WORKSPACE_DIR is a parent of the data dir)
   for (const p of hidden) if (insideWorkspace(p)) args.push(...maskArgs(p));
 
-  for (const bind of readOnly) args.push('--ro-bind', bind, bind);
+  for (const bind of readOnly) args.push('--ro-bind', bind.source, bind.target);
 
-  args.push('--chdir', workspace, '--clearenv');
+  args.push('--chdir', chdir, '--clearenv');
   for (const [name, value] of Object.entries(input.env)) args.push('--setenv', name, value);
   return args;
 }

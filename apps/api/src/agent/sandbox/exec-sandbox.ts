@@ -6,15 +6,17 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, readdirSync, readlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ExecSandboxMode, ExecSandboxStatus } from '@cashcode/contracts';
-import { BWRAP_INFO_FD, buildBwrapArgs } from './bwrap-args';
+import { BWRAP_INFO_FD, buildBwrapArgs, type ReadOnlyBind } from './bwrap-args';
 
 export interface SandboxWrapOptions {
   /** the working directory (the workspace, a real path): inside the sandbox the only writable host directory */
   cwd: string;
   /** the command's complete environment (already allowlisted) */
   env: Record<string, string>;
-  /** extra host directories visible read-only at their own path (e.g. a Skill's directory) */
-  readOnlyBinds?: readonly string[];
+  /** extra host directories visible read-only: at their own path, or `{ source, target }` (a Skill at /skills/<name>) */
+  readOnlyBinds?: ReadonlyArray<string | ReadOnlyBind>;
+  /** sandboxed only: the working directory inside, below a read-only bind's target (default: the workspace) */
+  chdir?: string;
 }
 
 /** What to spawn for one command. */
@@ -68,12 +70,13 @@ export class BubblewrapSandbox implements ExecSandbox {
 
   wrap(command: string, options: SandboxWrapOptions): SandboxedSpawn {
     // inside the sandbox the host TMPDIR does not exist; HOME and PWD are the workspace's path inside
-    const env = { ...options.env, HOME: options.cwd, PWD: options.cwd, TMPDIR: '/tmp' };
+    const env = { ...options.env, HOME: options.cwd, PWD: options.chdir ?? options.cwd, TMPDIR: '/tmp' };
     const args = buildBwrapArgs({
       workspace: options.cwd,
       network: this.options.network,
       protectedPaths: this.options.protectedPaths,
       readOnlyBinds: options.readOnlyBinds,
+      chdir: options.chdir,
       env,
       dropCapabilities: this.options.dropCapabilities ?? process.getuid?.() === 0,
     });
