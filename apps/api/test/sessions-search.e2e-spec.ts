@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { formatLocalIsoSeconds } from '../src/memory/local-time';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const PROBLEM_JSON = /^application\/problem\+json/;
@@ -59,11 +60,11 @@ describe('Sessions search (e2e)', () => {
     expect(res.body).toEqual({
       query: 'CAPITAL',
       results: [
-        { chat_id: 'capitals-title', title: 'Capital cities', updated_at: '2026-07-02T10:00:00', match: 'title' },
+        { chat_id: 'capitals-title', title: 'Capital cities', updated_at: formatLocalIsoSeconds(new Date(2026, 6, 2, 10, 0, 0)), match: 'title' },
         {
           chat_id: 'travel',
           title: 'Trip ideas',
-          updated_at: '2026-07-01T10:00:00',
+          updated_at: formatLocalIsoSeconds(new Date(2026, 6, 1, 10, 0, 0)),
           match: 'content',
           snippet: expect.stringContaining('capital of France'),
           role: expect.stringMatching(/^(user|assistant)$/),

@@ -14,10 +14,11 @@ describe('skill tool helpers', () => {
     expect(explicitSkillSelection('@weather  in Paris', [{ name: 'github' }, { name: 'weather' }])).toEqual({
       names: ['github', 'weather'],
       taskText: 'in Paris',
+      legacyName: 'weather',
     });
-    expect(explicitSkillSelection('@weather', undefined)).toEqual({ names: ['weather'], taskText: '' });
-    expect(explicitSkillSelection('mail me@example.com', undefined)).toEqual({ names: [], taskText: 'mail me@example.com' });
-    expect(explicitSkillSelection(' @weather x', undefined)).toEqual({ names: [], taskText: ' @weather x' });
+    expect(explicitSkillSelection('@weather', undefined)).toEqual({ names: ['weather'], taskText: '', legacyName: 'weather' });
+    expect(explicitSkillSelection('mail me@example.com', undefined)).toEqual({ names: [], taskText: 'mail me@example.com', legacyName: null });
+    expect(explicitSkillSelection(' @weather x', undefined)).toEqual({ names: [], taskText: ' @weather x', legacyName: null });
     expect(explicitSkillSelection('@Weather x', undefined).names).toEqual([]);
   });
 });
