@@ -153,6 +153,8 @@ const noopHost: McpToolHost = {
   callTool: async () => ({ model: '' }),
   searchTools: async () => '',
   prepareServer: async () => '',
+  listResourcesForModel: async () => ({ model: '' }),
+  readResourceForModel: async () => ({ model: '' }),
 };
 
 function connection(config: McpServerConfig): McpConnection {
@@ -163,6 +165,7 @@ function connection(config: McpServerConfig): McpConnection {
     redaction: redactionContext(ROOT, ROOT),
     onToolsChanged: () => undefined,
     onLost: () => undefined,
+    workspaceDir: ROOT,
   });
 }
 
