@@ -63,7 +63,7 @@ describe(SkillCatalog.name, () => {
     await put('user', 'one', md('one', 'first'));
     const c = catalog();
     await c.refresh();
-    const readSpy = jest.spyOn(store, 'readPackage');
+    const readSpy = jest.spyOn(store, 'readPackageSync');
     await c.refresh();
     expect(readSpy).not.toHaveBeenCalled();
     await put('user', 'two', md('two', 'second'));

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { SkillAvailability, SkillRecord, SkillSource } from '@cashcode/contracts';
 import { Bm25Index, tokenize } from '../common/bm25';
@@ -27,7 +28,8 @@ export const MAX_INVALID_REPORTED = 100;
 export const DIAGNOSTIC_KEY_MAX_CHARS = 80;
 export const DIAGNOSTIC_MESSAGE_MAX_CHARS = 240;
 export const SEARCH_LIMIT_MAX = 10_000;
-const READ_CONCURRENCY = 32;
+/** Longest stretch of synchronous package reads before the refresh yields to the event loop. */
+const READ_SLICE_MS = 8;
 /** BM25 parameters: k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
 const SKILL_BM25 = { k1: 1.2, b: 0.75 };
 const EXACT_NAME_BONUS = 10;
@@ -108,16 +110,20 @@ function searchText(pkg: LoadedPackage): string {
   return [m.name, m.display_name ?? m.name, m.description, ...m.tags, ...m.triggers].join(' ').toLowerCase();
 }
 
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+/**
+ * Maps items with a synchronous function in slices of at most `sliceMs`, yielding to the event loop between slices,
+ * so that a long synchronous scan (2,000 package reads) never holds the loop for more than a slice.
+ */
+async function mapInSlices<T, R>(items: readonly T[], sliceMs: number, fn: (item: T) => R): Promise<R[]> {
   const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      out[index] = await fn(items[index] as T);
+  let sliceStart = performance.now();
+  for (let index = 0; index < items.length; index++) {
+    if (performance.now() - sliceStart >= sliceMs) {
+      await setImmediatePromise();
+      sliceStart = performance.now();
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+    out[index] = fn(items[index] as T);
+  }
   return out;
 }
 
@@ -203,13 +209,14 @@ export class SkillCatalog {
     const forced = new Set(this.forced);
     this.forced.clear();
     let reread = 0;
-    const results = await mapLimited(work, READ_CONCURRENCY, async (item) => {
+    // synchronous reads in slices: see SkillStore.readPackageSync for what this saves
+    const results = await mapInSlices(work, READ_SLICE_MS, (item) => {
       const cached = this.reads.get(item.key);
       if (cached && !deep && !forced.has(item.key)) return { ...item, result: cached.result };
-      const signature = await this.store.signature(item.source, item.directory);
+      const signature = this.store.signatureSync(item.source, item.directory);
       if (cached && cached.signature === signature && !forced.has(item.key)) return { ...item, result: cached.result };
       reread++;
-      const result = await this.store.readPackage(item.source, item.directory);
+      const result = this.store.readPackageSync(item.source, item.directory);
       this.reads.set(item.key, { signature, result });
       return { ...item, result };
     });
