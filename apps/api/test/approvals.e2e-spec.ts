@@ -11,7 +11,7 @@ import type { ServerEvent } from '@cashcode/contracts';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { ensureMcpServersBuilt, stdioEntry, writeCatalog } from './support/mcp-test-servers';
 import { startTestApp, type TestApp } from './support/test-app';
-import { configureFakeModel, WsTestClient } from './support/ws-client';
+import { configureFakeModel, eventNamesCollapsed, WsTestClient } from './support/ws-client';
 
 type EventOf<N extends ServerEvent['event']> = Extract<ServerEvent, { event: N }>;
 interface CompletionBody {
@@ -88,13 +88,12 @@ describe('approvals (e2e)', () => {
     });
     const result = events.find((e) => e.event === 'tool_result') as EventOf<'tool_result'>;
     expect(result).toMatchObject({ call_id: 'x1', ok: false });
-    expect(events.map((e) => e.event)).toEqual([
+    expect(eventNamesCollapsed(events)).toEqual([
       'session_updated',
       'tool_call',
       'approval_request',
       'approval_resolved',
       'tool_result',
-      'delta',
       'delta',
       'stream_end',
       'done',

@@ -52,7 +52,7 @@ describe('chat cancel and concurrency', () => {
     const chatId = newChatId();
     fake.enqueue({ chunks: ['Partial ', 'answer'], hangAfterChunks: true });
     client.sendMessage(chatId, 'Tell me a long story');
-    await client.waitForCount('delta', 2, (e) => e.chat_id === chatId);
+    await client.waitForText(chatId, 'Partial answer');
     const done = client.next('done', (e) => e.chat_id === chatId);
     client.send({ type: 'cancel', chat_id: chatId });
     await fake.waitForAbort(0);

@@ -38,6 +38,7 @@ import { McpService } from '../mcp/mcp.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { DomainError, domainErrorEvent } from '../common/domain-error';
 import { buildTurnContext } from './turn-context';
+import { DeltaCoalescer } from './delta-coalescer';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
 import type { ChatMetadata, UserTurnInput } from '../memory/memory.types';
 import {
@@ -121,6 +122,8 @@ export class ChatService implements OnModuleDestroy {
 
   /** Every event of every chat, in order; the gateway fans them out. */
   readonly events$ = this.outbound.asObservable();
+  /** every event of a chat passes here: the deltas of one tick leave as one event */
+  private readonly deltas = new DeltaCoalescer((chatId, event) => this.outbound.next({ chatId, event }));
 
   constructor(
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
@@ -232,7 +235,7 @@ export class ChatService implements OnModuleDestroy {
   }
 
   private emit(chatId: string, event: ServerEvent): void {
-    this.outbound.next({ chatId, event });
+    this.deltas.push(chatId, event);
   }
 
   private emitAll(chatId: string, events: readonly ServerEvent[]): void {

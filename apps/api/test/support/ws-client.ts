@@ -128,6 +128,13 @@ export class WsTestClient {
     return matching();
   }
 
+  /** Waits until the chat's deltas so far join to `text` or more (deltas of one tick arrive as one event). */
+  async waitForText(chatId: string, text: string, timeoutMs?: number): Promise<void> {
+    while (!joinedDeltas(this.chatEvents(chatId)).startsWith(text)) {
+      await this.next('delta', (e) => e.chat_id === chatId, timeoutMs);
+    }
+  }
+
   ofType<N extends ServerEventName>(name: N): EventOf<N>[] {
     return this.events.filter((e) => e.event === name) as EventOf<N>[];
   }
@@ -213,4 +220,19 @@ export async function putToolPolicies(httpUrl: string, body: Record<string, unkn
 
 export function allowToolsWithoutAsking(httpUrl: string): Promise<void> {
   return putToolPolicies(httpUrl, { defaults: { exec: 'allow', mcp: 'allow' } });
+}
+
+/** The text of the deltas among `events`, joined. */
+export function joinedDeltas(events: readonly ServerEvent[]): string {
+  return events.map((e) => (e.event === 'delta' ? e.text : '')).join('');
+}
+
+/**
+ * Event names with each run of consecutive deltas shown as one `delta`: the deltas of one tick leave as one event, so
+ * how many arrive depends on how the model's chunks were read.
+ */
+export function eventNamesCollapsed(events: readonly ServerEvent[]): string[] {
+  const out: string[] = [];
+  for (const event of events) if (event.event !== 'delta' || out[out.length - 1] !== 'delta') out.push(event.event);
+  return out;
 }
