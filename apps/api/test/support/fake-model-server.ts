@@ -43,6 +43,8 @@ export interface FakeStep {
   hang?: boolean;
   /** stream the content chunks, then hang without finishing (for cancel tests) */
   hangAfterChunks?: boolean;
+  /** send the whole streamed response in one socket write (as a loaded provider's stream often arrives) */
+  oneWrite?: boolean;
 }
 
 export interface RecordedRequest {
@@ -312,6 +314,12 @@ export class FakeModelServer {
     }
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    if (step.oneWrite && !step.chunkDelayMs) {
+      // corked until the writes of this tick (the whole response: no delays) are done: one write of all the events
+      const socket = res.socket;
+      socket?.cork();
+      setImmediate(() => socket?.uncork());
+    }
     const base = { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
     const write = async (delta: Record<string, unknown>, finish: string | null = null): Promise<boolean> => {
       if (res.destroyed) return false;
