@@ -154,6 +154,8 @@ export async function startServer(extraEnv: Record<string, string> = {}, nodeArg
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, join(API_DIST, 'main.js')], {
     env: {
+      // as `npm start` runs it (scripts/start.mjs)
+      MALLOC_ARENA_MAX: '2',
       ...process.env,
       CASHCODE_DATA_DIR: dataDir,
       CASHCODE_CONFIG_DIR: configDir,
