@@ -40,10 +40,12 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DomainError } from '../common/domain-error';
 import type { ClassifiedProviderError, ProviderErrorKind } from '../llm-settings/llm-provider';
 import { classifyProviderError } from '../llm-settings/provider-errors';
+import { MemoryStore } from '../memory/memory-store';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import { argumentPreview } from './argument-preview';
 import { ElicitationsService } from './elicitations';
+import { budgetToolResult, type ArtifactSink } from './tool-output-budget';
 import {
   parseToolArguments,
   ToolExecutionCancelledError,
@@ -271,6 +273,8 @@ export class AgentRunner {
     @Optional() private readonly approvals?: ApprovalsService,
     /** MCP elicitations; without it (unit tests) every elicitation is declined */
     @Optional() private readonly elicitations?: ElicitationsService,
+    /** where over-budget tool results are kept (the memory store); without it (unit tests) results go whole */
+    @Optional() @Inject(MemoryStore) private readonly artifacts?: ArtifactSink,
   ) {}
 
   /**
@@ -627,6 +631,24 @@ export class AgentRunner {
       ok: result.ok,
       durationMs: result.durationMs,
     });
-    return result;
+    return this.applyOutputBudget(request, call, result, ids);
+  }
+
+  /**
+   * A result whose whole text would go to the model and to the history (persisted = model) and is over the budget is
+   * kept as an artifact; both get the preview instead (tool-output-budget.ts). Results with their own persisted form
+   * (skill_load's receipt) are left alone: their full text is meant for this turn only.
+   */
+  private async applyOutputBudget(request: RunRequest, call: ToolCallRecord, result: ToolExecution, ids: LogIds): Promise<ToolExecution> {
+    if (!this.artifacts || result.persisted !== result.model) return result;
+    try {
+      const preview = await budgetToolResult(this.artifacts, this.config.toolOutputBudgetChars, request.chatId, call.id, result.name, result.model);
+      if (preview === null) return result;
+      this.logger.log(formatEvent('tool.result.artifact', { tool: result.name, call_id: call.id, chars: result.model.length }), ids);
+      return { ...result, model: preview, persisted: preview };
+    } catch (err) {
+      this.logger.warn(formatEvent('tool.result.artifact_failed', { tool: result.name, error: (err as Error).name }), ids);
+      return result;
+    }
   }
 }

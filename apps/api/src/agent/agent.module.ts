@@ -17,6 +17,7 @@ import { ToolRegistry } from './tool-registry';
 import { ElicitationsService } from './elicitations';
 import { createBuiltinTools } from './tools/builtin-tools';
 import { SaveMemoryTool } from './tools/save-memory.tool';
+import { ReadArtifactTool } from './tools/read-artifact.tool';
 import { SessionSearchTool } from './tools/session-search.tool';
 
 /** What a built-in tool factory may use. */
@@ -36,6 +37,7 @@ export type BuiltinToolFactory = (deps: AgentToolFactoryDeps) => AgentTool[];
 export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
   ({ memory }) => [new SaveMemoryTool(memory)],
   ({ sessionIndex }) => [new SessionSearchTool(sessionIndex)],
+  ({ memory }) => [new ReadArtifactTool(memory)],
   ({ config, sandbox }) => createBuiltinTools({ config, sandbox }),
 ];
 

@@ -16,6 +16,7 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   glob: 'read',
   grep: 'read',
   session_search: 'read',
+  read_artifact: 'read',
   skill_search: 'read',
   skill_load: 'read',
   skill_read_resource: 'read',

@@ -99,6 +99,11 @@ export interface AppConfig {
   mcpConnectTimeoutMs: number;
   /** MCP tool call timeout, reset by progress notifications (openspec mcp: 30 s) */
   mcpToolTimeoutMs: number;
+  /**
+   * a tool result longer than this (characters) is kept whole as an artifact of the chat and the model gets a head/tail
+   * preview and `read_artifact`; 0 turns it off
+   */
+  toolOutputBudgetChars: number;
   searxngUrl: string | null;
   /** read-only built-in Skills (openspec skills), <rootDir>/apps/api/src/skills/builtin */
   skillsBuiltinDir: string;
@@ -410,6 +415,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     publicUrl: parseUrl('CASHCODE_PUBLIC_URL', env['CASHCODE_PUBLIC_URL']),
     mcpConnectTimeoutMs: parseInteger('CASHCODE_MCP_CONNECT_TIMEOUT_MS', env['CASHCODE_MCP_CONNECT_TIMEOUT_MS'], 30_000, 100, 600_000),
     mcpToolTimeoutMs: parseInteger('CASHCODE_MCP_TOOL_TIMEOUT_MS', env['CASHCODE_MCP_TOOL_TIMEOUT_MS'], 30_000, 100, 3_600_000),
+    toolOutputBudgetChars: parseInteger('CASHCODE_TOOL_OUTPUT_BUDGET_CHARS', env['CASHCODE_TOOL_OUTPUT_BUDGET_CHARS'], 8_000, 0, 10_000_000),
     searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),
     skillsBuiltinDir: join(rootDir, 'apps', 'api', 'src', 'skills', 'builtin'),
     skillsUserDir: join(dataDir, 'skills', 'user'),

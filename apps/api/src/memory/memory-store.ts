@@ -40,6 +40,11 @@ import type {
   UserTurnInput,
 } from './memory.types';
 
+/** where large tool results are kept, inside a chat's directory */
+export const ARTIFACTS_DIR = 'artifacts';
+/** an artifact id: what a tool call id may safely become as a file name */
+export const ARTIFACT_ID_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
+
 /** The clock used for record timestamps and MEMORY.md lines; tests provide a fixed one. */
 export const MEMORY_CLOCK = Symbol('MEMORY_CLOCK');
 export type MemoryClock = () => Date;
@@ -406,6 +411,35 @@ export class MemoryStore implements OnApplicationShutdown {
       this.deleted.add(chatId);
       this.logger.log(`event=memory.chat.deleted chat_id=${chatId}`);
     });
+  }
+
+  /**
+   * Keeps a large tool result whole in the chat's `artifacts/<id>.txt` (0600, atomic). Only for an existing chat
+   * directory of a chat not deleted meanwhile: returns false (nothing written) otherwise, so a stateless caller never
+   * creates a chat.
+   */
+  async saveArtifact(chatId: string, id: string, text: string): Promise<boolean> {
+    this.assertChatId(chatId);
+    if (!ARTIFACT_ID_PATTERN.test(id)) return false;
+    return this.enqueue(chatId, async () => {
+      if (this.deleted.has(chatId) || !(await this.isChatDirectory(chatId))) return false;
+      const dir = join(this.chatDir(chatId), ARTIFACTS_DIR);
+      await mkdirPrivate(dir);
+      await writeFileAtomic(join(dir, `${id}.txt`), text);
+      return true;
+    });
+  }
+
+  /** The text of an artifact of the chat, or null when there is none by that id. */
+  async readArtifact(chatId: string, id: string): Promise<string | null> {
+    this.assertChatId(chatId);
+    if (!ARTIFACT_ID_PATTERN.test(id)) return null;
+    try {
+      return await fs.readFile(join(this.chatDir(chatId), ARTIFACTS_DIR, `${id}.txt`), 'utf8');
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) return null;
+      throw error;
+    }
   }
 
   /** Every chat directory (non-hidden, valid chat id) with its title and last update; unsorted. */
