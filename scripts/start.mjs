@@ -40,7 +40,8 @@ if (missing.length > 0) {
 
 // MALLOC_ARENA_MAX=2 (unless set): glibc gives each thread that allocates its own malloc arena (V8's GC helpers and
 // libuv's pool threads do), and freed memory in them stays resident; two arenas kept 8 MB less resident after the
-// bench's 100 chats × 5 turns (132 vs 141 MB) at no measured CPU cost. glibc reads it at process start, so it is set for the server process here.
+// bench's 100 chats × 5 turns (132 vs 141 MB) at no measured CPU cost. glibc reads it at process start, so it is
+// set for the server process here.
 const child = spawn(process.execPath, [join(root, 'apps', 'api', 'dist', 'main.js')], {
   cwd: root,
   stdio: 'inherit',
