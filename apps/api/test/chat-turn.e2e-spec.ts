@@ -102,6 +102,8 @@ describe('chat turn', () => {
     expect(Number.isInteger([...streamIds][0])).toBe(true);
     const done = events.at(-1) as Extract<ServerEvent, { event: 'done' }>;
     expect(done).toMatchObject({ chat_id: chatId, cancelled: false, usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 } });
+    // the provider said nothing about its prompt cache: no cached_tokens
+    expect(done.usage).not.toHaveProperty('cached_tokens');
     expect(typeof done.duration_sec).toBe('number');
 
     const body = bodyOf(fake.completions[0]);
@@ -153,6 +155,20 @@ describe('chat turn', () => {
       { role: 'user', content: 'new question' },
     ]);
     expect(existsSync(join(t.config.memoryDir, chatId, 'metadata.json'))).toBe(false);
+  });
+
+  it('Scenario: done reports the cached prompt tokens the provider reported, summed over the model calls', async () => {
+    const chatId = newChatId();
+    fake.enqueue(
+      {
+        toolCalls: [{ id: 'call_c', name: 'list_dir', arguments: '{"path":""}' }],
+        usage: { prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010, prompt_tokens_details: { cached_tokens: 0 } },
+      },
+      { content: 'listed', usage: { prompt_tokens: 1100, completion_tokens: 5, total_tokens: 1105, prompt_tokens_details: { cached_tokens: 896 } } },
+    );
+    const events = await turn(chatId, 'list the workspace');
+    const done = events.at(-1) as Extract<ServerEvent, { event: 'done' }>;
+    expect(done.usage).toEqual({ prompt_tokens: 2100, completion_tokens: 15, total_tokens: 2115, cached_tokens: 896 });
   });
 
   it('Scenario: deltas arrive while the model is still streaming (real streaming, no buffering)', async () => {

@@ -141,6 +141,8 @@ export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** prompt tokens the provider served from its prompt cache (`prompt_tokens_details.cached_tokens`), when it says */
+  cached_tokens?: number;
 }
 export interface DoneEvent {
   event: 'done';

@@ -179,6 +179,9 @@ function addUsage(total: TokenUsage, usage: ChatCompletionChunk['usage'] | null 
   total.prompt_tokens += usage.prompt_tokens ?? 0;
   total.completion_tokens += usage.completion_tokens ?? 0;
   total.total_tokens += usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
+  // only when the provider reports it (OpenAI-compatible `prompt_tokens_details.cached_tokens`): absent means unknown
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if (typeof cached === 'number' && Number.isFinite(cached) && cached >= 0) total.cached_tokens = (total.cached_tokens ?? 0) + cached;
 }
 
 function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {

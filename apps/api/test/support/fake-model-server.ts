@@ -20,6 +20,7 @@ export interface FakeUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 export interface FakeStep {
