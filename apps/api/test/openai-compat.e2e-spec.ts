@@ -433,6 +433,18 @@ describe('OpenAI-compatible endpoint', () => {
       expect(fake.completions[0]?.aborted).toBe(true);
     });
 
+    it('Scenario: the OpenAPI document describes /v1 with OpenAI-format errors', async () => {
+      const doc = (await (await fetch(`${t.httpUrl}/api/docs-json`)).json()) as {
+        paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+      };
+      const completions = doc.paths['/v1/chat/completions']?.['post'];
+      expect(completions).toBeDefined();
+      expect(doc.paths['/v1/models']?.['get']).toBeDefined();
+      expect(doc.paths['/api/settings/openai-compat/keys']?.['post']).toBeDefined();
+      expect(Object.keys(completions?.responses['401']?.content ?? {})).toEqual(['application/json']);
+      expect(JSON.stringify(completions)).not.toContain('problem+json');
+    });
+
     it('Scenario: a revoked key stops working at once', async () => {
       const extra = await createKey(t, 'to revoke');
       const extraClient = new OpenAI({ baseURL: `${t.httpUrl}/v1`, apiKey: extra.secret, maxRetries: 0 });

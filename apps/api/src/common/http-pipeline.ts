@@ -19,7 +19,7 @@ import { formatEvent } from './log-format';
 import { buildProblem, sendProblem, toProblemInit, UNHANDLED_ERROR_TYPE } from './problem-details.filter';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 import { isApiOrGatewayPath, isOpenAiCompatPath } from './request-path';
-import { OpenAiError, sendOpenAiError, toOpenAiError, typeForStatus } from '../openai-compat/openai-errors';
+import { OpenAiError, sendOpenAiError, toOpenAiError, typeForStatus } from './openai-error';
 
 /**
  * Largest JSON / form body accepted on REST (skill create carries support files); bigger bodies answer 413. JSON bodies

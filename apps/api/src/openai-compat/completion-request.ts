@@ -5,7 +5,7 @@
  * array of text parts; images and audio are refused (the agent's model input is text).
  */
 import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
-import { invalidRequest, type OpenAiError } from './openai-errors';
+import { invalidRequest, type OpenAiError } from '../common/openai-error';
 
 /** messages a request may carry */
 export const MAX_REQUEST_MESSAGES = 2_000;

@@ -16,7 +16,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { bearerToken, clientKey, type TokenVerifier, type TrustedProxies } from '../common/http-security';
 import { OPENAI_COMPAT_HANDLED } from '../common/http-pipeline';
 import { isOpenAiCompatPath, matchesRoute } from '../common/request-path';
-import { OpenAiError, sendOpenAiError } from './openai-errors';
+import { OpenAiError, sendOpenAiError } from '../common/openai-error';
 
 
 const MAX_FAILURES = 20;

@@ -11,7 +11,7 @@ import { ChunkWriter, completionObject, newCompletionIdentity, SSE_DONE, sseData
 import { parseCompletionRequest } from './completion-request';
 import { OpenAiCompatService } from './openai-compat.service';
 import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
-import { OpenAiError, OpenAiExceptionFilter, toOpenAiError } from './openai-errors';
+import { OpenAiError, OpenAiExceptionFilter, toOpenAiError } from '../common/openai-error';
 
 export const CHAT_ID_HEADER = 'x-cashcode-chat-id';
 

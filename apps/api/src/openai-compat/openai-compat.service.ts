@@ -33,7 +33,7 @@ import { LlmSettingsService } from '../llm-settings/llm-settings.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import type { CompletionRequest } from './completion-request';
 import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
-import { invalidRequest, OpenAiError } from './openai-errors';
+import { invalidRequest, OpenAiError } from '../common/openai-error';
 
 export const CASHCODE_MODEL_ID = 'cashcode';
 const MODEL_ID_PATTERN = /^cashcode:([a-z_]+)\/(.+)$/;

@@ -5,8 +5,8 @@
  */
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { formatEvent } from '../common/log-format';
-import { UNHANDLED_ERROR_TYPE } from '../common/problem-details.filter';
+import { formatEvent } from './log-format';
+import { UNHANDLED_ERROR_TYPE } from './problem-details.filter';
 
 export type OpenAiErrorType =
   | 'invalid_request_error'
