@@ -163,21 +163,20 @@ export class OpenAiCompatController {
 
     const writer = new ChunkWriter(identity, request.includeUsage);
     let started = false;
-    const start = () => {
-      if (started) return;
+    /** the status and headers go out with the first chunk (the role), in one write with what follows it */
+    const begin = (): string => {
+      if (started) return '';
       started = true;
       res.status(HttpStatus.OK);
       res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
       res.setHeader('Cache-Control', 'no-cache, no-store');
       res.setHeader('Connection', 'keep-alive');
       res.setHeader('X-Accel-Buffering', 'no');
-      res.flushHeaders();
-      res.write(sseData(writer.role()));
+      return sseData(writer.role());
     };
     const write = (text: string) => {
       if (abort.signal.aborted || text === '') return;
-      start();
-      res.write(sseData(writer.content(text)));
+      res.write(begin() + sseData(writer.content(text)));
     };
     const toolProgress = this.settings.toolProgress;
     try {
@@ -188,8 +187,7 @@ export class OpenAiCompatController {
         { delta: write, ...(toolProgress ? { toolCall: (name: string) => write(`[tool: ${name}]\n`) } : {}) },
         abort.signal,
       );
-      start();
-      let tail = sseData(writer.finish());
+      let tail = begin() + sseData(writer.finish());
       if (request.includeUsage) tail += sseData(writer.usage(result.usage));
       res.end(tail + SSE_DONE);
     } catch (err) {
