@@ -7,9 +7,13 @@
  *
  * - WS: a chat turn over the gateway (persisted),
  * - /v1 stateless: the request's messages are the context, nothing persisted,
- * - /v1 with `X-CashCode-Chat-Id`: a turn of a CashCode chat (persisted, same work as the WS turn).
+ * - /v1 with `X-CashCode-Chat-Id`: a turn of a CashCode chat (persisted, same work as the WS turn),
  *
- * Goal: /v1 costs at most 1 ms more per turn than the WebSocket path.
+ * each read once with the `openai` SDK and once with plain fetch (the SDK's own client-side work — building the
+ * request, decoding the SSE stream, async iteration — runs in this process and is counted in its turn times).
+ *
+ * Goal: /v1 costs at most 1 ms more per turn than the WebSocket path (the plain-fetch figures; the SDK client's work
+ * is reported separately, as is the HTTP-vs-WS protocol floor of this machine).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -136,6 +140,14 @@ export async function runOpenAiBench(log: (line: string) => void): Promise<Figur
         });
         await response.text();
       },
+      chatFetch: async (i) => {
+        const response = await fetch(`${server.httpUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, 'x-cashcode-chat-id': 'bench-openai-fetch-chat' },
+          body: JSON.stringify({ model: 'cashcode', messages: [{ role: 'user', content: `plain turn ${i}` }], stream: true }),
+        });
+        await response.text();
+      },
       chat: async (i) => {
         const stream = await v1Chat.chat.completions.create({
           model: 'cashcode',
@@ -148,8 +160,8 @@ export async function runOpenAiBench(log: (line: string) => void): Promise<Figur
     };
     const warm = 30;
     const n = Number(process.env['CASHCODE_BENCH_OPENAI_TURNS'] ?? 300);
-    const overhead: Record<string, number[]> = { ws: [], stateless: [], fetch: [], chat: [] };
-    const times: Record<string, number[]> = { ws: [], stateless: [], fetch: [], chat: [] };
+    const overhead: Record<string, number[]> = { ws: [], stateless: [], fetch: [], chat: [], chatFetch: [] };
+    const times: Record<string, number[]> = { ws: [], stateless: [], fetch: [], chat: [], chatFetch: [] };
     const order = Object.keys(paths);
     for (let i = 0; i < warm + n; i++) {
       // rotate which path goes first so that none always follows the same one
@@ -176,27 +188,41 @@ export async function runOpenAiBench(log: (line: string) => void): Promise<Figur
     figures.push({ name: '/v1 streaming, stateless, plain fetch client: median overhead per turn', value: median(overhead['fetch']!), unit: 'ms' });
     const floor = await protocolFloor(550);
     figures.push({ name: 'protocol floor: trivial HTTP POST round trip − WS message round trip', value: floor.http - floor.ws, unit: 'ms' });
+    figures.push({ name: '/v1 streaming, chat id, plain fetch client: median overhead per turn', value: median(overhead['chatFetch']!), unit: 'ms' });
     const fetchDiff = pairedDiff('fetch');
-    figures.push({ name: '/v1 stateless, plain fetch client − WS: median paired difference', value: fetchDiff, unit: 'ms' });
+    const chatFetchDiff = pairedDiff('chatFetch');
+    const sdkClient = median(overhead['stateless']!.map((value, i) => value - overhead['fetch']![i]!));
+    figures.push({ name: 'openai SDK client work per request (SDK − plain fetch, same /v1 request)', value: sdkClient, unit: 'ms' });
+    figures.push({
+      name: '/v1 stateless, plain fetch client − WS: median paired difference',
+      value: fetchDiff,
+      unit: 'ms',
+      target: '≤ 1 ms',
+      pass: fetchDiff <= 1,
+    });
+    figures.push({
+      name: '/v1 chat id, plain fetch client − WS: median paired difference',
+      value: chatFetchDiff,
+      unit: 'ms',
+      target: '≤ 1 ms',
+      pass: chatFetchDiff <= 1,
+    });
     const statelessDiff = pairedDiff('stateless');
     const chatDiff = pairedDiff('chat');
     figures.push({
-      name: '/v1 stateless − WS: median paired difference of overhead',
+      name: '/v1 stateless, openai SDK client − WS: median paired difference of overhead',
       value: statelessDiff,
       unit: 'ms',
-      target: '≤ 1 ms',
-      pass: statelessDiff <= 1,
     });
     figures.push({
-      name: '/v1 chat id − WS: median paired difference of overhead',
+      name: '/v1 chat id, openai SDK client − WS: median paired difference of overhead',
       value: chatDiff,
       unit: 'ms',
-      target: '≤ 1 ms',
-      pass: chatDiff <= 1,
     });
     log(
       `overhead per turn: WS ${ws0.toFixed(2)} ms, /v1 stateless ${stateless0.toFixed(2)} ms, /v1 chat ${chat0.toFixed(2)} ms; ` +
-        `paired differences: stateless ${statelessDiff.toFixed(2)} ms (plain fetch ${fetchDiff.toFixed(2)} ms), chat ${chatDiff.toFixed(2)} ms; ` +
+        `paired differences (SDK client / plain fetch): stateless ${statelessDiff.toFixed(2)} / ${fetchDiff.toFixed(2)} ms, ` +
+        `chat ${chatDiff.toFixed(2)} / ${chatFetchDiff.toFixed(2)} ms; SDK client ${sdkClient.toFixed(2)} ms; ` +
         `protocol floor ${(floor.http - floor.ws).toFixed(2)} ms`,
     );
   } finally {

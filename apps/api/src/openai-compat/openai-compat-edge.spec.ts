@@ -1,4 +1,5 @@
-import { FailureThrottle } from './openai-compat-edge';
+import { TokenVerifier, TrustedProxies } from '../common/http-security';
+import { FailureThrottle, openAiCompatEdgeMiddleware } from './openai-compat-edge';
 import { chatIdForUser, chatTurnError, upstreamError } from './openai-compat.service';
 
 describe('FailureThrottle', () => {
@@ -34,5 +35,44 @@ describe('error mapping', () => {
     expect(chatIdForUser('alice')).toBe(chatIdForUser('alice'));
     expect(chatIdForUser('alice')).not.toBe(chatIdForUser('bob'));
     expect(chatIdForUser('x'.repeat(256))).toMatch(/^openai-user-[0-9a-f]{32}$/);
+  });
+});
+
+describe('openAiCompatEdgeMiddleware', () => {
+  function call(handler: ReturnType<typeof openAiCompatEdgeMiddleware>, authorization?: string): { status: number; code: string | null; next: boolean } {
+    const headers: Record<string, string> = authorization ? { authorization } : {};
+    const req = { path: '/v1/models', method: 'GET', headers, socket: { remoteAddress: '127.0.0.1' } };
+    const out = { status: 200, code: null as string | null, next: false };
+    const res = {
+      locals: {} as Record<string, unknown>,
+      headersSent: false,
+      setHeader: () => res,
+      status: (status: number) => {
+        out.status = status;
+        return res;
+      },
+      json: (body: { error: { code: string } }) => {
+        out.code = body.error.code;
+        return res;
+      },
+    };
+    handler(req as never, res as never, () => (out.next = true));
+    return out;
+  }
+
+  it('Scenario: wrong keys are throttled but the right key always works', () => {
+    const access = { enabled: true, verify: (presented: string) => (presented === 'cck_right-key' ? { id: 'k' } : null) };
+    const handler = openAiCompatEdgeMiddleware(access, new TokenVerifier(null), new TrustedProxies([]), new FailureThrottle(2));
+    expect(call(handler)).toMatchObject({ status: 401, code: 'missing_api_key' });
+    expect(call(handler, 'Bearer wrong1')).toMatchObject({ status: 401, code: 'invalid_api_key' });
+    expect(call(handler, 'Bearer wrong2')).toMatchObject({ status: 401, code: 'invalid_api_key' });
+    expect(call(handler, 'Bearer wrong3')).toMatchObject({ status: 429, code: 'too_many_failed_attempts' });
+    expect(call(handler)).toMatchObject({ status: 429 });
+    expect(call(handler, 'Bearer cck_right-key')).toMatchObject({ next: true });
+  });
+
+  it('Scenario: the endpoint is off by default', () => {
+    const handler = openAiCompatEdgeMiddleware({ enabled: false, verify: () => ({ id: 'k' }) }, new TokenVerifier(null), new TrustedProxies([]));
+    expect(call(handler, 'Bearer anything')).toMatchObject({ status: 404, code: 'endpoint_disabled', next: false });
   });
 });

@@ -8,7 +8,8 @@
  * - Off by default: while the endpoint is disabled in settings every `/v1` request answers 404 `endpoint_disabled`.
  * - A bearer token is always required, from loopback too (editors and browsers on the same machine reach it): a key
  *   created in the console, or the server's API token when one is set. Missing → 401; wrong → 401, counted per client
- *   (after 20 wrong keys in a minute that client gets 429 with Retry-After until the minute ends).
+ *   (after 20 wrong keys in a minute that client gets 429 with Retry-After for wrong or missing keys until the minute
+ *   ends; the right key is always accepted).
  * - Routes: `GET /v1/models`, `GET /v1/models/{model}`, `POST /v1/chat/completions`; any other path is a 404, another
  *   method on a known path a 405.
  */
@@ -118,25 +119,27 @@ export function openAiCompatEdgeMiddleware(
 
     const presented = bearerToken(req.headers.authorization);
     const key = clientKey(req, trusted);
-    if (throttle.throttled(key)) {
-      return sendOpenAiError(
-        res,
-        new OpenAiError(429, 'rate_limit_error', 'too_many_failed_attempts', 'Too many requests with a wrong API key; try again later.', null, {
-          'Retry-After': String(throttle.retryAfterSeconds(key)),
-        }),
-      );
-    }
-    if (presented === undefined) {
-      return sendOpenAiError(
-        res,
-        unauthorized(
-          "You didn't provide an API key. Send a CashCode key (created in Settings > OpenAI-compatible API) as 'Authorization: Bearer <key>'.",
-          'missing_api_key',
-        ),
-      );
-    }
-    const matched = access.verify(presented) !== null || (verifier.enabled && verifier.check(presented, key) === 'ok');
+    // the right key is always accepted, so nobody can lock the owner out by failing on purpose
+    const matched =
+      presented !== undefined && (access.verify(presented) !== null || (verifier.enabled && verifier.check(presented, key) === 'ok'));
     if (!matched) {
+      if (throttle.throttled(key)) {
+        return sendOpenAiError(
+          res,
+          new OpenAiError(429, 'rate_limit_error', 'too_many_failed_attempts', 'Too many requests with a wrong API key; try again later.', null, {
+            'Retry-After': String(throttle.retryAfterSeconds(key)),
+          }),
+        );
+      }
+      if (presented === undefined) {
+        return sendOpenAiError(
+          res,
+          unauthorized(
+            "You didn't provide an API key. Send a CashCode key (created in Settings > OpenAI-compatible API) as 'Authorization: Bearer <key>'.",
+            'missing_api_key',
+          ),
+        );
+      }
       throttle.fail(key);
       return sendOpenAiError(res, unauthorized('Incorrect API key provided. Create a key in Settings > OpenAI-compatible API.'));
     }
