@@ -215,6 +215,21 @@ describe('OpenAI-compatible endpoint', () => {
       expect(toolMessage?.content).toContain('tangerine');
     });
 
+    it('Scenario: a stateless request leaves no chat behind', async () => {
+      fake.enqueue(
+        { toolCalls: [{ name: 'skill_load', arguments: JSON.stringify({ name: 'chart-visualization' }) }] },
+        { content: 'Loaded.' },
+      );
+      const completion = await client.chat.completions.create({ model: 'cashcode', messages: [{ role: 'user', content: 'load the chart skill' }] });
+      expect(completion.choices[0]?.message.content).toBe('Loaded.');
+      const toolMessage = bodyOf(fake.completions[1]).messages.find((message) => message.role === 'tool');
+      expect(toolMessage?.content).toContain('chart-visualization');
+      const entries = await fs.readdir(t.config.memoryDir);
+      expect(entries.filter((entry) => /^openai-[0-9a-f]{24}$/.test(entry))).toEqual([]);
+      const sessions = JSON.stringify(await (await fetch(`${t.httpUrl}/api/sessions`)).json());
+      expect(sessions).not.toMatch(/openai-[0-9a-f]{24}/);
+    });
+
     it('Scenario: a tool whose policy is ask is denied without waiting', async () => {
       fake.enqueue({ toolCalls: [{ name: 'exec', arguments: JSON.stringify({ command: 'echo hi' }) }] }, { content: 'I could not run it.' });
       const started = Date.now();

@@ -3,6 +3,7 @@ import { AgentModule } from '../agent/agent.module';
 import { ChatModule } from '../chat/chat.module';
 import { LlmOriginGuard } from '../llm-settings/llm-origin.guard';
 import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
+import { MemoryModule } from '../memory/memory.module';
 import { SkillsModule } from '../skills/skills.module';
 import { OpenAiCompatController } from './openai-compat.controller';
 import { OpenAiCompatService } from './openai-compat.service';
@@ -15,7 +16,7 @@ import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
  * bearer keys, CORS) is installed by bootstrap from OpenAiCompatSettingsService.
  */
 @Module({
-  imports: [AgentModule, ChatModule, LlmSettingsModule, SkillsModule],
+  imports: [AgentModule, ChatModule, LlmSettingsModule, MemoryModule, SkillsModule],
   controllers: [OpenAiCompatController, OpenAiCompatSettingsController],
   providers: [OpenAiCompatService, OpenAiCompatSettingsService, LlmOriginGuard],
   exports: [OpenAiCompatSettingsService],

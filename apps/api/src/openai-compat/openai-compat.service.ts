@@ -5,7 +5,8 @@
  * - Model ids: `cashcode` runs the settings' default model (else the model the last turn used, else the background
  *   model, else the first discovered one); `cashcode:<provider>/<model>` a discovered model of a ready provider.
  * - Stateless (default): the request's messages are the context, after CashCode's own system prompt (SOUL, memory,
- *   the Skills index), and nothing is persisted. Each turn has its own throwaway chat id (`openai-<hex>`).
+ *   the Skills index), and nothing is persisted. Each turn has its own throwaway chat id (`openai-<hex>`); whatever
+ *   its tools stored under it is removed when the turn ends.
  * - A chat (`X-CashCode-Chat-Id`, or `user` mapped to `openai-user-<hash>` when that setting is on): the last user
  *   message runs through ChatService exactly like a WebSocket turn (persisted, shown in the console, live to the
  *   chat's subscribers); the request's earlier messages are ignored, the chat's history is the context.
@@ -26,6 +27,9 @@ import {
 import { AgentCancelledError, AgentRunner, ModelCallError } from '../agent/agent-runner';
 import { SystemPromptBuilder } from '../agent/system-prompt';
 import { ChatService } from '../chat/chat.service';
+import { SESSION_DELETED_EVENT } from '../events/app-events';
+import { AppEventBus } from '../events/event-bus';
+import { MemoryStore } from '../memory/memory-store';
 import { logIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { LLM_CLIENT_PROVIDER, LlmNotConfiguredError, type LlmClientProvider } from '../llm-settings/llm-provider';
@@ -140,6 +144,8 @@ export class OpenAiCompatService implements OnModuleDestroy {
     private readonly prompt: SystemPromptBuilder,
     private readonly skills: SkillTurnService,
     private readonly chat: ChatService,
+    private readonly memory: MemoryStore,
+    private readonly eventBus: AppEventBus,
   ) {}
 
   onModuleDestroy(): void {
@@ -303,6 +309,20 @@ export class OpenAiCompatService implements OnModuleDestroy {
       this.running--;
       this.skills.endTurn(chatId, turnId);
       lease.release();
+      await this.forget(chatId, ids);
+    }
+  }
+
+  /**
+   * A stateless turn leaves nothing behind: what its tools stored under the throwaway chat id (a loaded Skill, an
+   * activated MCP tool) is removed, and the modules that keep per-chat state are told (the session.deleted event).
+   */
+  private async forget(chatId: string, ids: ReturnType<typeof logIds>): Promise<void> {
+    try {
+      if (await this.memory.chatExists(chatId)) await this.memory.deleteChat(chatId);
+      this.eventBus.emit(SESSION_DELETED_EVENT, { chatId });
+    } catch (err) {
+      this.logger.warn(formatEvent('openai.turn.cleanup_failed', { error_type: err instanceof Error ? err.name : typeof err }), ids);
     }
   }
 
