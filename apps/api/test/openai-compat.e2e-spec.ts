@@ -224,8 +224,10 @@ describe('OpenAI-compatible endpoint', () => {
       expect(completion.choices[0]?.message.content).toBe('Loaded.');
       const toolMessage = bodyOf(fake.completions[1]).messages.find((message) => message.role === 'tool');
       expect(toolMessage?.content).toContain('chart-visualization');
-      const entries = await fs.readdir(t.config.memoryDir);
-      expect(entries.filter((entry) => /^openai-[0-9a-f]{24}$/.test(entry))).toEqual([]);
+      // the answer goes out first; the clean-up follows at once
+      const leftovers = async () => (await fs.readdir(t.config.memoryDir)).filter((entry) => /^openai-[0-9a-f]{24}$/.test(entry));
+      for (let i = 0; i < 100 && (await leftovers()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await leftovers()).toEqual([]);
       const sessions = JSON.stringify(await (await fetch(`${t.httpUrl}/api/sessions`)).json());
       expect(sessions).not.toMatch(/openai-[0-9a-f]{24}/);
     });

@@ -9,7 +9,7 @@ import { AgentCancelledError } from '../agent/agent-runner';
 import { formatEvent } from '../common/log-format';
 import { ChunkWriter, completionObject, newCompletionIdentity, SSE_DONE, sseData } from './completion-chunks';
 import { parseCompletionRequest } from './completion-request';
-import { OpenAiCompatService } from './openai-compat.service';
+import { OpenAiCompatService, type TurnResult } from './openai-compat.service';
 import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
 import { OpenAiError, OpenAiExceptionFilter, toOpenAiError } from '../common/openai-error';
 
@@ -149,9 +149,12 @@ export class OpenAiCompatController {
     res.on('close', onClose);
 
     if (!request.stream) {
-      try {
-        const result = await this.service.run(request, selection, conversation, { delta: () => undefined }, abort.signal);
+      const answer = (result: TurnResult) => {
+        if (res.headersSent) return;
         res.status(HttpStatus.OK).setHeader('Cache-Control', 'no-store').json(completionObject(identity, result.content, result.usage));
+      };
+      try {
+        answer(await this.service.run(request, selection, conversation, { delta: () => undefined, done: answer }, abort.signal));
       } catch (err) {
         if (err instanceof AgentCancelledError) return;
         throw err;
@@ -179,17 +182,22 @@ export class OpenAiCompatController {
       res.write(begin() + sseData(writer.content(text)));
     };
     const toolProgress = this.settings.toolProgress;
-    try {
-      const result = await this.service.run(
-        request,
-        selection,
-        conversation,
-        { delta: write, ...(toolProgress ? { toolCall: (name: string) => write(`[tool: ${name}]\n`) } : {}) },
-        abort.signal,
-      );
+    const finish = (result: TurnResult) => {
+      if (res.writableEnded) return;
       let tail = begin() + sseData(writer.finish());
       if (request.includeUsage) tail += sseData(writer.usage(result.usage));
       res.end(tail + SSE_DONE);
+    };
+    try {
+      finish(
+        await this.service.run(
+          request,
+          selection,
+          conversation,
+          { delta: write, done: finish, ...(toolProgress ? { toolCall: (name: string) => write(`[tool: ${name}]\n`) } : {}) },
+          abort.signal,
+        ),
+      );
     } catch (err) {
       if (err instanceof AgentCancelledError || abort.signal.aborted) {
         if (!res.writableEnded) res.end();

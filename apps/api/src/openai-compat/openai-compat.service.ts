@@ -52,6 +52,11 @@ export interface TurnSink {
   delta(text: string): void;
   /** a tool call started (progress text, when enabled) */
   toolCall?(name: string): void;
+  /**
+   * the turn has its answer: called synchronously as soon as it is known (before the clean-up that follows and before
+   * the returned promise settles), so the response can end without waiting for work the client does not need
+   */
+  done?(result: TurnResult): void;
 }
 
 export interface TurnResult {
@@ -294,7 +299,9 @@ export class OpenAiCompatService implements OnModuleDestroy {
         }),
         ids,
       );
-      return { content: outcome.content, usage: outcome.usage };
+      const result = { content: outcome.content, usage: outcome.usage };
+      sink.done?.(result);
+      return result;
     } catch (err) {
       if (err instanceof AgentCancelledError) {
         this.logger.log(formatEvent('openai.turn.cancelled', { duration_ms: Math.round(performance.now() - started) }), ids);
@@ -381,11 +388,16 @@ export class OpenAiCompatService implements OnModuleDestroy {
             sink.toolCall?.(event.tool_name);
             return;
           case 'done':
-            finish(() =>
-              event.cancelled
-                ? reject(new AgentCancelledError({ content, streamed: true, durable: [], usage: event.usage }))
-                : resolve({ content, usage: event.usage }),
-            );
+            finish(() => {
+              if (event.cancelled) {
+                reject(new AgentCancelledError({ content, streamed: true, durable: [], usage: event.usage }));
+                return;
+              }
+              const result = { content, usage: event.usage };
+              // at once, inside the chat service's emit: not after the turn's own follow-up work
+              sink.done?.(result);
+              resolve(result);
+            });
             return;
           case 'error':
             finish(() => reject(chatTurnError(event.code ?? 'internal_error', event.detail)));
