@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { OpenAiCompatSettings } from '@cashcode/contracts';
+import { chatIdForUser } from '../src/openai-compat/openai-compat.service';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, WsTestClient } from './support/ws-client';
@@ -293,6 +294,32 @@ describe('OpenAI-compatible endpoint', () => {
         expect(sessions).toContain(chatId);
       } finally {
         await ws.close();
+      }
+    });
+
+    it('Scenario: the user field maps to a chat when that setting is on', async () => {
+      const chatId = chatIdForUser('alice@example.com');
+      fake.enqueue({ content: 'stateless' });
+      await client.chat.completions.create({ model: 'cashcode', user: 'alice@example.com', messages: [{ role: 'user', content: 'one' }] });
+      expect((await fetch(`${t.httpUrl}/api/sessions/${chatId}/messages`)).status).toBe(404);
+
+      await putSettings(t, { map_user_to_chat: true });
+      try {
+        fake.enqueue({ content: 'mapped' });
+        const completion = await client.chat.completions.create({
+          model: 'cashcode',
+          user: 'alice@example.com',
+          messages: [{ role: 'user', content: 'two' }],
+        });
+        expect(completion.choices[0]?.message.content).toBe('mapped');
+        const history = await fetch(`${t.httpUrl}/api/sessions/${chatId}/messages`);
+        expect(history.status).toBe(200);
+        const projection = JSON.stringify(await history.json());
+        expect(projection).toContain('two');
+        expect(projection).toContain('mapped');
+        expect(projection).not.toContain('stateless');
+      } finally {
+        await putSettings(t, { map_user_to_chat: false });
       }
     });
 
