@@ -17,8 +17,9 @@
  *
  * Figures (2-core VM shared with other jobs, load average ≈ 14, n = 300, medians of paired differences):
  * /v1 stateless − WS 0.52 ms with a plain fetch client, 1.90 ms with the openai SDK (its client work: 1.53 ms);
- * /v1 with a chat id − WS 1.88 ms (fetch) / 4.35 ms (SDK); protocol floor 0.48 ms. Ending the response inside the
- * chat service's `done` event instead of after the turn's follow-up work took the chat-id figure from 2.92 to 1.88 ms.
+ * /v1 with a chat id − WS 1.88 ms (fetch) / 4.35 ms (SDK); protocol floor 0.48 ms. A run before the response ended
+ * inside the chat service's `done` event (instead of after the turn's follow-up work) gave 2.92 ms for the chat-id
+ * fetch figure; the two runs saw different machine load, so the size of that gain is not established.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
