@@ -6,6 +6,7 @@
  *
  *   common, config, events  →  llm-settings  →  memory  →  agent (+ approvals)  →  health, mcp  →  skills
  *                                                                                      →  chat, evolution
+ *                                                                                      →  openai-compat (on chat)
  *
  *   common        config (the AppConfig type)
  *   config        common (pure helpers)
@@ -19,6 +20,8 @@
  *   skills        mcp, agent, approvals, memory, llm-settings, common, config, events
  *   chat          skills, mcp, agent, approvals, memory, llm-settings, common, config, events
  *   evolution     skills, mcp, agent, approvals, memory, llm-settings, common, config, events
+ *   openai-compat chat, skills, mcp, agent, approvals, memory, llm-settings, common, config, events (a second
+ *                 transport on top of chat: the OpenAI-compatible `/v1`)
  *   (root files: app.module.ts, bootstrap.ts, server.ts, main.ts: anything; no folder imports them)
  *
  * Modules talk upwards only through events (events/app-events.ts: chat publishes turn.completed, memory and
@@ -36,7 +39,7 @@ import angular from 'angular-eslint';
 const API = 'apps/api/src';
 
 /** Every API folder that some other folder may be forbidden to import (common, config and events never are). */
-const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'mcp', 'skills', 'chat', 'evolution'];
+const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat'];
 
 /** folder → the feature folders it may import (besides common, config and events) */
 const ALLOWED = {
@@ -52,6 +55,7 @@ const ALLOWED = {
   skills: ['mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   chat: ['skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   evolution: ['skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
+  'openai-compat': ['chat', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
 };
 
 /** The no-restricted-imports block of one API folder: a relative import that climbs into a forbidden folder. */

@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
+import { runOpenAiBench } from './openai-bench';
 import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
 import { runTextBench } from './text-bench';
@@ -20,6 +21,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   mcp: runMcpBench,
   skills: runSkillsBench,
   text: runTextBench,
+  openai: runOpenAiBench,
 };
 
 async function main(): Promise<void> {

@@ -12,6 +12,7 @@ import { HealthModule } from './health/health.module';
 import { LlmSettingsModule } from './llm-settings/llm-settings.module';
 import { McpModule } from './mcp/mcp.module';
 import { MemoryModule } from './memory/memory.module';
+import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { SkillsModule } from './skills/skills.module';
 
 /** Root module; built with the boot-validated configuration (main.ts, or a test with its own temp dirs). */
@@ -34,6 +35,7 @@ export class AppModule {
         McpModule,
         SkillsModule,
         EvolutionModule,
+        OpenAiCompatModule,
       ],
     };
   }

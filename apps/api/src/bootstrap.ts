@@ -19,6 +19,8 @@ import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { registerSecretValue } from './common/redact';
 import { createValidationPipe } from './common/validation';
 import { type AppConfig, isLoopbackHost } from './config/app-config';
+import { openAiCompatEdgeMiddleware, type OpenAiCompatAccess } from './openai-compat/openai-compat-edge';
+import { OpenAiCompatSettingsService } from './openai-compat/openai-compat-settings.service';
 
 export interface CreateAppOptions {
   /** root module; defaults to `AppModule.forRoot(config)` */
@@ -74,6 +76,15 @@ function startupBanner(config: AppConfig, httpUrl: string, wsUrl: string, consol
   const auth = config.apiToken !== null ? 'on (API token required)' : 'off (loopback only)';
   const consoleText = consoleBuilt ? `${httpUrl}/` : `${httpUrl}/ (not built yet: run npm run build)`;
   return `CashCode is running: console ${consoleText} · API docs ${httpUrl}/api/docs · WebSocket ${wsUrl} · auth: ${auth}`;
+}
+
+/** The `/v1` switch and keys: the settings service, or always off when the root module has no OpenAI-compatible API. */
+function openAiCompatAccess(app: NestExpressApplication): OpenAiCompatAccess {
+  try {
+    return app.get(OpenAiCompatSettingsService, { strict: false });
+  } catch {
+    return { enabled: false, verify: () => null };
+  }
 }
 
 /** Creates the runtime directories (data, memory, workspace, logs), owner-only (0700) when they are new. */
@@ -147,7 +158,7 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
     );
     const verifier = new TokenVerifier(config.apiToken);
     const trusted = new TrustedProxies(config.trustedProxies);
-    installHttpPipeline(app, config, verifier, trusted);
+    installHttpPipeline(app, config, verifier, trusted, openAiCompatEdgeMiddleware(openAiCompatAccess(app), verifier, trusted));
     // Size limit (413) and nesting limit (400, checked on the raw bytes before JSON.parse) on every JSON body. Nest's
     // option type leaves out `verify` because its `rawBody` option uses it; this app never sets `rawBody`, so the hook
     // reaches body-parser unchanged.

@@ -12,6 +12,8 @@ export const API_PATHS = {
   toolPolicies: '/api/settings/tool-policies',
   toolPolicyRules: '/api/settings/tool-policies/rules',
   execSandbox: '/api/settings/exec-sandbox',
+  openAiCompat: '/api/settings/openai-compat',
+  openAiCompatKeys: '/api/settings/openai-compat/keys',
   approvals: '/api/approvals',
   approvalAudit: '/api/approvals/audit',
   mcpServers: '/api/mcp/servers',

@@ -123,6 +123,15 @@ export interface RunRequest {
    * messages as a user message with `image_url` parts (this turn only). Default false: placeholders only.
    */
   acceptsImages?: boolean;
+  /**
+   * no one can answer this turn's questions (the OpenAI-compatible endpoint, openspec openai-compat): a call whose
+   * policy is `ask` is denied at once with a clear result (unless a rule or Skill pre-approves it) and MCP elicitations
+   * are declined. Default false.
+   */
+  headless?: boolean;
+  /** sampling options of the client's request, passed to every model call of the turn when set */
+  temperature?: number;
+  maxTokens?: number;
   listener: RunnerListener;
 }
 
@@ -445,6 +454,8 @@ export class AgentRunner {
       stream: true,
       stream_options: { include_usage: true },
     };
+    if (request.temperature !== undefined) params.temperature = request.temperature;
+    if (request.maxTokens !== undefined) params.max_tokens = request.maxTokens;
     if (tools.length > 0) {
       params.tools = tools.map(toolSchema);
       params.tool_choice = 'auto';
@@ -545,6 +556,7 @@ export class AgentRunner {
         callId: call.id,
         tool,
         rawArguments: call.function.arguments,
+        ...(request.headless === true ? { headless: true } : {}),
       });
       if (gate.plainAllow) return null;
       this.announce(request, call);
@@ -600,7 +612,7 @@ export class AgentRunner {
           signal: request.signal,
           progress: (update) => request.listener.toolProgress?.({ callId: call.id, name, ...update }),
           elicit: (ask) =>
-            this.elicitations && request.listener.elicitation
+            this.elicitations && request.listener.elicitation && request.headless !== true
               ? this.elicitations.request({
                   ...ask,
                   chatId: request.chatId,

@@ -65,6 +65,16 @@ export interface ApprovalCall {
   callId: string;
   tool: AgentTool;
   rawArguments: string;
+  /** no one can answer (the OpenAI-compatible endpoint): an `ask` call is denied by policy at once, never asked */
+  headless?: boolean;
+}
+
+/** What the model gets for an `ask` call of a headless turn (openspec openai-compat). */
+export function headlessDenial(tool: string): string {
+  return (
+    `The tool \`${tool}\` needs approval; headless clients (the OpenAI-compatible API) cannot approve, so the call ` +
+    'did not run. To use it from this client, allow the tool in Tools & approvals.'
+  );
 }
 
 /** What the runner does with a call: run it, or give the model `model` as the (failed) result. */
@@ -310,6 +320,12 @@ export class ApprovalsService implements OnModuleInit, OnApplicationShutdown {
       return this.record(evaluated, decision, 'policy').then(() => {
         emitter.resolved({ event: 'approval_resolved', chat_id: call.chatId, call_id: call.callId, decision, by: 'policy' });
         return this.verdict(evaluated, decision, 'policy');
+      });
+    }
+    if (call.headless === true) {
+      return this.record(evaluated, 'deny', 'policy').then(() => {
+        emitter.resolved({ event: 'approval_resolved', chat_id: call.chatId, call_id: call.callId, decision: 'deny', by: 'policy' });
+        return { run: false, model: headlessDenial(evaluated.name) };
       });
     }
     const key = pendingKey(call.chatId, call.callId);

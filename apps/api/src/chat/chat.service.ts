@@ -66,6 +66,12 @@ interface TurnJob {
   chatId: string;
   content: string;
   metadata: MessageMetadata;
+  headless?: boolean;
+}
+
+/** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
+export interface SubmitOptions {
+  headless?: boolean;
 }
 
 interface RunningTurn {
@@ -136,7 +142,7 @@ export class ChatService implements OnModuleDestroy {
   ) {}
 
   /** Queues a validated message on its chat's lane. */
-  submit(chatId: string, content: string, metadata: MessageMetadata): SubmitResult {
+  submit(chatId: string, content: string, metadata: MessageMetadata, options: SubmitOptions = {}): SubmitResult {
     if (this.shuttingDown) {
       return { accepted: false, detail: 'The server is shutting down.', code: 'shutting_down' };
     }
@@ -152,7 +158,7 @@ export class ChatService implements OnModuleDestroy {
         code: 'queue_full',
       };
     }
-    lane.queue.push({ chatId, content, metadata });
+    lane.queue.push({ chatId, content, metadata, ...(options.headless === true ? { headless: true } : {}) });
     const queued = lane.queue.length;
     if (!lane.running) this.drain(chatId, lane);
     return { accepted: true, queued };
@@ -322,6 +328,7 @@ export class ChatService implements OnModuleDestroy {
           turnId,
           signal,
           temporaryTools: context.temporaryTools,
+          headless: job.headless === true,
           listener: turnEventsListener(chatId, streamId, (event) => this.emit(chatId, event)),
         });
       } catch (err) {

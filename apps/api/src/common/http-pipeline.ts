@@ -18,7 +18,8 @@ import { logIds, runRequestWithLogContext } from './log-context';
 import { formatEvent } from './log-format';
 import { buildProblem, sendProblem, toProblemInit, UNHANDLED_ERROR_TYPE } from './problem-details.filter';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
-import { isApiOrGatewayPath } from './request-path';
+import { isApiOrGatewayPath, isOpenAiCompatPath } from './request-path';
+import { OpenAiError, sendOpenAiError, toOpenAiError, typeForStatus } from './openai-error';
 
 /**
  * Largest JSON / form body accepted on REST (skill create carries support files); bigger bodies answer 413. JSON bodies
@@ -31,7 +32,15 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Response locals key: the route label when a non-Nest handler (e.g. the console) answered. */
 export const ROUTE_LABEL = 'cashcodeRouteLabel';
 
+/** Response locals key: a `/v1` request (the OpenAI-compatible endpoint) that its own edge authenticated. */
+export const OPENAI_COMPAT_HANDLED = 'cashcodeOpenAiCompat';
+
 function problem(res: Response, req: Request, status: number, detail: string): void {
+  if (isOpenAiCompatPath(req.path)) {
+    // `/v1` answers in the OpenAI error format only
+    sendOpenAiError(res, new OpenAiError(status, typeForStatus(status), status === 403 ? 'forbidden' : 'request_refused', detail));
+    return;
+  }
   sendProblem(res, buildProblem({ status, detail }, req, String(res.getHeader(REQUEST_ID_HEADER) ?? '')));
 }
 
@@ -83,6 +92,8 @@ export function hostCheckMiddleware(config: AppConfig): RequestHandler {
 /** Cross-site request guard: state-changing calls from a browser must come from an allowed Origin. */
 export function originCheckMiddleware(config: AppConfig): RequestHandler {
   return (req, res, next) => {
+    // `/v1` carries its own bearer key and no ambient credential: any Origin may use it (openai-compat-edge.ts)
+    if (res.locals[OPENAI_COMPAT_HANDLED] === true) return next();
     if (STATE_CHANGING.has(req.method) && !isAllowedOrigin(req.headers.origin, config, req.headers.host)) {
       problem(res, req, 403, 'Origin is not allowed');
       return;
@@ -118,7 +129,7 @@ function refuse(res: Response, req: Request, verifier: TokenVerifier, key: strin
  */
 export function tokenMiddleware(verifier: TokenVerifier, trusted: TrustedProxies): RequestHandler {
   return (req, res, next) => {
-    if (!verifier.enabled || isOpenApiRequest(req.method, req.path)) {
+    if (!verifier.enabled || isOpenApiRequest(req.method, req.path) || res.locals[OPENAI_COMPAT_HANDLED] === true) {
       res.locals[AUTHENTICATED] = true;
       return next();
     }
@@ -161,6 +172,15 @@ export function tokenGateMiddleware(verifier: TokenVerifier, trusted: TrustedPro
  */
 export function earlyErrorHandler(): (error: unknown, req: Request, res: Response, next: NextFunction) => void {
   return (error, req, res, _next) => {
+    if (isOpenAiCompatPath(req.path)) {
+      const openAi = toOpenAiError(error);
+      if (openAi.status >= 500) {
+        res.locals[UNHANDLED_ERROR_TYPE] = error instanceof Error ? error.constructor.name : typeof error;
+        new Logger('HttpPipeline').error(error instanceof Error ? error : 'Unhandled error before routing');
+      }
+      sendOpenAiError(res, openAi);
+      return;
+    }
     const init = toProblemInit(error);
     if (init && init.status >= 400 && init.status < 500) {
       sendProblem(res, buildProblem(init, req, String(res.getHeader(REQUEST_ID_HEADER) ?? '')));
@@ -210,7 +230,7 @@ export function securityHeadersMiddleware(config: AppConfig): RequestHandler {
 
 /**
  * Installs the cross-cutting HTTP pipeline on the Express instance, in order: request id + access log, Host
- * allowlist, security headers, CORS allowlist, Origin check, token guard (its second stage, tokenGateMiddleware, goes
+ * allowlist, security headers, the `/v1` edge (the OpenAI-compatible endpoint), CORS allowlist, Origin check, token guard (its second stage, tokenGateMiddleware, goes
  * after the console). Must run before `app.init()`.
  */
 export function installHttpPipeline(
@@ -218,11 +238,14 @@ export function installHttpPipeline(
   config: AppConfig,
   verifier: TokenVerifier,
   trusted: TrustedProxies,
+  openAiCompatEdge?: RequestHandler,
 ): void {
   const logger = new Logger('HttpAccess');
   app.use(requestContextMiddleware(logger));
   app.use(hostCheckMiddleware(config));
   app.use(securityHeadersMiddleware(config));
+  // `/v1`: its own CORS, on/off switch and bearer keys, before the REST CORS, Origin and token guards
+  if (openAiCompatEdge) app.use(openAiCompatEdge);
   app.enableCors({
     // Only explicit allowlist entries are echoed (never an arbitrary origin).
     origin: (origin: string | undefined, callback: (error: Error | null, allow?: boolean) => void) =>

@@ -39,6 +39,8 @@ export function withCommonProblemResponses(document: OpenAPIObject): OpenAPIObje
     '500': 'Internal server error (never caused by client input)',
   };
   for (const [path, item] of Object.entries(document.paths)) {
+    // `/v1` (the OpenAI-compatible endpoint) documents its own errors in the OpenAI format
+    if (path.startsWith('/v1/')) continue;
     for (const operation of Object.values(item) as Array<{ responses?: Record<string, unknown> }>) {
       if (typeof operation !== 'object' || operation === null || !operation.responses) continue;
       const responses = operation.responses;

@@ -27,6 +27,12 @@ describe('redactSecrets', () => {
     expect(redactSecrets('task-abcdefghijk')).toBe('task-abcdefghijk');
   });
 
+  it('Scenario: OpenAI-compatible API keys are redacted from logs', () => {
+    expect(redactSecrets('used cck_AbCdEf0123456789-_xyz here')).toBe('used cck_[redacted] here');
+    expect(redactSecrets('cck_short')).toBe('cck_short');
+    expect(redactSecrets('tick_abcdefghijkl')).toBe('tick_abcdefghijkl');
+  });
+
   it('Scenario: harmless structured fields are left alone', () => {
     const line = 'event=llm.call.completed prompt_tokens=7 total_tokens=10 model="m1" turn_id=abc';
     expect(redactSecrets(line)).toBe(line);

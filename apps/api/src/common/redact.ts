@@ -1,6 +1,6 @@
 /**
  * Final redaction applied to every rendered log line (openspec http-platform, runtime logging) and usable by any module before text leaves the
- * server: bearer tokens, `key: value` / `key=value` pairs whose key names a secret, `sk-…` keys, and every secret
+ * server: bearer tokens, `key: value` / `key=value` pairs whose key names a secret, `sk-…` and `cck_…` keys, and every secret
  * value registered at runtime (API token, model API keys, MCP header values) — redaction by value, not only by name.
  */
 
@@ -34,6 +34,8 @@ const SECRET_PAIR_REPLACEMENT = `$1$3$4${REDACTED}$3$4`;
 const SECRET_KEY_NAME = /api[_-]?key|authorization|cookie|access[_-]?token|refresh[_-]?token|secret|password/i;
 
 const SK_KEY = /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{8,}/g;
+/** keys of the OpenAI-compatible endpoint (`cck_` + base64url), known to the server only as hashes */
+const CCK_KEY = /(?<![A-Za-z0-9])cck_[A-Za-z0-9_-]{8,}/g;
 
 const secretValues = new Set<string>();
 
@@ -72,5 +74,6 @@ export function redactSecrets(text: string): string {
   out = out.replace(BEARER, `$1 ${REDACTED}`);
   if (SECRET_KEY_NAME.test(out)) out = out.replace(SECRET_PAIR, SECRET_PAIR_REPLACEMENT);
   out = out.replace(SK_KEY, `sk-${REDACTED}`);
+  if (out.includes('cck_')) out = out.replace(CCK_KEY, `cck_${REDACTED}`);
   return out;
 }

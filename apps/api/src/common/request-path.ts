@@ -48,9 +48,15 @@ export function lenientPath(path: string): string | null {
   return collapsed.length > 1 ? trimTrailing(collapsed, '/') : collapsed;
 }
 
-/** True for every spelling of a path under `/api` or `/ws` (see lenientPath), which the console never answers. */
+/** True for every spelling of a path under `/api`, `/ws` or `/v1` (see lenientPath), which the console never answers. */
 export function isApiOrGatewayPath(path: string): boolean {
   const lenient = lenientPath(path);
   if (lenient === null) return true;
-  return /^\/(?:api|ws)(?:\/|$)/.test(lenient);
+  return /^\/(?:api|ws|v1)(?:\/|$)/.test(lenient);
+}
+
+/** True for every spelling of a path under `/v1`, the OpenAI-compatible endpoint (see lenientPath). */
+export function isOpenAiCompatPath(path: string): boolean {
+  const lenient = lenientPath(path);
+  return lenient !== null && /^\/v1(?:\/|$)/.test(lenient);
 }
