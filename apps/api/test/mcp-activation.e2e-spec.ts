@@ -148,9 +148,22 @@ describe('MCP deferred activation (e2e)', () => {
     const split = first.findIndex((name) => name.startsWith('mcp_'));
     expect(first.slice(split).every((name) => name.startsWith('mcp_'))).toBe(true);
     expect(first.slice(0, split)).toEqual([...first.slice(0, split)].sort());
-    expect(first.slice(split)).toEqual([...first.slice(split)].sort());
     expect(first).toContain('tool_search');
     expect(first).toContain('mcp_prepare');
+    // the activated tools follow the meta mcp_ tools in the chat's activation order
+    const activated = app.app.get(McpActivations, { strict: false }).activeTools('chat-a');
+    expect(activated.length).toBeGreaterThan(0);
+    expect(first.slice(first.length - activated.length)).toEqual(activated);
+  });
+
+  it('Scenario: activated mcp_ tools keep their activation order, so activating one appends it', async () => {
+    const activations = app.app.get(McpActivations, { strict: false });
+    const before = visible('chat-a');
+    const activated = activations.activeTools('chat-a');
+    // activating the first one again keeps its place: the visible list does not change
+    await activations.activate('chat-a', [activated[0] as string]);
+    expect(activations.activeTools('chat-a')).toEqual(activated);
+    expect(visible('chat-a')).toEqual(before);
   });
 
   it('Scenario: at most 50 tools stay activated per chat (least recently used dropped)', async () => {

@@ -33,7 +33,7 @@ describe(ToolRegistry.name, () => {
   });
 
   describe('visibility (openspec agent-runner)', () => {
-    it('Scenario: non-mcp tools alphabetically, then activated or temporary mcp_ tools alphabetically', () => {
+    it('Scenario: built-in and meta tools first, then activated mcp_ tools, then temporary ones', () => {
       for (const name of ['write_file', 'mcp_zeta_run', 'exec', 'mcp_alpha_get', 'mcp_beta_list', 'save_memory']) {
         registry.register(tool(name));
       }
@@ -50,10 +50,28 @@ describe(ToolRegistry.name, () => {
         'save_memory',
         'tool_search',
         'write_file',
-        'mcp_alpha_get',
         'mcp_prepare',
+        'mcp_alpha_get',
         'mcp_zeta_run',
       ]);
+    });
+
+    it('Scenario: activated mcp_ tools keep their activation order, so activating one appends it', () => {
+      for (const name of ['read_file', 'mcp_alpha_get', 'mcp_beta_list', 'mcp_zeta_run', 'mcp_temp_x']) registry.register(tool(name));
+      registry.registerMeta(tool('mcp_prepare'));
+      const order: string[] = [];
+      registry.setActivationSource({
+        isActivated: (_chat, name) => order.includes(name),
+        touch: jest.fn(),
+        activeTools: () => order,
+      });
+      order.push('mcp_zeta_run', 'mcp_alpha_get');
+      const before = registry.visibleTools(scope([])).map((t) => t.name);
+      expect(before).toEqual(['read_file', 'mcp_prepare', 'mcp_zeta_run', 'mcp_alpha_get']);
+      order.push('mcp_beta_list');
+      const after = registry.visibleTools(scope(['mcp_temp_x'])).map((t) => t.name);
+      expect(after).toEqual(['read_file', 'mcp_prepare', 'mcp_zeta_run', 'mcp_alpha_get', 'mcp_beta_list', 'mcp_temp_x']);
+      expect(after.slice(0, before.length)).toEqual(before);
     });
 
     it('Scenario: re-registering a name replaces the tool; unregister removes it', async () => {

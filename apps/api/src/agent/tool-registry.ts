@@ -25,6 +25,8 @@ export interface ToolActivationSource {
   isActivated(chatId: string, toolName: string): boolean;
   /** called on every execution of an activated tool (refreshes its LRU timestamp) */
   touch(chatId: string, toolName: string): void;
+  /** the chat's activated tools in the order they were first activated (when the source keeps one) */
+  activeTools?(chatId: string): readonly string[];
 }
 
 const NO_ACTIVATION: ToolActivationSource = {
@@ -212,7 +214,11 @@ export class ToolRegistry {
     return this.get(name)?.readOnly === true;
   }
 
-  /** The tools the model sees for one call of this turn (openspec agent-runner), in visibility order. */
+  /**
+   * The tools the model sees for one call of this turn (openspec agent-runner), in visibility order: the built-in and
+   * meta tools (mcp_prepare too) by name, then the chat's activated MCP tools in activation order, then this turn's temporary ones by
+   * name. Activating a tool appends it, so the tool list — part of every request's prefix — keeps its earlier part.
+   */
   visibleTools(scope: ToolScope): AgentTool[] {
     const visible = new Map<string, AgentTool>();
     for (const tool of this.metaTools.values()) visible.set(tool.name, tool);
@@ -220,7 +226,11 @@ export class ToolRegistry {
       if (visible.has(tool.name)) continue;
       if (!tool.name.startsWith(MCP_TOOL_PREFIX) || this.isUsable(tool.name, scope)) visible.set(tool.name, tool);
     }
-    return [...visible.values()].sort((a, b) => compareToolNames(a.name, b.name));
+    const order = this.activation.activeTools?.(scope.chatId) ?? [];
+    const rank = new Map(order.map((name, index) => [name, index]));
+    const mcpRank = (name: string) =>
+      name.startsWith(MCP_TOOL_PREFIX) && !this.metaTools.has(name) ? (rank.get(name) ?? order.length) : -1;
+    return [...visible.values()].sort((a, b) => mcpRank(a.name) - mcpRank(b.name) || compareToolNames(a.name, b.name));
   }
 
   /**

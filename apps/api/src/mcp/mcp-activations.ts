@@ -88,15 +88,14 @@ export class McpActivations implements ToolActivationSource {
     if (tools.length === 0) return;
     const set = await this.hydrate(chatId);
     const now = this.now();
-    for (const tool of tools) {
-      set.delete(tool);
-      set.set(tool, now);
-    }
+    // a tool already active keeps its place (only its timestamp is refreshed): the tool list the model sees stays in
+    // activation order, so a chat's request prefix does not change when a tool is activated again
+    for (const tool of tools) set.set(tool, now);
     this.evict(set);
     await this.persist(chatId);
   }
 
-  /** The chat's active tools (after hydrate), oldest first. */
+  /** The chat's active tools (after hydrate), in the order they were first activated. */
   activeTools(chatId: string): string[] {
     return [...(this.sets.get(chatId)?.keys() ?? [])];
   }
