@@ -100,7 +100,7 @@ describe('chat turn errors', () => {
       messages: unknown[];
     };
     expect(projected.messages).toEqual([
-      { role: 'user', content: 'Who am I?', error: { kind: 'auth', message: PROVIDER_ERROR_MESSAGES.auth } },
+      { role: 'user', content: 'Who am I?', error: { kind: 'auth', message: PROVIDER_ERROR_MESSAGES.auth }, cursor: 1 },
     ]);
     const metadata = JSON.parse(await fs.readFile(join(t.config.memoryDir, chatId, 'metadata.json'), 'utf8')) as object;
     expect(metadata).toEqual({ title: 'Who am I?' });
@@ -135,9 +135,10 @@ describe('chat turn errors', () => {
         role: 'user',
         content: 'Summarise the plan',
         error: { kind: 'rate_limit', message: PROVIDER_ERROR_MESSAGES.rate_limit },
+        cursor: 1,
       },
-      { role: 'user', content: 'Summarise the plan' },
-      { role: 'assistant', content: 'Here is the plan.' },
+      { role: 'user', content: 'Summarise the plan', cursor: 2 },
+      { role: 'assistant', content: 'Here is the plan.', cursor: 3 },
     ]);
   });
 

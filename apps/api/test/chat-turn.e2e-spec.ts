@@ -120,8 +120,8 @@ describe('chat turn', () => {
     // done comes after persistence: the answer is readable at once
     const messages = await request(t.httpUrl).get(`/api/sessions/${chatId}/messages`);
     expect(messages.body.messages).toEqual([
-      { role: 'user', content: 'Say hello' },
-      { role: 'assistant', content: 'Hello, world!' },
+      { role: 'user', content: 'Say hello', cursor: 1 },
+      { role: 'assistant', content: 'Hello, world!', cursor: 2 },
     ]);
   });
 

@@ -97,6 +97,11 @@ export interface PublicMessage {
   error?: PublicTurnError;
   /** additive (assistant rows): the tool calls the turn made before this answer, in order */
   tools?: PublicToolRecord[];
+  /**
+   * additive: the history cursor of the row's record (the `cursor` of an `edit` chat action). Rows of the current
+   * branch only: records replaced by regenerate, edit or continue are not listed.
+   */
+  cursor?: number;
 }
 export interface PublicTurnError {
   kind: string;

@@ -38,8 +38,9 @@ import { McpService } from '../mcp/mcp.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { DomainError, domainErrorEvent } from '../common/domain-error';
 import { buildTurnContext } from './turn-context';
+import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionPlan, type ChatActionRequest } from './chat-actions';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
-import type { ChatMetadata, UserTurnInput } from '../memory/memory.types';
+import type { ChatMessage, ChatMetadata, FinalAnswer, HistoryRecord, UserTurnInput } from '../memory/memory.types';
 import {
   SESSION_DELETED_EVENT,
   TURN_COMPLETED_EVENT,
@@ -65,6 +66,8 @@ interface TurnJob {
   chatId: string;
   content: string;
   metadata: MessageMetadata;
+  /** a checked chat action (regenerate, edit, continue); absent for a plain message */
+  plan?: ChatActionPlan;
 }
 
 interface RunningTurn {
@@ -102,6 +105,18 @@ function withoutTitle(metadata: ChatMetadata): string {
   return JSON.stringify(rest);
 }
 
+/** `done` with the cursors of what the turn persisted (additive `user_cursor` / `answer_cursor`). */
+function withCursors(events: ServerEvent[], written: readonly HistoryRecord[]): ServerEvent[] {
+  if (written.length === 0) return events;
+  const user = written.find((record) => record.role === 'user');
+  const answer = written[written.length - 1]!;
+  return events.map((event) =>
+    event.event === 'done'
+      ? { ...event, ...(user ? { user_cursor: user.cursor } : {}), answer_cursor: answer.cursor }
+      : event,
+  );
+}
+
 function errorType(err: unknown): string {
   if (err instanceof Error) return err.name;
   if (typeof err === 'object' && err !== null) return err.constructor?.name ?? 'object';
@@ -134,6 +149,11 @@ export class ChatService implements OnModuleDestroy {
 
   /** Queues a validated message on its chat's lane. */
   submit(chatId: string, content: string, metadata: MessageMetadata): SubmitResult {
+    return this.submitJob({ chatId, content, metadata });
+  }
+
+  private submitJob(job: TurnJob): SubmitResult {
+    const { chatId } = job;
     if (this.shuttingDown) {
       return { accepted: false, detail: 'The server is shutting down.', code: 'shutting_down' };
     }
@@ -149,10 +169,33 @@ export class ChatService implements OnModuleDestroy {
         code: 'queue_full',
       };
     }
-    lane.queue.push({ chatId, content, metadata });
+    lane.queue.push(job);
     const queued = lane.queue.length;
     if (!lane.running) this.drain(chatId, lane);
     return { accepted: true, queued };
+  }
+
+  /**
+   * Queues a chat action (chat-actions.ts) once it is checked against the chat's current branch. Refused while a turn
+   * of the chat runs or waits (the action is about the last turn, which must be settled first).
+   */
+  async submitAction(chatId: string, request: ChatActionRequest): Promise<SubmitResult> {
+    const busy = (): SubmitResult | null =>
+      this.lanes.get(chatId)?.running || (this.lanes.get(chatId)?.queue.length ?? 0) > 0
+        ? { accepted: false, detail: 'A turn of this chat is still running; wait for it or stop it first.', code: 'turn_running' }
+        : null;
+    if (this.shuttingDown) return { accepted: false, detail: 'The server is shutting down.', code: 'shutting_down' };
+    const before = busy();
+    if (before) return before;
+    const records = await this.memory.readRecords(chatId);
+    const check = planChatAction(records, request);
+    if (!check.ok) return { accepted: false, detail: check.detail, code: check.code };
+    // a message may have been queued while the history was read
+    const after = busy();
+    if (after) return after;
+    const { plan } = check;
+    const content = plan.kind === 'resend' ? plan.content : CONTINUE_INSTRUCTION;
+    return this.submitJob({ chatId, content, metadata: plan.metadata, plan });
   }
 
   /** Cancels the running turn of a chat (queued turns stay queued). Returns whether a turn was running. */
@@ -247,7 +290,7 @@ export class ChatService implements OnModuleDestroy {
 
   private async turn(job: TurnJob, running: RunningTurn, turnId: string, streamId: number, ids: LogIds): Promise<void> {
     const started = performance.now();
-    const { chatId, content, metadata } = job;
+    const { chatId, content, metadata, plan } = job;
     const selection = metadata.llm;
     const signal = running.controller.signal;
     this.logger.log(
@@ -288,10 +331,11 @@ export class ChatService implements OnModuleDestroy {
       this.llm.rememberSelection(selection);
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
-      failedUser = { content };
+      // a continuation has no user message of its own: a failure persists nothing
+      failedUser = plan?.kind === 'continue' ? null : { content };
 
       // automatic title: only for an untitled chat without history; survives a failure of this turn
-      if (!chat.metadata.title && chat.history.length === 0) {
+      if (!plan && !chat.metadata.title && chat.history.length === 0) {
         const title = titleFromContent(content);
         await this.memory.saveMetadata(chatId, { ...chat.metadata, title });
         this.emit(chatId, {
@@ -303,10 +347,13 @@ export class ChatService implements OnModuleDestroy {
       }
 
       const sources = { prompt: this.prompt, mcp: this.mcp, skills: this.skills };
-      const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history: chat.history, signal });
+      // regenerate and edit answer the history before the replaced message; continue the whole current branch
+      const history =
+        plan?.kind === 'resend' ? await this.memory.historyBefore(chatId, plan.supersedes) : chat.history;
+      const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history, signal });
       const { skillReceipts, user } = context;
       for (const warning of context.warnings) this.emit(chatId, { event: 'warning', chat_id: chatId, ...warning });
-      failedUser = user;
+      if (plan?.kind !== 'continue') failedUser = user;
 
       let outcome;
       try {
@@ -333,9 +380,12 @@ export class ChatService implements OnModuleDestroy {
       // explicit Skill receipts come first among the turn's durable messages
       outcome = { ...outcome, durable: [...skillReceipts, ...outcome.durable] };
       // persist, then stream_end and done (done only after the turn is on disk)
-      await this.memory.appendTurn(chatId, user, outcome.durable, { content: outcome.content }, this.appendOptions());
+      const written = await this.persist(job, user, outcome.durable, { content: outcome.content });
       const durationSec = this.elapsedSec(started);
-      this.emitAll(chatId, turnEndEvents(chatId, streamId, { durationSec, usage: outcome.usage, cancelled: false }));
+      this.emitAll(
+        chatId,
+        withCursors(turnEndEvents(chatId, streamId, { durationSec, usage: outcome.usage, cancelled: false }), written),
+      );
       this.logger.log(
         formatEvent('agent.turn.completed', {
           duration_ms: Math.round(durationSec * 1000),
@@ -357,7 +407,7 @@ export class ChatService implements OnModuleDestroy {
           model: selection.model,
           usage: outcome.usage,
           durationSec,
-          userContent: content,
+          userContent: plan?.kind === 'continue' ? plan.userContent : content,
           durable: outcome.durable,
           answer: outcome.content,
           toolCalls: outcome.toolCalls,
@@ -367,7 +417,7 @@ export class ChatService implements OnModuleDestroy {
         ids,
       );
     } catch (err) {
-      await this.failTurn(chatId, err, metadataBefore, failedUser, ids);
+      await this.failTurn(chatId, err, metadataBefore, failedUser, ids, plan?.supersedes);
     } finally {
       this.skills.endTurn(chatId, turnId);
       lease.release();
@@ -385,16 +435,11 @@ export class ChatService implements OnModuleDestroy {
   ): Promise<void> {
     const { chatId } = job;
     let persisted = false;
+    let written: HistoryRecord[] = [];
     // a deleted session stays deleted; otherwise keep what the user already saw
     if (cause !== 'deleted' && (partial.streamed || partial.durable.length > 0)) {
       try {
-        await this.memory.appendTurn(
-          chatId,
-          user,
-          partial.durable,
-          { content: partial.content, cancelled: true },
-          this.appendOptions(),
-        );
+        written = await this.persist(job, user, partial.durable, { content: partial.content, cancelled: true });
         persisted = true;
       } catch (err) {
         this.logger.error(formatEvent('agent.turn.persist_failed', { cancelled: true, error_type: errorType(err) }), ids);
@@ -409,7 +454,33 @@ export class ChatService implements OnModuleDestroy {
       }),
       ids,
     );
-    this.emitAll(chatId, turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true }));
+    this.emitAll(
+      chatId,
+      withCursors(turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true }), written),
+    );
+  }
+
+  /**
+   * Appends a turn: a plain one, one that replaces the records from the replaced message on (regenerate, edit), or
+   * a continuation whose answer starts with the stopped text and replaces it.
+   */
+  private persist(
+    job: TurnJob,
+    user: UserTurnInput,
+    durable: readonly ChatMessage[],
+    final: FinalAnswer,
+  ): Promise<HistoryRecord[]> {
+    const { chatId, plan } = job;
+    if (plan?.kind === 'continue') {
+      return this.memory.appendContinuation(
+        chatId,
+        durable,
+        { ...final, content: plan.partial + final.content },
+        { ...this.appendOptions(), supersedes: plan.supersedes },
+      );
+    }
+    const options = plan ? { ...this.appendOptions(), supersedes: plan.supersedes } : this.appendOptions();
+    return this.memory.appendTurn(chatId, user, durable, final, options);
   }
 
   /**
@@ -423,6 +494,7 @@ export class ChatService implements OnModuleDestroy {
     metadataBefore: ChatMetadata | null,
     user: UserTurnInput | null,
     ids: LogIds,
+    supersedes?: number,
   ): Promise<void> {
     let detail: string;
     let code: string;
@@ -438,7 +510,8 @@ export class ChatService implements OnModuleDestroy {
     if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore, ids);
     if (user && err instanceof ModelCallError) {
       try {
-        await this.memory.appendFailedTurn(chatId, user, { kind: code, message: detail }, this.appendOptions());
+        const options = supersedes === undefined ? this.appendOptions() : { ...this.appendOptions(), supersedes };
+        await this.memory.appendFailedTurn(chatId, user, { kind: code, message: detail }, options);
       } catch (persistErr) {
         this.logger.error(
           formatEvent('agent.turn.persist_failed', { failed: true, error_type: errorType(persistErr) }),

@@ -106,6 +106,11 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
     if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0) record.duration_ms = duration;
     else delete record.duration_ms;
   }
+  if ('supersedes' in value) {
+    const from = value['supersedes'];
+    if (typeof from === 'number' && Number.isSafeInteger(from) && from >= 0 && from < cursor) record.supersedes = from;
+    else delete record.supersedes;
+  }
   if ('ok' in value) {
     if (typeof value['ok'] === 'boolean') record.ok = value['ok'];
     else delete record.ok;
@@ -182,7 +187,15 @@ export function turnRecords(
   durable: readonly ChatMessage[],
   final: { content: string; cancelled?: boolean },
 ): PendingRecord[] {
-  const records: PendingRecord[] = [userRecord(user)];
+  return [userRecord(user), ...answerRecords(durable, final)];
+}
+
+/** The records of a turn after its user record (a continuation has no user record of its own). */
+export function answerRecords(
+  durable: readonly ChatMessage[],
+  final: { content: string; cancelled?: boolean },
+): PendingRecord[] {
+  const records: PendingRecord[] = [];
   for (const message of durable) {
     if (message.role === 'assistant') {
       const calls = normalizeToolCalls(message.tool_calls);

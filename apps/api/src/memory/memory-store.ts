@@ -19,8 +19,10 @@ import { mkdirPrivate, openPrivate, writeFilePrivate } from '../common/private-f
 import { trimTrailing } from '../common/trim';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import {
+  answerRecords,
   failedTurnRecord,
   recordToMessage,
+  summaryToMessage,
   serializeHistoryRecord,
   turnRecords,
   type PendingRecord,
@@ -85,6 +87,12 @@ async function writeAll(handle: fs.FileHandle, data: Buffer): Promise<void> {
   }
 }
 
+/** The records with `supersedes` set on the first one when the append replaces earlier records. */
+function branched(records: PendingRecord[], options: AppendOptions): PendingRecord[] {
+  if (options.supersedes === undefined || records.length === 0) return records;
+  return [{ ...records[0]!, supersedes: options.supersedes }, ...records.slice(1)];
+}
+
 /** writeAll on the calling thread (see AppendOptions.inline). */
 function writeAllInline(handle: fs.FileHandle, data: Buffer): void {
   let offset = 0;
@@ -104,6 +112,11 @@ export interface AppendOptions {
    * so that no chat waits for another chat's disk write.
    */
   inline?: boolean;
+  /**
+   * The first record written replaces the current-branch records from this cursor on (regenerate, edit, continue;
+   * history-branch.ts). The cached model context is then re-read from disk.
+   */
+  supersedes?: number;
 }
 
 interface WriterState {
@@ -275,7 +288,42 @@ export class MemoryStore implements OnApplicationShutdown {
     options: AppendOptions = {},
   ): Promise<HistoryRecord[]> {
     this.assertChatId(chatId);
-    return this.appendRecords(chatId, turnRecords(user, durable, final), true, options.inline === true);
+    return this.appendRecords(chatId, branched(turnRecords(user, durable, final), options), true, options.inline === true);
+  }
+
+  /**
+   * Persists the continuation of a stopped answer (openspec sessions "Requirement: Regenerate, edit and continue"): the
+   * turn's durable messages and the continued answer, without a user record; the first record supersedes the stopped
+   * answer at `options.supersedes`.
+   */
+  async appendContinuation(
+    chatId: string,
+    durable: readonly ChatMessage[],
+    final: FinalAnswer,
+    options: AppendOptions & { supersedes: number },
+  ): Promise<HistoryRecord[]> {
+    this.assertChatId(chatId);
+    return this.appendRecords(chatId, branched(answerRecords(durable, final), options), true, options.inline === true);
+  }
+
+  /**
+   * The model context of the current branch before `cursor` (the summary message first when consolidated): what a
+   * regenerated or edited message is answered with.
+   */
+  async historyBefore(chatId: string, cursor: number): Promise<ChatMessage[]> {
+    this.assertChatId(chatId);
+    return this.enqueue(chatId, async () => {
+      const loaded = await this.loadHistory(chatId);
+      const messages: ChatMessage[] = [];
+      const summary = loaded.summary ? summaryToMessage(loaded.summary) : null;
+      if (summary) messages.push(summary);
+      for (const record of loaded.records) {
+        if (record.cursor >= cursor) break;
+        const message = recordToMessage(record);
+        if (message) messages.push(message);
+      }
+      return messages;
+    });
   }
 
   /**
@@ -289,7 +337,9 @@ export class MemoryStore implements OnApplicationShutdown {
     options: AppendOptions = {},
   ): Promise<HistoryRecord[]> {
     this.assertChatId(chatId);
-    return this.appendRecords(chatId, [failedTurnRecord(user, error)], false, options.inline === true);
+    const records = branched([failedTurnRecord(user, error)], options);
+    // a failed edit or regenerate still replaces what it was sent for: the cached context is re-read
+    return this.appendRecords(chatId, records, options.supersedes !== undefined, options.inline === true);
   }
 
   /** Appends a consolidation summary record (openspec memory); call reloadHistory afterwards. */
@@ -781,7 +831,10 @@ export class MemoryStore implements OnApplicationShutdown {
       // the .cursor hint follows shortly, on the lane (the last record stays authoritative)
       this.scheduleCursorHint(chatId, lastCursor);
       const cached = this.states.get(chatId);
-      if (cached && extendCache) {
+      if (cached && extendCache && typeof records[0]!.supersedes === 'number') {
+        // records were replaced: the cached model context is the current branch again, as a reload would give it
+        cached.history = (await this.loadHistory(chatId)).messages;
+      } else if (cached && extendCache) {
         for (const record of records) {
           const message = recordToMessage(record);
           if (message) cached.history.push(message);

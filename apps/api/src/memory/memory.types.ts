@@ -33,6 +33,11 @@ export interface HistoryRecord {
   duration_ms?: number;
   /** additive (tool records): whether the call succeeded */
   ok?: boolean;
+  /**
+   * additive: this record replaces the records from this cursor up to itself (regenerate, edit and resend, continue;
+   * history-branch.ts). The replaced records stay on disk; the projection and the model context skip them.
+   */
+  supersedes?: number;
 }
 
 /** Why the turn of a persisted user message failed. */
