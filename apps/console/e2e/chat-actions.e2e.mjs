@@ -38,7 +38,11 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     });
     assert.equal(settings.status, 200, JSON.stringify(settings.body));
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 820 }, acceptDownloads: true });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 820 },
+      acceptDownloads: true,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     page = await context.newPage();
     page.setDefaultTimeout(TIMEOUT);
     page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -142,6 +146,74 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     await page.locator('mat-snack-bar-container').filter({ hasText: 'Could not export the conversation' }).waitFor();
     await screenshot(page, 'chat-actions-02-export-failed');
     assert.equal(downloads, 0);
+  });
+
+  test('Scenario: copy a message, regenerate the last answer and edit and resend a message', async () => {
+    fake.enqueue({ content: 'Answer number one.' });
+    await page.getByTestId('new-chat').click();
+    await sendMessage('Pick a number');
+    const answers = page.getByTestId('assistant-text');
+    await answers.filter({ hasText: 'Answer number one.' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+
+    // copy puts the answer's text on the clipboard
+    await page.getByTestId('assistant-message').locator('..').getByTestId('copy-message').click();
+    await page.waitForFunction(async () => (await globalThis.navigator.clipboard.readText()) === 'Answer number one.');
+
+    // regenerate: the old answer is replaced by the new one
+    fake.enqueue({ content: 'Answer number two.' });
+    await page.getByTestId('regenerate-answer').click();
+    await answers.filter({ hasText: 'Answer number two.' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    assert.equal(await answers.count(), 1);
+    assert.equal(await page.getByTestId('user-message').count(), 1);
+    await screenshot(page, 'chat-actions-04-regenerated');
+
+    // edit and resend: the inline editor replaces the message and its answer
+    fake.enqueue({ content: 'Seven it is.' });
+    await page.getByTestId('edit-message').click();
+    await page.getByTestId('edit-input').fill('Pick a number between 1 and 9');
+    await screenshot(page, 'chat-actions-05-editing');
+    await page.getByTestId('edit-save').click();
+    await answers.filter({ hasText: 'Seven it is.' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    assert.deepEqual(await page.getByTestId('user-message').allTextContents(), ['Pick a number between 1 and 9']);
+    assert.equal(await answers.count(), 1);
+    const last = fake.completions.at(-1).body.messages.filter((m) => m.role !== 'system');
+    assert.deepEqual(last, [{ role: 'user', content: 'Pick a number between 1 and 9' }]);
+
+    // a cancelled edit changes nothing; after a reload the current branch is shown
+    await page.getByTestId('edit-message').click();
+    await page.getByTestId('edit-input').fill('never sent');
+    await page.getByTestId('edit-cancel').click();
+    await page.reload();
+    await answers.filter({ hasText: 'Seven it is.' }).waitFor();
+    assert.deepEqual(await page.getByTestId('user-message').allTextContents(), ['Pick a number between 1 and 9']);
+    assert.equal(await answers.count(), 1);
+  });
+
+  test('Scenario: continue a stopped answer', async () => {
+    fake.enqueue({ chunks: ['Once upon ', 'a time'], hangAfterChunks: true });
+    await page.getByTestId('new-chat').click();
+    await sendMessage('Tell me a story');
+    const answer = page.getByTestId('assistant-text');
+    await answer.filter({ hasText: 'Once upon a time' }).waitFor();
+    await page.getByTestId('stop-button').click();
+    await page.getByTestId('stopped-marker').waitFor();
+    await page.getByTestId('continue-answer').waitFor();
+    await screenshot(page, 'chat-actions-06-stopped');
+
+    fake.enqueue({ chunks: [' there was', ' a fox.'] });
+    await page.getByTestId('continue-answer').click();
+    await answer.filter({ hasText: 'Once upon a time there was a fox.' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    assert.equal(await answer.count(), 1);
+    assert.equal(await page.getByTestId('stopped-marker').count(), 0);
+    assert.equal(await page.getByTestId('continue-answer').count(), 0);
+    await screenshot(page, 'chat-actions-07-continued');
+    await page.reload();
+    await answer.filter({ hasText: 'Once upon a time there was a fox.' }).waitFor();
+    assert.equal(await answer.count(), 1);
   });
 
   test('the console raised no uncaught errors during the scenarios', () => {
