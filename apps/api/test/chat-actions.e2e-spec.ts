@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { ServerEvent } from '@cashcode/contracts';
 import { CONTINUE_INSTRUCTION } from '../src/chat/chat-actions';
+import { MemoryStore } from '../src/memory/memory-store';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, WsTestClient } from './support/ws-client';
@@ -141,7 +142,7 @@ describe('chat actions', () => {
     ]);
     expect(await readHistory(t, chatId)).toHaveLength(6);
     // survives a restart of the cached state: the next turn sees the edited branch
-    t.app.get((await import('../src/memory/memory-store')).MemoryStore).forgetChat(chatId);
+    t.app.get(MemoryStore).forgetChat(chatId);
     fake.enqueue({ content: 'ok' });
     await message(chatId, 'Thanks');
     expect(conversation(fake.completions[3])).toEqual([

@@ -103,7 +103,7 @@ describe('chat turn errors', () => {
       { role: 'user', content: 'Who am I?', error: { kind: 'auth', message: PROVIDER_ERROR_MESSAGES.auth }, cursor: 1 },
     ]);
     const metadata = JSON.parse(await fs.readFile(join(t.config.memoryDir, chatId, 'metadata.json'), 'utf8')) as object;
-    expect(metadata).toEqual({ title: 'Who am I?' });
+    expect(metadata).toEqual({ title: 'Who am I?', title_source: 'auto' });
 
     // the chat stays usable and the failed message is not part of its history
     fake.enqueue({ content: 'You are you.' });

@@ -18,7 +18,6 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { AppEventBus, OnAppEvent } from '../events/event-bus';
 import { Subject } from 'rxjs';
 import {
-  TITLE_MAX_CHARS,
   codePointLength,
   type MessageMetadata,
   type ServerEvent,
@@ -33,7 +32,10 @@ import {
   type LlmClientProvider,
   type ProviderLease,
 } from '../llm-settings/llm-provider';
-import { MemoryStore, type AppendOptions } from '../memory/memory-store';
+import { MemoryStore, TITLE_SOURCE_KEY, type AppendOptions } from '../memory/memory-store';
+import { UNTITLED_SESSION_TITLE } from '../memory/sessions.service';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { ChatTitleService, fallbackTitle } from './chat-title';
 import { McpService } from '../mcp/mcp.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { DomainError, domainErrorEvent } from '../common/domain-error';
@@ -81,12 +83,6 @@ interface Lane {
   running: RunningTurn | null;
 }
 
-/** Title of a first message: whitespace collapsed, first 40 code points. */
-export function titleFromContent(content: string): string {
-  const collapsed = content.split(/\s+/u).filter((part) => part !== '').join(' ');
-  return Array.from(collapsed).slice(0, TITLE_MAX_CHARS).join('');
-}
-
 /** Local ISO-8601 with seconds and offset, e.g. 2026-07-26T12:00:00+08:00 (session_updated.updated_at). */
 export function localIsoWithOffset(date: Date): string {
   const pad = (value: number): string => String(value).padStart(2, '0');
@@ -101,7 +97,7 @@ export function localIsoWithOffset(date: Date): string {
 }
 
 function withoutTitle(metadata: ChatMetadata): string {
-  const { title: _title, ...rest } = metadata;
+  const { title: _title, [TITLE_SOURCE_KEY]: _source, ...rest } = metadata;
   return JSON.stringify(rest);
 }
 
@@ -145,6 +141,8 @@ export class ChatService implements OnModuleDestroy {
     private readonly eventBus: AppEventBus,
     private readonly skills: SkillTurnService,
     private readonly mcp: McpService,
+    private readonly titles: ChatTitleService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Queues a validated message on its chat's lane. */
@@ -325,6 +323,8 @@ export class ChatService implements OnModuleDestroy {
     }
 
     let metadataBefore: ChatMetadata | null = null;
+    /** the fallback title this turn gave an untitled chat (null: the chat had a title or history) */
+    let autoTitle: string | null = null;
     // the user side of the turn, known before the context is built (receipts are filled in once it is)
     let failedUser: UserTurnInput | null = null;
     try {
@@ -334,14 +334,17 @@ export class ChatService implements OnModuleDestroy {
       // a continuation has no user message of its own: a failure persists nothing
       failedUser = plan?.kind === 'continue' ? null : { content };
 
-      // automatic title: only for an untitled chat without history; survives a failure of this turn
+      // automatic title: only for an untitled chat without history; survives a failure of this turn. The model
+      // writes a better one after the turn succeeded (chat-title.ts).
       if (!plan && !chat.metadata.title && chat.history.length === 0) {
-        const title = titleFromContent(content);
-        await this.memory.saveMetadata(chatId, { ...chat.metadata, title });
+        autoTitle = fallbackTitle(content);
+        if (autoTitle !== '') {
+          await this.memory.saveMetadata(chatId, { ...chat.metadata, title: autoTitle, [TITLE_SOURCE_KEY]: 'auto' });
+        }
         this.emit(chatId, {
           event: 'session_updated',
           chat_id: chatId,
-          title,
+          title: autoTitle || UNTITLED_SESSION_TITLE,
           updated_at: localIsoWithOffset(new Date()),
         });
       }
@@ -386,6 +389,7 @@ export class ChatService implements OnModuleDestroy {
         chatId,
         withCursors(turnEndEvents(chatId, streamId, { durationSec, usage: outcome.usage, cancelled: false }), written),
       );
+      if (autoTitle !== null && this.config.modelTitles) this.requestModelTitle(chatId, autoTitle, content, outcome.content, selection);
       this.logger.log(
         formatEvent('agent.turn.completed', {
           duration_ms: Math.round(durationSec * 1000),
@@ -529,10 +533,26 @@ export class ChatService implements OnModuleDestroy {
       const restored: ChatMetadata = { ...before };
       if (current.title) restored.title = current.title;
       else delete restored.title;
+      if (current[TITLE_SOURCE_KEY] !== undefined) restored[TITLE_SOURCE_KEY] = current[TITLE_SOURCE_KEY];
+      else delete restored[TITLE_SOURCE_KEY];
       await this.memory.saveMetadata(chatId, restored);
     } catch (err) {
       this.logger.error(formatEvent('agent.turn.metadata_restore_failed', { error_type: errorType(err) }), ids);
     }
+  }
+
+  /** Off the turn's critical path: the model's title replaces the fallback (unless renamed), then `session_updated`. */
+  private requestModelTitle(
+    chatId: string,
+    fallback: string,
+    userContent: string,
+    answer: string,
+    chatModel: MessageMetadata['llm'],
+  ): void {
+    void this.titles.improve({ chatId, fallback, userContent, answer, chatModel }).then((title) => {
+      if (title === null) return;
+      this.emit(chatId, { event: 'session_updated', chat_id: chatId, title, updated_at: localIsoWithOffset(new Date()) });
+    });
   }
 
   private publishCompleted(event: TurnCompletedEvent, ids: LogIds): void {

@@ -58,6 +58,11 @@ export const DEFAULT_SOUL = [
 ].join('\n');
 
 const HISTORY_FILE = 'history.jsonl';
+/**
+ * additive metadata.json key: `auto` for the fallback title of the first message, `model` for a model-written one;
+ * absent for a title the user set (a rename removes it) and for chats of the original server.
+ */
+export const TITLE_SOURCE_KEY = 'title_source';
 const CURSOR_FILE = '.cursor';
 const METADATA_FILE = 'metadata.json';
 const SOUL_FILE = 'SOUL.md';
@@ -435,8 +440,30 @@ export class MemoryStore implements OnApplicationShutdown {
       const cached = this.states.get(chatId);
       const metadata = cached ? cached.metadata : await this.readMetadata(chatId);
       metadata.title = title;
+      // a title the user chose is never replaced by a model-written one
+      delete metadata[TITLE_SOURCE_KEY];
       await writeFileAtomic(join(this.chatDir(chatId), METADATA_FILE), `${JSON.stringify(metadata, null, 2)}\n`);
       return title;
+    });
+  }
+
+  /**
+   * Replaces the automatic title `expected` (metadata `title_source: "auto"`; `''`: no title yet) with `title`, on the
+   * chat's lane; does nothing after a rename or any other title change. Resolves with whether it was replaced.
+   */
+  async replaceAutomaticTitle(chatId: string, expected: string, title: string): Promise<boolean> {
+    this.assertChatId(chatId);
+    return this.enqueue(chatId, async () => {
+      if (this.deleted.has(chatId) || !(await this.isChatDirectory(chatId))) return false;
+      const cached = this.states.get(chatId);
+      const metadata = cached ? cached.metadata : await this.readMetadata(chatId);
+      const current = typeof metadata.title === 'string' ? metadata.title : '';
+      const automatic = expected === '' ? current === '' : metadata[TITLE_SOURCE_KEY] === 'auto' && current === expected;
+      if (!automatic) return false;
+      metadata.title = title;
+      metadata[TITLE_SOURCE_KEY] = 'model';
+      await writeFileAtomic(join(this.chatDir(chatId), METADATA_FILE), `${JSON.stringify(metadata, null, 2)}\n`);
+      return true;
     });
   }
 
