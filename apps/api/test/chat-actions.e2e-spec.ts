@@ -191,6 +191,46 @@ describe('chat actions', () => {
     expect(again.at(-1)).toMatchObject({ event: 'error', code: 'nothing_to_continue' });
   });
 
+  it('Scenario: the projection keeps each answer\'s usage and duration after a reload', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ content: 'Counted.', usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } });
+    const events = await message(chatId, 'Count my tokens');
+    const done = events.at(-1) as Extract<ServerEvent, { event: 'done' }>;
+    fake.enqueue({ content: 'Uncounted.', omitUsage: true });
+    await message(chatId, 'And these?');
+    // a reload: the cached chat is dropped, the projection is read from disk
+    t.app.get(MemoryStore).forgetChat(chatId);
+    const res = await request(t.httpUrl).get(`/api/sessions/${chatId}/messages`).expect(200);
+    const answers = (res.body.messages as Array<Record<string, unknown>>).filter((m) => m['role'] === 'assistant');
+    expect(answers[0]).toMatchObject({ usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } });
+    expect(answers[0]!['duration_ms']).toEqual(expect.any(Number));
+    expect(answers[0]!['duration_ms'] as number).toBeLessThanOrEqual(done.duration_sec * 1000 + 1);
+    // unknown usage: duration only
+    expect(answers[1]!['usage']).toBeUndefined();
+    expect(answers[1]!['duration_ms']).toEqual(expect.any(Number));
+    const history = await readHistory(t, chatId);
+    expect(history[1]).toMatchObject({ role: 'assistant', usage: { total_tokens: 19 } });
+    // usage is never sent to the model
+    expect(JSON.stringify(fake.completions[1]?.body)).not.toContain('total_tokens');
+  });
+
+  it('Scenario: a continued answer keeps its continuation\'s usage and both durations', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ chunks: ['Part one'], hangAfterChunks: true });
+    client.sendMessage(chatId, 'Go');
+    await client.next('delta', (e) => e.chat_id === chatId);
+    const stopped = client.next('done', (e) => e.chat_id === chatId);
+    client.send({ type: 'cancel', chat_id: chatId });
+    await stopped;
+    fake.enqueue({ content: ', part two.', usage: { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 } });
+    await action(chatId, { action: 'continue' });
+    const history = await readHistory(t, chatId);
+    // the stopped part reported no usage (the stream was cut): the continuation's own counts, both durations
+    expect(history[1]!['usage']).toBeUndefined();
+    expect(history[2]).toMatchObject({ usage: { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 } });
+    expect(history[2]!['duration_ms'] as number).toBeGreaterThanOrEqual(history[1]!['duration_ms'] as number);
+  });
+
   it('Scenario: chat actions with a bad target are refused with a clear error', async () => {
     const chatId = newChatId();
     const empty = await action(chatId, { action: 'regenerate' });

@@ -138,7 +138,13 @@ describe('chat turn errors', () => {
         cursor: 1,
       },
       { role: 'user', content: 'Summarise the plan', cursor: 2 },
-      { role: 'assistant', content: 'Here is the plan.', cursor: 3 },
+      {
+        role: 'assistant',
+        content: 'Here is the plan.',
+        cursor: 3,
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        duration_ms: expect.any(Number),
+      },
     ]);
   });
 

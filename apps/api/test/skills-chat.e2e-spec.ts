@@ -214,7 +214,13 @@ describe('Skills in chat (e2e)', () => {
         loaded_skills: [{ name: 'weather', version: 1, hash }],
         cursor: 1,
       },
-      { role: 'assistant', content: 'Sunny.', cursor: 3 },
+      {
+        role: 'assistant',
+        content: 'Sunny.',
+        cursor: 3,
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        duration_ms: expect.any(Number),
+      },
     ]);
   });
 

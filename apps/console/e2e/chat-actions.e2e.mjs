@@ -216,6 +216,30 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     assert.equal(await answer.count(), 1);
   });
 
+  test('Scenario: tokens and duration show on each answer and as a total for the chat', async () => {
+    fake.enqueue({ content: 'Counted answer.', usage: { prompt_tokens: 120, completion_tokens: 45, total_tokens: 165 } });
+    await page.getByTestId('new-chat').click();
+    await sendMessage('Count please');
+    await page.getByTestId('assistant-text').filter({ hasText: 'Counted answer.' }).waitFor();
+    const stats = page.getByTestId('answer-stats');
+    await stats.filter({ hasText: '120 in · 45 out' }).waitFor();
+    assert.match(await stats.first().textContent(), /^\d+\.\d s · 120 in · 45 out$/);
+    fake.enqueue({ content: 'No usage here.', omitUsage: true });
+    await sendMessage('And without usage?');
+    await page.getByTestId('assistant-text').filter({ hasText: 'No usage here.' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    await stats.nth(1).waitFor();
+    assert.match(await stats.nth(1).textContent(), /^\d+\.\d s$/);
+    const total = page.getByTestId('chat-usage-total');
+    assert.match(await total.textContent(), /^This chat: 165 tokens · \d+\.\d s$/);
+    await screenshot(page, 'chat-actions-08-usage');
+    // after a reload the projection brings the same numbers back
+    await page.reload();
+    await page.getByTestId('assistant-text').filter({ hasText: 'No usage here.' }).waitFor();
+    await stats.filter({ hasText: '120 in · 45 out' }).waitFor();
+    assert.match(await total.textContent(), /^This chat: 165 tokens/);
+  });
+
   test('the console raised no uncaught errors during the scenarios', () => {
     assert.deepEqual(pageErrors, []);
   });

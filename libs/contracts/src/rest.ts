@@ -4,7 +4,7 @@
  */
 import type { ExecSandboxStatus } from './approvals';
 import type { LoadedSkillReceipt } from './skills';
-import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt } from './ws';
+import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt, TokenUsage } from './ws';
 
 export interface ProblemFieldError {
   field: string;
@@ -102,6 +102,10 @@ export interface PublicMessage {
    * branch only: records replaced by regenerate, edit or continue are not listed.
    */
   cursor?: number;
+  /** additive (assistant rows): the turn's token usage, when the provider reported it */
+  usage?: TokenUsage;
+  /** additive (assistant rows): how long the turn took until the answer was complete, in ms */
+  duration_ms?: number;
 }
 export interface PublicTurnError {
   kind: string;

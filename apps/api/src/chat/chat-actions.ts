@@ -12,7 +12,7 @@
  *   last assistant message plus an instruction works with every OpenAI-compatible provider (assistant prefill is not
  *   part of that API).
  */
-import type { ChatActionName, McpConnectorReceipt, MessageMetadata, SkillReceipt } from '@cashcode/contracts';
+import type { ChatActionName, McpConnectorReceipt, MessageMetadata, SkillReceipt, TokenUsage } from '@cashcode/contracts';
 import { currentBranch } from '../memory/history-branch';
 import type { HistoryRecord } from '../memory/memory.types';
 
@@ -44,6 +44,9 @@ export type ChatActionPlan =
       partial: string;
       /** the user message the stopped answer belongs to (for listeners of turn.completed) */
       userContent: string;
+      /** the stopped answer's stored usage and duration: the continued answer adds its own */
+      usage?: TokenUsage;
+      durationMs?: number;
       metadata: MessageMetadata;
     };
 
@@ -111,6 +114,8 @@ export function planChatAction(records: readonly HistoryRecord[], request: ChatA
           partial: last.content,
           userContent: lastUser?.content ?? '',
           metadata: request.metadata,
+          ...(last.usage ? { usage: last.usage } : {}),
+          ...(typeof last.duration_ms === 'number' ? { durationMs: last.duration_ms } : {}),
         },
       };
     }

@@ -21,6 +21,7 @@ import {
   codePointLength,
   type MessageMetadata,
   type ServerEvent,
+  type TokenUsage,
 } from '@cashcode/contracts';
 import { AgentCancelledError, AgentRunner, ModelCallError, type PartialTurn } from '../agent/agent-runner';
 import { SystemPromptBuilder } from '../agent/system-prompt';
@@ -99,6 +100,30 @@ export function localIsoWithOffset(date: Date): string {
 function withoutTitle(metadata: ChatMetadata): string {
   const { title: _title, [TITLE_SOURCE_KEY]: _source, ...rest } = metadata;
   return JSON.stringify(rest);
+}
+
+/** The usage (when the provider reported any) and duration stored with a turn's answer. */
+function answerStats(usage: TokenUsage, started: number): Pick<FinalAnswer, 'usage' | 'duration_ms'> {
+  const reported = usage.prompt_tokens > 0 || usage.completion_tokens > 0 || usage.total_tokens > 0;
+  return { duration_ms: Math.round(performance.now() - started), ...(reported ? { usage: { ...usage } } : {}) };
+}
+
+/** A continued answer counts the stopped part's tokens and time too. */
+function continuedStats(
+  plan: Extract<ChatActionPlan, { kind: 'continue' }>,
+  final: FinalAnswer,
+): Pick<FinalAnswer, 'usage' | 'duration_ms'> {
+  const stats: Pick<FinalAnswer, 'usage' | 'duration_ms'> = {};
+  if (typeof final.duration_ms === 'number') stats.duration_ms = final.duration_ms + (plan.durationMs ?? 0);
+  const parts = [plan.usage, final.usage].filter((usage): usage is TokenUsage => usage !== undefined);
+  if (parts.length > 0) {
+    stats.usage = {
+      prompt_tokens: parts.reduce((sum, usage) => sum + usage.prompt_tokens, 0),
+      completion_tokens: parts.reduce((sum, usage) => sum + usage.completion_tokens, 0),
+      total_tokens: parts.reduce((sum, usage) => sum + usage.total_tokens, 0),
+    };
+  }
+  return stats;
 }
 
 /** `done` with the cursors of what the turn persisted (additive `user_cursor` / `answer_cursor`). */
@@ -383,7 +408,8 @@ export class ChatService implements OnModuleDestroy {
       // explicit Skill receipts come first among the turn's durable messages
       outcome = { ...outcome, durable: [...skillReceipts, ...outcome.durable] };
       // persist, then stream_end and done (done only after the turn is on disk)
-      const written = await this.persist(job, user, outcome.durable, { content: outcome.content });
+      const final = { content: outcome.content, ...answerStats(outcome.usage, started) };
+      const written = await this.persist(job, user, outcome.durable, final);
       const durationSec = this.elapsedSec(started);
       this.emitAll(
         chatId,
@@ -443,7 +469,8 @@ export class ChatService implements OnModuleDestroy {
     // a deleted session stays deleted; otherwise keep what the user already saw
     if (cause !== 'deleted' && (partial.streamed || partial.durable.length > 0)) {
       try {
-        written = await this.persist(job, user, partial.durable, { content: partial.content, cancelled: true });
+        const final = { content: partial.content, cancelled: true, ...answerStats(partial.usage, started) };
+        written = await this.persist(job, user, partial.durable, final);
         persisted = true;
       } catch (err) {
         this.logger.error(formatEvent('agent.turn.persist_failed', { cancelled: true, error_type: errorType(err) }), ids);
@@ -479,7 +506,7 @@ export class ChatService implements OnModuleDestroy {
       return this.memory.appendContinuation(
         chatId,
         durable,
-        { ...final, content: plan.partial + final.content },
+        { ...final, ...continuedStats(plan, final), content: plan.partial + final.content },
         { ...this.appendOptions(), supersedes: plan.supersedes },
       );
     }

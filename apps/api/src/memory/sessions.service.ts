@@ -66,6 +66,8 @@ export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessa
     } else if (record.role === 'assistant') {
       const message: PublicMessage = { role: 'assistant', content: record.content, cursor: record.cursor };
       if (record.cancelled === true) message.cancelled = true;
+      if (record.usage) message.usage = { ...record.usage };
+      if (typeof record.duration_ms === 'number') message.duration_ms = record.duration_ms;
       if (pendingTools.length > 0) message.tools = pendingTools;
       pendingTools = [];
       messages.push(message);

@@ -94,7 +94,7 @@ export function continueSent(state: ChatState, chatId: string): ChatState {
   return withThread(state, chatId, (thread) => {
     const last = thread.messages[thread.messages.length - 1];
     if (!last || last.role !== 'assistant') return thread;
-    const resumed: ChatMessage = { ...last, streaming: true, cancelled: false };
+    const resumed: ChatMessage = { ...last, streaming: true, cancelled: false, resumed: true };
     return { ...thread, messages: [...thread.messages.slice(0, -1), resumed], generating: true, error: null };
   });
 }
