@@ -244,3 +244,49 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+describe('CashCode console: model-written titles', { timeout: 120_000 }, () => {
+  let fake;
+  let api;
+  let browser;
+  let page;
+
+  before(async () => {
+    fake = await FakeModelServer.start();
+    api = await startApi(undefined, { CASHCODE_MODEL_TITLES: 'true' });
+    const response = await fetch(`${api.url}/api/settings/llm`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ openai_compatible: { base_url: fake.baseUrl, api_key: 'sk-test' }, ollama: {} }),
+    });
+    assert.equal(response.status, 200);
+    browser = await launchBrowser();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 820 } })).newPage();
+    page.setDefaultTimeout(TIMEOUT);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await api?.stop();
+    await fake?.close();
+  });
+
+  test('Scenario: the sidebar shows the model-written title live after the first answer', async () => {
+    // the answer, then the title request (non-streaming) takes the next step
+    fake.enqueue({ content: 'Pack light and book early.' }, { content: '"Roman holiday"', delayMs: 300 });
+    await page.goto(api.url);
+    await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
+    await page.getByTestId('composer-input').fill('CALL:[["plan"]] Plan a long weekend in Rome for my family');
+    await page.getByTestId('composer-input').press('Enter');
+    const title = page.getByTestId('session-row').first().getByTestId('session-title');
+    // the fallback first: clean text, 40 characters
+    await title.filter({ hasText: /^Plan a long weekend in Rome for my famil$/ }).waitFor();
+    await page.getByTestId('assistant-text').filter({ hasText: 'Pack light' }).waitFor();
+    await title.filter({ hasText: /^Roman holiday$/ }).waitFor();
+    const titleRequest = fake.completions.at(-1).body;
+    assert.equal(titleRequest.stream, false);
+    await screenshot(page, 'chat-actions-09-model-title');
+    await page.reload();
+    await title.filter({ hasText: /^Roman holiday$/ }).waitFor();
+  });
+});
