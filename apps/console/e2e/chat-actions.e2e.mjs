@@ -216,6 +216,27 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     assert.equal(await answer.count(), 1);
   });
 
+  test('Scenario: a regenerate stopped before any text keeps the previous answer', async () => {
+    fake.enqueue({ content: 'The first answer.' });
+    await page.getByTestId('new-chat').click();
+    await sendMessage('Answer me');
+    const answers = page.getByTestId('assistant-text');
+    await answers.filter({ hasText: 'The first answer.' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    fake.enqueue({ chunks: [], hangAfterChunks: true });
+    const asked = fake.completions.length;
+    await page.getByTestId('regenerate-answer').click();
+    // the model call is running (and has streamed nothing) when Stop is clicked
+    for (let i = 0; i < 200 && fake.completions.length === asked; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(fake.completions.length, asked + 1);
+    await page.getByTestId('stop-button').click();
+    // nothing was persisted: the server's branch (the first answer) is shown again
+    await answers.filter({ hasText: 'The first answer.' }).waitFor();
+    await page.getByTestId('send-button').waitFor();
+    assert.equal(await answers.count(), 1);
+    assert.equal(await page.getByTestId('stopped-marker').count(), 0);
+  });
+
   test('Scenario: tokens and duration show on each answer and as a total for the chat', async () => {
     fake.enqueue({ content: 'Counted answer.', usage: { prompt_tokens: 120, completion_tokens: 45, total_tokens: 165 } });
     await page.getByTestId('new-chat').click();

@@ -81,6 +81,8 @@ export class ChatStore {
   private readonly providerStatus = signal<Partial<Record<LlmProvider, LlmProviderStatus>>>({});
   private readonly modelsLoadingFlag = signal(false);
   private readonly modelsFailure = signal<string | null>(null);
+  /** chats whose running turn is a chat action (regenerate, edit, continue) */
+  private readonly actionsRunning = new Set<string>();
   private readonly selected = signal<LlmSelection | null>(parseStoredSelection(readStorage(MODEL_SELECTION_STORAGE_KEY)));
   private readonly configured = signal<boolean | null>(null);
   private readonly sessionsFailure = signal<string | null>(null);
@@ -239,6 +241,7 @@ export class ChatStore {
     const selection = this.selected();
     if (!thread || thread.generating || selection === null) return false;
     if (!this.socket.send(chatActionFrame(thread.chatId, selection, action, edit))) return false;
+    this.actionsRunning.add(thread.chatId);
     this.update((state) => apply(state, thread.chatId));
     return true;
   }
@@ -368,11 +371,14 @@ export class ChatStore {
     if (event.event === 'approval_request') {
       if (!hasPendingApproval(before, event) && hasPendingApproval(this.state(), event)) this.announceApproval(event);
     } else if (event.event === 'done') {
-      if (before.threads[event.chat_id]?.resync) void this.loadHistory(event.chat_id);
+      // an action stopped before anything was persisted left the old branch on the server: show it again
+      const actionLeftNothing = this.actionsRunning.delete(event.chat_id) && event.answer_cursor === undefined;
+      if (before.threads[event.chat_id]?.resync || actionLeftNothing) void this.loadHistory(event.chat_id);
       void this.loadSessions();
-    } else if (event.event === 'error' && typeof event.chat_id === 'string' && CHAT_ACTION_REFUSALS.has(event.code ?? '')) {
+    } else if (event.event === 'error' && typeof event.chat_id === 'string') {
+      if (!this.state().threads[event.chat_id]?.generating) this.actionsRunning.delete(event.chat_id);
       // an action was refused before it ran: show what the server has again
-      void this.loadHistory(event.chat_id);
+      if (CHAT_ACTION_REFUSALS.has(event.code ?? '')) void this.loadHistory(event.chat_id);
     } else if (event.event === 'attached') {
       const thread = this.state().threads[event.chat_id];
       if (thread?.resync && !thread.generating) void this.loadHistory(event.chat_id);
