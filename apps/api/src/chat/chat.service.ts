@@ -12,6 +12,10 @@
  *   answer is persisted marked cancelled when anything was streamed (or a tool round completed), then `stream_end` and
  *   `done` with `cancelled: true`.
  * - Session deleted: the running turn is aborted (nothing persisted) and queued turns of that chat are dropped.
+ * - Chat actions (regenerate, edit, continue; chat-actions.ts): checked against the current branch, refused while a
+ *   turn of the chat runs or waits, then run as turns whose records replace the old ones (`supersedes`).
+ * - Titles: the fallback title before the first turn; after its `done`, the model's title (chat-title.ts), off the
+ *   critical path. The answer record keeps the turn's usage (when reported) and duration.
  */
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
