@@ -162,6 +162,8 @@ export async function startServer(extraEnv: Record<string, string> = {}, nodeArg
       CASHCODE_PORT: String(port),
       WS_PORT: String(wsPort),
       CASHCODE_CONSOLE_LOG_LEVEL: 'warn',
+      // no model-written titles: a turn is measured without the title call after it
+      CASHCODE_MODEL_TITLES: 'false',
       CASHCODE_FILE_LOG_LEVEL: 'info',
       ...extraEnv,
     },

@@ -100,10 +100,10 @@ describe('chat turn errors', () => {
       messages: unknown[];
     };
     expect(projected.messages).toEqual([
-      { role: 'user', content: 'Who am I?', error: { kind: 'auth', message: PROVIDER_ERROR_MESSAGES.auth } },
+      { role: 'user', content: 'Who am I?', error: { kind: 'auth', message: PROVIDER_ERROR_MESSAGES.auth }, cursor: 1 },
     ]);
     const metadata = JSON.parse(await fs.readFile(join(t.config.memoryDir, chatId, 'metadata.json'), 'utf8')) as object;
-    expect(metadata).toEqual({ title: 'Who am I?' });
+    expect(metadata).toEqual({ title: 'Who am I?', title_source: 'auto' });
 
     // the chat stays usable and the failed message is not part of its history
     fake.enqueue({ content: 'You are you.' });
@@ -135,9 +135,16 @@ describe('chat turn errors', () => {
         role: 'user',
         content: 'Summarise the plan',
         error: { kind: 'rate_limit', message: PROVIDER_ERROR_MESSAGES.rate_limit },
+        cursor: 1,
       },
-      { role: 'user', content: 'Summarise the plan' },
-      { role: 'assistant', content: 'Here is the plan.' },
+      { role: 'user', content: 'Summarise the plan', cursor: 2 },
+      {
+        role: 'assistant',
+        content: 'Here is the plan.',
+        cursor: 3,
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        duration_ms: expect.any(Number),
+      },
     ]);
   });
 

@@ -117,8 +117,15 @@ describe('chat turn', () => {
     // done comes after persistence: the answer is readable at once
     const messages = await request(t.httpUrl).get(`/api/sessions/${chatId}/messages`);
     expect(messages.body.messages).toEqual([
-      { role: 'user', content: 'Say hello' },
-      { role: 'assistant', content: 'Hello, world!' },
+      { role: 'user', content: 'Say hello', cursor: 1 },
+      {
+        role: 'assistant',
+        content: 'Hello, world!',
+        cursor: 2,
+        // additive: the turn's usage and duration, kept for a reload
+        usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 },
+        duration_ms: expect.any(Number),
+      },
     ]);
   });
 

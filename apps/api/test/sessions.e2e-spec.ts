@@ -128,17 +128,19 @@ describe('Sessions REST (e2e)', () => {
             content: 'list files',
             mentioned_skills: [{ name: 'weather', label: 'Weather' }],
             selected_mcp_connectors: [{ server: 'github' }],
+            cursor: 1,
           },
           {
             role: 'assistant',
             content: 'One file.',
+            cursor: 4,
             // a record written before ok and duration_ms were persisted
             tools: [
               { call_id: 'c1', name: 'list_dir', arguments: '{}', result_preview: 'a.txt', ok: null, duration_ms: null },
             ],
           },
-          { role: 'user', content: 'bad receipts' },
-          { role: 'assistant', content: 'Once upon', cancelled: true },
+          { role: 'user', content: 'bad receipts', cursor: 6 },
+          { role: 'assistant', content: 'Once upon', cancelled: true, cursor: 7 },
         ],
       });
     });
@@ -271,8 +273,8 @@ describe('Sessions REST (e2e)', () => {
         expect(list.body.sessions).toEqual([expect.objectContaining({ chat_id: 'keep-1', title: 'Kept' })]);
         const messages = await request(second.httpUrl).get('/api/sessions/keep-1/messages').expect(200);
         expect(messages.body.messages).toEqual([
-          { role: 'user', content: 'before restart' },
-          { role: 'assistant', content: 'noted' },
+          { role: 'user', content: 'before restart', cursor: 1 },
+          { role: 'assistant', content: 'noted', cursor: 2 },
         ]);
         await second.app.get(MemoryStore).appendTurn('keep-1', { content: 'after' }, [], { content: 'ok' });
         const lines = (await fs.readFile(join(second.config.memoryDir, 'keep-1', 'history.jsonl'), 'utf8')).trim().split('\n');

@@ -212,8 +212,15 @@ describe('Skills in chat (e2e)', () => {
         content: 'Weather in Paris?',
         mentioned_skills: [{ name: 'weather', label: 'Weather' }],
         loaded_skills: [{ name: 'weather', version: 1, hash }],
+        cursor: 1,
       },
-      { role: 'assistant', content: 'Sunny.' },
+      {
+        role: 'assistant',
+        content: 'Sunny.',
+        cursor: 3,
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        duration_ms: expect.any(Number),
+      },
     ]);
   });
 

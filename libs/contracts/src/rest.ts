@@ -4,7 +4,7 @@
  */
 import type { ExecSandboxStatus } from './approvals';
 import type { LoadedSkillReceipt } from './skills';
-import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt } from './ws';
+import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt, TokenUsage } from './ws';
 
 export interface ProblemFieldError {
   field: string;
@@ -97,6 +97,15 @@ export interface PublicMessage {
   error?: PublicTurnError;
   /** additive (assistant rows): the tool calls the turn made before this answer, in order */
   tools?: PublicToolRecord[];
+  /**
+   * additive: the history cursor of the row's record (the `cursor` of an `edit` chat action). Rows of the current
+   * branch only: records replaced by regenerate, edit or continue are not listed.
+   */
+  cursor?: number;
+  /** additive (assistant rows): the turn's token usage, when the provider reported it */
+  usage?: TokenUsage;
+  /** additive (assistant rows): how long the turn took until the answer was complete, in ms */
+  duration_ms?: number;
 }
 export interface PublicTurnError {
   kind: string;

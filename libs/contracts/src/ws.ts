@@ -63,7 +63,37 @@ export interface MessageFrame {
   content: string;
   metadata: MessageMetadata;
 }
-export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame | ApprovalFrame | ElicitationFrame;
+/** additive: the everyday actions on a chat's last turn or on a sent message (openspec chat "Requirement: Chat actions"). */
+export const CHAT_ACTIONS = ['regenerate', 'edit', 'continue'] as const;
+export type ChatActionName = (typeof CHAT_ACTIONS)[number];
+/**
+ * additive: `regenerate` answers the last user message of the current branch again; `edit` resends the user message
+ * at `cursor` (a `cursor` of `GET /api/sessions/{chat_id}/messages` or of `done.user_cursor`) with new `content`;
+ * `continue` continues a stopped (cancelled) last answer. History stays append-only: the new records replace the old
+ * ones (`supersedes`), which stay on disk. The turn's events are those of a `message` turn. Refused with an `error`
+ * event: `turn_running`, `nothing_to_regenerate`, `invalid_target`, `nothing_to_continue`, `invalid_frame`,
+ * `missing_content`.
+ */
+export interface ChatActionFrame {
+  type: 'chat_action';
+  chat_id: string;
+  action: ChatActionName;
+  /** edit: the cursor of the user message to replace */
+  cursor?: number;
+  /** edit: the new text */
+  content?: string;
+  /** the model selection (and, for edit, optional new Skill/MCP selections; else the replaced message's are kept) */
+  metadata: MessageMetadata;
+}
+export type ClientFrame =
+  | PingFrame
+  | NewChatFrame
+  | AttachFrame
+  | CancelFrame
+  | MessageFrame
+  | ApprovalFrame
+  | ElicitationFrame
+  | ChatActionFrame;
 
 // ---- server → client events -------------------------------------------------------------
 
@@ -152,6 +182,10 @@ export interface DoneEvent {
   usage: TokenUsage;
   /** additive */
   cancelled: boolean;
+  /** additive: history cursor of the turn's user message (absent for `continue`, and when nothing was persisted) */
+  user_cursor?: number;
+  /** additive: history cursor of the turn's final answer (absent when nothing was persisted) */
+  answer_cursor?: number;
 }
 export interface ErrorEvent {
   event: 'error';

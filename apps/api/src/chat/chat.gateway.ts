@@ -239,6 +239,29 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
         if (!result.ok) this.reply(connection, { event: 'error', chat_id: frame.chatId, detail: result.detail, code: result.code });
         return;
       }
+      case 'chat_action': {
+        this.subscriptions.subscribe(connection, frame.chatId);
+        const { chatId, action, cursor, content, metadata } = frame;
+        void this.chat.submitAction(chatId, { action, cursor, content, metadata }).then(
+          (result) => {
+            this.logger.log(
+              formatEvent('ws.chat_action.received', {
+                client_id: clientId,
+                chat_id: chatId,
+                action,
+                accepted: result.accepted,
+                ...(result.accepted ? {} : { reason: result.code }),
+              }),
+            );
+            if (!result.accepted) this.reply(connection, { event: 'error', chat_id: chatId, detail: result.detail, code: result.code });
+          },
+          (err: unknown) => {
+            this.logger.error(formatEvent('ws.chat_action.failed', { client_id: clientId, error_type: err instanceof Error ? err.name : typeof err }));
+            this.reply(connection, { event: 'error', chat_id: chatId, detail: 'The action could not be started; try again.', code: 'internal_error' });
+          },
+        );
+        return;
+      }
       case 'message': {
         this.subscriptions.subscribe(connection, frame.chatId);
         const result = this.chat.submit(frame.chatId, frame.content, frame.metadata);

@@ -6,6 +6,7 @@ import { MemoryModule } from '../memory/memory.module';
 import { SkillsModule } from '../skills/skills.module';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
+import { ChatTitleService } from './chat-title';
 
 /**
  * The WebSocket chat and turn orchestration (openspec chat): ChatGateway (transport) and ChatService (lanes, turns,
@@ -13,7 +14,7 @@ import { ChatService } from './chat.service';
  */
 @Module({
   imports: [AgentModule, MemoryModule, LlmSettingsModule, McpModule, SkillsModule],
-  providers: [ChatService, ChatGateway],
+  providers: [ChatService, ChatGateway, ChatTitleService],
   exports: [ChatService],
 })
 export class ChatModule {}

@@ -12,16 +12,20 @@
  *   answer is persisted marked cancelled when anything was streamed (or a tool round completed), then `stream_end` and
  *   `done` with `cancelled: true`.
  * - Session deleted: the running turn is aborted (nothing persisted) and queued turns of that chat are dropped.
+ * - Chat actions (regenerate, edit, continue; chat-actions.ts): checked against the current branch, refused while a
+ *   turn of the chat runs or waits, then run as turns whose records replace the old ones (`supersedes`).
+ * - Titles: the fallback title before the first turn; after its `done`, the model's title (chat-title.ts), off the
+ *   critical path. The answer record keeps the turn's usage (when reported) and duration.
  */
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { AppEventBus, OnAppEvent } from '../events/event-bus';
 import { Subject } from 'rxjs';
 import {
-  TITLE_MAX_CHARS,
   codePointLength,
   type MessageMetadata,
   type ServerEvent,
+  type TokenUsage,
 } from '@cashcode/contracts';
 import { AgentCancelledError, AgentRunner, ModelCallError, type PartialTurn } from '../agent/agent-runner';
 import { SystemPromptBuilder } from '../agent/system-prompt';
@@ -33,14 +37,18 @@ import {
   type LlmClientProvider,
   type ProviderLease,
 } from '../llm-settings/llm-provider';
-import { MemoryStore, type AppendOptions } from '../memory/memory-store';
+import { MemoryStore, TITLE_SOURCE_KEY, type AppendOptions } from '../memory/memory-store';
+import { UNTITLED_SESSION_TITLE } from '../memory/sessions.service';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { ChatTitleService, fallbackTitle } from './chat-title';
 import { McpService } from '../mcp/mcp.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { DomainError, domainErrorEvent } from '../common/domain-error';
 import { buildTurnContext } from './turn-context';
 import { DeltaCoalescer } from './delta-coalescer';
+import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionPlan, type ChatActionRequest } from './chat-actions';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
-import type { ChatMetadata, UserTurnInput } from '../memory/memory.types';
+import type { ChatMessage, ChatMetadata, FinalAnswer, HistoryRecord, UserTurnInput } from '../memory/memory.types';
 import {
   SESSION_DELETED_EVENT,
   TURN_COMPLETED_EVENT,
@@ -67,6 +75,8 @@ interface TurnJob {
   content: string;
   metadata: MessageMetadata;
   headless?: boolean;
+  /** a checked chat action (regenerate, edit, continue); absent for a plain message */
+  plan?: ChatActionPlan;
 }
 
 /** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
@@ -85,12 +95,6 @@ interface Lane {
   running: RunningTurn | null;
 }
 
-/** Title of a first message: whitespace collapsed, first 40 code points. */
-export function titleFromContent(content: string): string {
-  const collapsed = content.split(/\s+/u).filter((part) => part !== '').join(' ');
-  return Array.from(collapsed).slice(0, TITLE_MAX_CHARS).join('');
-}
-
 /** Local ISO-8601 with seconds and offset, e.g. 2026-07-26T12:00:00+08:00 (session_updated.updated_at). */
 export function localIsoWithOffset(date: Date): string {
   const pad = (value: number): string => String(value).padStart(2, '0');
@@ -105,8 +109,44 @@ export function localIsoWithOffset(date: Date): string {
 }
 
 function withoutTitle(metadata: ChatMetadata): string {
-  const { title: _title, ...rest } = metadata;
+  const { title: _title, [TITLE_SOURCE_KEY]: _source, ...rest } = metadata;
   return JSON.stringify(rest);
+}
+
+/** The usage (when the provider reported any) and duration stored with a turn's answer. */
+function answerStats(usage: TokenUsage, started: number): Pick<FinalAnswer, 'usage' | 'duration_ms'> {
+  const reported = usage.prompt_tokens > 0 || usage.completion_tokens > 0 || usage.total_tokens > 0;
+  return { duration_ms: Math.round(performance.now() - started), ...(reported ? { usage: { ...usage } } : {}) };
+}
+
+/** A continued answer counts the stopped part's tokens and time too. */
+function continuedStats(
+  plan: Extract<ChatActionPlan, { kind: 'continue' }>,
+  final: FinalAnswer,
+): Pick<FinalAnswer, 'usage' | 'duration_ms'> {
+  const stats: Pick<FinalAnswer, 'usage' | 'duration_ms'> = {};
+  if (typeof final.duration_ms === 'number') stats.duration_ms = final.duration_ms + (plan.durationMs ?? 0);
+  const parts = [plan.usage, final.usage].filter((usage): usage is TokenUsage => usage !== undefined);
+  if (parts.length > 0) {
+    stats.usage = {
+      prompt_tokens: parts.reduce((sum, usage) => sum + usage.prompt_tokens, 0),
+      completion_tokens: parts.reduce((sum, usage) => sum + usage.completion_tokens, 0),
+      total_tokens: parts.reduce((sum, usage) => sum + usage.total_tokens, 0),
+    };
+  }
+  return stats;
+}
+
+/** `done` with the cursors of what the turn persisted (additive `user_cursor` / `answer_cursor`). */
+function withCursors(events: ServerEvent[], written: readonly HistoryRecord[]): ServerEvent[] {
+  if (written.length === 0) return events;
+  const user = written.find((record) => record.role === 'user');
+  const answer = written[written.length - 1]!;
+  return events.map((event) =>
+    event.event === 'done'
+      ? { ...event, ...(user ? { user_cursor: user.cursor } : {}), answer_cursor: answer.cursor }
+      : event,
+  );
 }
 
 function errorType(err: unknown): string {
@@ -139,10 +179,17 @@ export class ChatService implements OnModuleDestroy {
     private readonly eventBus: AppEventBus,
     private readonly skills: SkillTurnService,
     private readonly mcp: McpService,
+    private readonly titles: ChatTitleService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Queues a validated message on its chat's lane. */
   submit(chatId: string, content: string, metadata: MessageMetadata, options: SubmitOptions = {}): SubmitResult {
+    return this.submitJob({ chatId, content, metadata, ...(options.headless === true ? { headless: true } : {}) });
+  }
+
+  private submitJob(job: TurnJob): SubmitResult {
+    const { chatId } = job;
     if (this.shuttingDown) {
       return { accepted: false, detail: 'The server is shutting down.', code: 'shutting_down' };
     }
@@ -158,10 +205,33 @@ export class ChatService implements OnModuleDestroy {
         code: 'queue_full',
       };
     }
-    lane.queue.push({ chatId, content, metadata, ...(options.headless === true ? { headless: true } : {}) });
+    lane.queue.push(job);
     const queued = lane.queue.length;
     if (!lane.running) this.drain(chatId, lane);
     return { accepted: true, queued };
+  }
+
+  /**
+   * Queues a chat action (chat-actions.ts) once it is checked against the chat's current branch. Refused while a turn
+   * of the chat runs or waits (the action is about the last turn, which must be settled first).
+   */
+  async submitAction(chatId: string, request: ChatActionRequest): Promise<SubmitResult> {
+    const busy = (): SubmitResult | null =>
+      this.lanes.get(chatId)?.running || (this.lanes.get(chatId)?.queue.length ?? 0) > 0
+        ? { accepted: false, detail: 'A turn of this chat is still running; wait for it or stop it first.', code: 'turn_running' }
+        : null;
+    if (this.shuttingDown) return { accepted: false, detail: 'The server is shutting down.', code: 'shutting_down' };
+    const before = busy();
+    if (before) return before;
+    const records = await this.memory.readRecords(chatId);
+    const check = planChatAction(records, request);
+    if (!check.ok) return { accepted: false, detail: check.detail, code: check.code };
+    // a message may have been queued while the history was read
+    const after = busy();
+    if (after) return after;
+    const { plan } = check;
+    const content = plan.kind === 'resend' ? plan.content : CONTINUE_INSTRUCTION;
+    return this.submitJob({ chatId, content, metadata: plan.metadata, plan });
   }
 
   /** Cancels the running turn of a chat (queued turns stay queued). Returns whether a turn was running. */
@@ -256,7 +326,7 @@ export class ChatService implements OnModuleDestroy {
 
   private async turn(job: TurnJob, running: RunningTurn, turnId: string, streamId: number, ids: LogIds): Promise<void> {
     const started = performance.now();
-    const { chatId, content, metadata } = job;
+    const { chatId, content, metadata, plan } = job;
     const selection = metadata.llm;
     const signal = running.controller.signal;
     this.logger.log(
@@ -291,31 +361,40 @@ export class ChatService implements OnModuleDestroy {
     }
 
     let metadataBefore: ChatMetadata | null = null;
+    /** the fallback title this turn gave an untitled chat (null: the chat had a title or history) */
+    let autoTitle: string | null = null;
     // the user side of the turn, known before the context is built (receipts are filled in once it is)
     let failedUser: UserTurnInput | null = null;
     try {
       this.llm.rememberSelection(selection);
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
-      failedUser = { content };
+      // a continuation has no user message of its own: a failure persists nothing
+      failedUser = plan?.kind === 'continue' ? null : { content };
 
-      // automatic title: only for an untitled chat without history; survives a failure of this turn
-      if (!chat.metadata.title && chat.history.length === 0) {
-        const title = titleFromContent(content);
-        await this.memory.saveMetadata(chatId, { ...chat.metadata, title });
+      // automatic title: only for an untitled chat without history; survives a failure of this turn. The model
+      // writes a better one after the turn succeeded (chat-title.ts).
+      if (!plan && !chat.metadata.title && chat.history.length === 0) {
+        autoTitle = fallbackTitle(content);
+        if (autoTitle !== '') {
+          await this.memory.saveMetadata(chatId, { ...chat.metadata, title: autoTitle, [TITLE_SOURCE_KEY]: 'auto' });
+        }
         this.emit(chatId, {
           event: 'session_updated',
           chat_id: chatId,
-          title,
+          title: autoTitle || UNTITLED_SESSION_TITLE,
           updated_at: localIsoWithOffset(new Date()),
         });
       }
 
       const sources = { prompt: this.prompt, mcp: this.mcp, skills: this.skills };
-      const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history: chat.history, signal });
+      // regenerate and edit answer the history before the replaced message; continue the whole current branch
+      const history =
+        plan?.kind === 'resend' ? await this.memory.historyBefore(chatId, plan.supersedes) : chat.history;
+      const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history, signal });
       const { skillReceipts, user } = context;
       for (const warning of context.warnings) this.emit(chatId, { event: 'warning', chat_id: chatId, ...warning });
-      failedUser = user;
+      if (plan?.kind !== 'continue') failedUser = user;
 
       let outcome;
       try {
@@ -343,9 +422,14 @@ export class ChatService implements OnModuleDestroy {
       // explicit Skill receipts come first among the turn's durable messages
       outcome = { ...outcome, durable: [...skillReceipts, ...outcome.durable] };
       // persist, then stream_end and done (done only after the turn is on disk)
-      await this.memory.appendTurn(chatId, user, outcome.durable, { content: outcome.content }, this.appendOptions());
+      const final = { content: outcome.content, ...answerStats(outcome.usage, started) };
+      const written = await this.persist(job, user, outcome.durable, final);
       const durationSec = this.elapsedSec(started);
-      this.emitAll(chatId, turnEndEvents(chatId, streamId, { durationSec, usage: outcome.usage, cancelled: false }));
+      this.emitAll(
+        chatId,
+        withCursors(turnEndEvents(chatId, streamId, { durationSec, usage: outcome.usage, cancelled: false }), written),
+      );
+      if (autoTitle !== null && this.config.modelTitles) this.requestModelTitle(chatId, autoTitle, content, outcome.content, selection);
       this.logger.log(
         formatEvent('agent.turn.completed', {
           duration_ms: Math.round(durationSec * 1000),
@@ -367,7 +451,7 @@ export class ChatService implements OnModuleDestroy {
           model: selection.model,
           usage: outcome.usage,
           durationSec,
-          userContent: content,
+          userContent: plan?.kind === 'continue' ? plan.userContent : content,
           durable: outcome.durable,
           answer: outcome.content,
           toolCalls: outcome.toolCalls,
@@ -377,7 +461,7 @@ export class ChatService implements OnModuleDestroy {
         ids,
       );
     } catch (err) {
-      await this.failTurn(chatId, err, metadataBefore, failedUser, ids);
+      await this.failTurn(chatId, err, metadataBefore, failedUser, ids, plan?.supersedes);
     } finally {
       this.skills.endTurn(chatId, turnId);
       lease.release();
@@ -395,16 +479,12 @@ export class ChatService implements OnModuleDestroy {
   ): Promise<void> {
     const { chatId } = job;
     let persisted = false;
+    let written: HistoryRecord[] = [];
     // a deleted session stays deleted; otherwise keep what the user already saw
     if (cause !== 'deleted' && (partial.streamed || partial.durable.length > 0)) {
       try {
-        await this.memory.appendTurn(
-          chatId,
-          user,
-          partial.durable,
-          { content: partial.content, cancelled: true },
-          this.appendOptions(),
-        );
+        const final = { content: partial.content, cancelled: true, ...answerStats(partial.usage, started) };
+        written = await this.persist(job, user, partial.durable, final);
         persisted = true;
       } catch (err) {
         this.logger.error(formatEvent('agent.turn.persist_failed', { cancelled: true, error_type: errorType(err) }), ids);
@@ -419,7 +499,33 @@ export class ChatService implements OnModuleDestroy {
       }),
       ids,
     );
-    this.emitAll(chatId, turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true }));
+    this.emitAll(
+      chatId,
+      withCursors(turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true }), written),
+    );
+  }
+
+  /**
+   * Appends a turn: a plain one, one that replaces the records from the replaced message on (regenerate, edit), or
+   * a continuation whose answer starts with the stopped text and replaces it.
+   */
+  private persist(
+    job: TurnJob,
+    user: UserTurnInput,
+    durable: readonly ChatMessage[],
+    final: FinalAnswer,
+  ): Promise<HistoryRecord[]> {
+    const { chatId, plan } = job;
+    if (plan?.kind === 'continue') {
+      return this.memory.appendContinuation(
+        chatId,
+        durable,
+        { ...final, ...continuedStats(plan, final), content: plan.partial + final.content },
+        { ...this.appendOptions(), supersedes: plan.supersedes },
+      );
+    }
+    const options = plan ? { ...this.appendOptions(), supersedes: plan.supersedes } : this.appendOptions();
+    return this.memory.appendTurn(chatId, user, durable, final, options);
   }
 
   /**
@@ -433,6 +539,7 @@ export class ChatService implements OnModuleDestroy {
     metadataBefore: ChatMetadata | null,
     user: UserTurnInput | null,
     ids: LogIds,
+    supersedes?: number,
   ): Promise<void> {
     let detail: string;
     let code: string;
@@ -448,7 +555,8 @@ export class ChatService implements OnModuleDestroy {
     if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore, ids);
     if (user && err instanceof ModelCallError) {
       try {
-        await this.memory.appendFailedTurn(chatId, user, { kind: code, message: detail }, this.appendOptions());
+        const options = supersedes === undefined ? this.appendOptions() : { ...this.appendOptions(), supersedes };
+        await this.memory.appendFailedTurn(chatId, user, { kind: code, message: detail }, options);
       } catch (persistErr) {
         this.logger.error(
           formatEvent('agent.turn.persist_failed', { failed: true, error_type: errorType(persistErr) }),
@@ -466,10 +574,26 @@ export class ChatService implements OnModuleDestroy {
       const restored: ChatMetadata = { ...before };
       if (current.title) restored.title = current.title;
       else delete restored.title;
+      if (current[TITLE_SOURCE_KEY] !== undefined) restored[TITLE_SOURCE_KEY] = current[TITLE_SOURCE_KEY];
+      else delete restored[TITLE_SOURCE_KEY];
       await this.memory.saveMetadata(chatId, restored);
     } catch (err) {
       this.logger.error(formatEvent('agent.turn.metadata_restore_failed', { error_type: errorType(err) }), ids);
     }
+  }
+
+  /** Off the turn's critical path: the model's title replaces the fallback (unless renamed), then `session_updated`. */
+  private requestModelTitle(
+    chatId: string,
+    fallback: string,
+    userContent: string,
+    answer: string,
+    chatModel: MessageMetadata['llm'],
+  ): void {
+    void this.titles.improve({ chatId, fallback, userContent, answer, chatModel }).then((title) => {
+      if (title === null) return;
+      this.emit(chatId, { event: 'session_updated', chat_id: chatId, title, updated_at: localIsoWithOffset(new Date()) });
+    });
   }
 
   private publishCompleted(event: TurnCompletedEvent, ids: LogIds): void {

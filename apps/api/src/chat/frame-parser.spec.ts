@@ -145,3 +145,36 @@ describe('frame parser', () => {
     );
   });
 });
+
+describe('chat_action frames', () => {
+  it('Scenario: chat action frames are validated', () => {
+    expect(parseFrameText(JSON.stringify({ type: 'chat_action', chat_id: 'c1', action: 'regenerate', metadata: { llm } }))).toEqual({
+      kind: 'chat_action',
+      chatId: 'c1',
+      action: 'regenerate',
+      metadata: { llm },
+    });
+    expect(
+      parseFrameText(JSON.stringify({ type: 'chat_action', chat_id: 'c1', action: 'edit', cursor: 3, content: ' new ', metadata: { llm } })),
+    ).toEqual({ kind: 'chat_action', chatId: 'c1', action: 'edit', cursor: 3, content: ' new ', metadata: { llm } });
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [{ action: 'undo', metadata: { llm } }, 'invalid_frame'],
+      [{ metadata: { llm } }, 'invalid_frame'],
+      [{ action: 'edit', cursor: -1, content: 'x', metadata: { llm } }, 'invalid_frame'],
+      [{ action: 'edit', cursor: '3', content: 'x', metadata: { llm } }, 'invalid_frame'],
+      [{ action: 'edit', cursor: 1.5, content: 'x', metadata: { llm } }, 'invalid_frame'],
+      [{ action: 'edit', cursor: 3, content: '  ', metadata: { llm } }, 'missing_content'],
+      [{ action: 'edit', cursor: 3, metadata: { llm } }, 'missing_content'],
+      [{ action: 'regenerate' }, 'invalid_selection_metadata'],
+    ];
+    for (const [fields, code] of bad) {
+      expect(parseFrameText(JSON.stringify({ type: 'chat_action', chat_id: 'c1', ...fields }))).toMatchObject({
+        kind: 'reject',
+        error: { event: 'error', chat_id: 'c1', code },
+      });
+    }
+    expect(parseFrameText('{"type":"chat_action","chat_id":"bad id","action":"continue"}')).toMatchObject({
+      reason: 'invalid_chat_id',
+    });
+  });
+});

@@ -12,11 +12,16 @@
  *   sanitizer's message (with chat_id).
  * - approval: `call_id` a non-empty string of at most 256 printable characters and `decision` one of `allow_once`,
  *   `allow_always`, `deny` → else `invalid_frame` (with chat_id). Whether the call is pending is the gateway's concern.
+ * - chat_action: `action` one of `regenerate`, `edit`, `continue` and valid selection metadata; `edit` also needs a
+ *   non-negative integer `cursor` and non-blank string `content` → else `invalid_frame` / `missing_content` /
+ *   the sanitizer's message (with chat_id). Whether the target exists is ChatService's concern.
  * - Unknown type T → `unknown type: 'T'` (Python repr of the value). Extra keys are ignored.
  */
 import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
 import {
   APPROVAL_DECISIONS,
+  CHAT_ACTIONS,
+  type ChatActionName,
   CHAT_ID_PATTERN,
   ELICITATION_ACTIONS,
   type ApprovalDecision,
@@ -48,6 +53,16 @@ export type ParsedFrame =
   | { kind: 'message'; chatId: string; content: string; metadata: MessageMetadata }
   | { kind: 'approval'; chatId: string; callId: string; decision: ApprovalDecision }
   | { kind: 'elicitation'; chatId: string; elicitationId: string; action: ElicitationAction; content: unknown }
+  | {
+      kind: 'chat_action';
+      chatId: string;
+      action: ChatActionName;
+      /** edit only */
+      cursor?: number;
+      /** edit only, untrimmed */
+      content?: string;
+      metadata: MessageMetadata;
+    }
   /** an undecodable binary frame: dropped without a reply */
   | { kind: 'ignore'; reason: 'invalid_utf8' }
   | { kind: 'reject'; reason: FrameRejectReason; error: ErrorEvent };
@@ -168,9 +183,30 @@ export function parseFrameText(raw: string): ParsedFrame {
       }
       return { kind: 'elicitation', chatId, elicitationId: id, action: action as ElicitationAction, content: frame['content'] };
     }
+    case 'chat_action':
+      return parseChatAction(frame);
     default:
       return reject('unknown_type', `unknown type: ${pythonStringRepr(type)}`);
   }
+}
+
+function parseChatAction(frame: Record<string, unknown>): ParsedFrame {
+  const chatId = frame['chat_id'];
+  if (!isValidChatId(chatId)) return reject('invalid_chat_id', 'invalid chat_id');
+  const action = frame['action'];
+  if (typeof action !== 'string' || !(CHAT_ACTIONS as readonly string[]).includes(action)) {
+    return reject('invalid_frame', `action must be one of ${CHAT_ACTIONS.join(', ')}`, chatId);
+  }
+  const metadata = sanitizeMessageMetadata(frame['metadata']);
+  if (!metadata.ok) return reject('invalid_selection_metadata', metadata.error, chatId);
+  if (action !== 'edit') return { kind: 'chat_action', chatId, action: action as ChatActionName, metadata: metadata.metadata };
+  const cursor = frame['cursor'];
+  if (typeof cursor !== 'number' || !Number.isSafeInteger(cursor) || cursor < 0) {
+    return reject('invalid_frame', 'cursor must be the non-negative integer cursor of a user message', chatId);
+  }
+  const content = frame['content'];
+  if (typeof content !== 'string' || content.trim() === '') return reject('missing_content', 'missing content', chatId);
+  return { kind: 'chat_action', chatId, action: 'edit', cursor, content, metadata: metadata.metadata };
 }
 
 /** Decodes and parses a raw ws payload. */

@@ -44,6 +44,8 @@ export interface AppConfig {
   consolidationThresholdChars: number;
   /** timeout of one background model call: a consolidation summary or one Dream phase (openspec memory: 120 s) */
   backgroundModelTimeoutMs: number;
+  /** whether the model writes a chat's title after its first turn (CASHCODE_MODEL_TITLES, openspec chat) */
+  modelTitles: boolean;
   /** ReAct iterations before the final no-tools answer */
   maxIterations: number;
   /** provider retries for transient/rate-limit errors (per model call) */
@@ -378,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       1_000,
       10_000_000,
     ),
+    modelTitles: parseBoolean('CASHCODE_MODEL_TITLES', env['CASHCODE_MODEL_TITLES'], true),
     backgroundModelTimeoutMs: parseInteger(
       'CASHCODE_BACKGROUND_MODEL_TIMEOUT_MS',
       env['CASHCODE_BACKGROUND_MODEL_TIMEOUT_MS'],

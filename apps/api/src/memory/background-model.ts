@@ -30,6 +30,8 @@ export interface BackgroundCompletion {
   system: string;
   user: string;
   timeoutMs: number;
+  /** bound of the answer (`max_tokens`); the provider's default when absent */
+  maxTokens?: number;
   /** aborts the call (shutdown) */
   signal?: AbortSignal;
 }
@@ -66,6 +68,7 @@ export class BackgroundModel {
             { role: 'user', content: request.user },
           ],
           stream: false,
+          ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
         },
         { signal: controller.signal, maxRetries: 0, timeout: request.timeoutMs },
       );

@@ -2,9 +2,10 @@
  * history.jsonl records (openspec memory): parsing one line, building the records of a turn (openspec memory) and
  * turning records back into model messages (openspec memory). Pure functions, no I/O.
  */
-import { isRecord } from '@cashcode/contracts';
+import { isRecord, type TokenUsage } from '@cashcode/contracts';
 import type {
   ChatMessage,
+  FinalAnswer,
   HistoryRecord,
   HistoryRole,
   ToolCallRecord,
@@ -106,11 +107,36 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
     if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0) record.duration_ms = duration;
     else delete record.duration_ms;
   }
+  if ('supersedes' in value) {
+    const from = value['supersedes'];
+    if (typeof from === 'number' && Number.isSafeInteger(from) && from >= 0 && from < cursor) record.supersedes = from;
+    else delete record.supersedes;
+  }
+  if ('usage' in value) {
+    const usage = parseUsage(value['usage']);
+    if (usage) record.usage = usage;
+    else delete record.usage;
+  }
   if ('ok' in value) {
     if (typeof value['ok'] === 'boolean') record.ok = value['ok'];
     else delete record.ok;
   }
   return record;
+}
+
+/** A stored token usage: three non-negative integers, else null. */
+export function parseUsage(value: unknown): TokenUsage | null {
+  if (!isRecord(value)) return null;
+  const fields = ['prompt_tokens', 'completion_tokens', 'total_tokens'] as const;
+  for (const field of fields) {
+    const count = value[field];
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return null;
+  }
+  return {
+    prompt_tokens: value['prompt_tokens'] as number,
+    completion_tokens: value['completion_tokens'] as number,
+    total_tokens: value['total_tokens'] as number,
+  };
 }
 
 /** One history line (compact JSON, no trailing newline). JSON.stringify escapes lone surrogates, so it is valid UTF-8. */
@@ -177,12 +203,13 @@ function userRecord(user: UserTurnInput): PendingRecord {
  * (assistant with tool calls → `tool_calls`; assistant text → `assistant`; tool → `tool`; anything else skipped),
  * then the final assistant answer (`cancelled: true` for the partial answer of a cancelled turn).
  */
-export function turnRecords(
-  user: UserTurnInput,
-  durable: readonly ChatMessage[],
-  final: { content: string; cancelled?: boolean },
-): PendingRecord[] {
-  const records: PendingRecord[] = [userRecord(user)];
+export function turnRecords(user: UserTurnInput, durable: readonly ChatMessage[], final: FinalAnswer): PendingRecord[] {
+  return [userRecord(user), ...answerRecords(durable, final)];
+}
+
+/** The records of a turn after its user record (a continuation has no user record of its own). */
+export function answerRecords(durable: readonly ChatMessage[], final: FinalAnswer): PendingRecord[] {
+  const records: PendingRecord[] = [];
   for (const message of durable) {
     if (message.role === 'assistant') {
       const calls = normalizeToolCalls(message.tool_calls);
@@ -206,6 +233,9 @@ export function turnRecords(
   }
   const finalRecord: PendingRecord = { role: 'assistant', content: final.content };
   if (final.cancelled) finalRecord.cancelled = true;
+  // additive: shown on the answer after a reload, never sent to the model
+  if (final.usage) finalRecord.usage = { ...final.usage };
+  if (typeof final.duration_ms === 'number') finalRecord.duration_ms = final.duration_ms;
   records.push(finalRecord);
   return records;
 }

@@ -9,6 +9,7 @@
  * - any other malformed complete line is skipped and reported (its byte offset);
  * - blank lines are ignored.
  */
+import { currentBranch } from './history-branch';
 import { parseHistoryLine, recordToMessage, summaryToMessage } from './history-record';
 import type { ChatMessage, HistoryRecord } from './memory.types';
 
@@ -139,7 +140,8 @@ export async function scanHistoryBackward(
   }
 
   collected.reverse();
-  const records = summary === null ? collected : collected.filter((record) => record.cursor >= threshold);
+  // only the current branch is model context (regenerate, edit and continue append records that replace others)
+  const records = currentBranch(summary === null ? collected : collected.filter((record) => record.cursor >= threshold));
   const messages: ChatMessage[] = [];
   if (summary !== null) {
     const first = summaryToMessage(summary);

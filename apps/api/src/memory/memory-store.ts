@@ -19,8 +19,10 @@ import { mkdirPrivate, openPrivate, writeFilePrivate } from '../common/private-f
 import { trimTrailing } from '../common/trim';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import {
+  answerRecords,
   failedTurnRecord,
   recordToMessage,
+  summaryToMessage,
   serializeHistoryRecord,
   turnRecords,
   type PendingRecord,
@@ -61,6 +63,11 @@ export const DEFAULT_SOUL = [
 ].join('\n');
 
 const HISTORY_FILE = 'history.jsonl';
+/**
+ * additive metadata.json key: `auto` for the fallback title of the first message, `model` for a model-written one;
+ * absent for a title the user set (a rename removes it) and for chats of the original server.
+ */
+export const TITLE_SOURCE_KEY = 'title_source';
 const CURSOR_FILE = '.cursor';
 const METADATA_FILE = 'metadata.json';
 const SOUL_FILE = 'SOUL.md';
@@ -90,6 +97,12 @@ async function writeAll(handle: fs.FileHandle, data: Buffer): Promise<void> {
   }
 }
 
+/** The records with `supersedes` set on the first one when the append replaces earlier records. */
+function branched(records: PendingRecord[], options: AppendOptions): PendingRecord[] {
+  if (options.supersedes === undefined || records.length === 0) return records;
+  return [{ ...records[0]!, supersedes: options.supersedes }, ...records.slice(1)];
+}
+
 /** writeAll on the calling thread (see AppendOptions.inline). */
 function writeAllInline(handle: fs.FileHandle, data: Buffer): void {
   let offset = 0;
@@ -109,6 +122,11 @@ export interface AppendOptions {
    * so that no chat waits for another chat's disk write.
    */
   inline?: boolean;
+  /**
+   * The first record written replaces the current-branch records from this cursor on (regenerate, edit, continue;
+   * history-branch.ts). The cached model context is then re-read from disk.
+   */
+  supersedes?: number;
 }
 
 interface WriterState {
@@ -280,7 +298,42 @@ export class MemoryStore implements OnApplicationShutdown {
     options: AppendOptions = {},
   ): Promise<HistoryRecord[]> {
     this.assertChatId(chatId);
-    return this.appendRecords(chatId, turnRecords(user, durable, final), true, options.inline === true);
+    return this.appendRecords(chatId, branched(turnRecords(user, durable, final), options), true, options.inline === true);
+  }
+
+  /**
+   * Persists the continuation of a stopped answer (openspec sessions "Requirement: Regenerate, edit and continue"): the
+   * turn's durable messages and the continued answer, without a user record; the first record supersedes the stopped
+   * answer at `options.supersedes`.
+   */
+  async appendContinuation(
+    chatId: string,
+    durable: readonly ChatMessage[],
+    final: FinalAnswer,
+    options: AppendOptions & { supersedes: number },
+  ): Promise<HistoryRecord[]> {
+    this.assertChatId(chatId);
+    return this.appendRecords(chatId, branched(answerRecords(durable, final), options), true, options.inline === true);
+  }
+
+  /**
+   * The model context of the current branch before `cursor` (the summary message first when consolidated): what a
+   * regenerated or edited message is answered with.
+   */
+  async historyBefore(chatId: string, cursor: number): Promise<ChatMessage[]> {
+    this.assertChatId(chatId);
+    return this.enqueue(chatId, async () => {
+      const loaded = await this.loadHistory(chatId);
+      const messages: ChatMessage[] = [];
+      const summary = loaded.summary ? summaryToMessage(loaded.summary) : null;
+      if (summary) messages.push(summary);
+      for (const record of loaded.records) {
+        if (record.cursor >= cursor) break;
+        const message = recordToMessage(record);
+        if (message) messages.push(message);
+      }
+      return messages;
+    });
   }
 
   /**
@@ -294,7 +347,9 @@ export class MemoryStore implements OnApplicationShutdown {
     options: AppendOptions = {},
   ): Promise<HistoryRecord[]> {
     this.assertChatId(chatId);
-    return this.appendRecords(chatId, [failedTurnRecord(user, error)], false, options.inline === true);
+    const records = branched([failedTurnRecord(user, error)], options);
+    // a failed edit or regenerate still replaces what it was sent for: the cached context is re-read
+    return this.appendRecords(chatId, records, options.supersedes !== undefined, options.inline === true);
   }
 
   /** Appends a consolidation summary record (openspec memory); call reloadHistory afterwards. */
@@ -390,8 +445,30 @@ export class MemoryStore implements OnApplicationShutdown {
       const cached = this.states.get(chatId);
       const metadata = cached ? cached.metadata : await this.readMetadata(chatId);
       metadata.title = title;
+      // a title the user chose is never replaced by a model-written one
+      delete metadata[TITLE_SOURCE_KEY];
       await writeFileAtomic(join(this.chatDir(chatId), METADATA_FILE), `${JSON.stringify(metadata, null, 2)}\n`);
       return title;
+    });
+  }
+
+  /**
+   * Replaces the automatic title `expected` (metadata `title_source: "auto"`; `''`: no title yet) with `title`, on the
+   * chat's lane; does nothing after a rename or any other title change. Resolves with whether it was replaced.
+   */
+  async replaceAutomaticTitle(chatId: string, expected: string, title: string): Promise<boolean> {
+    this.assertChatId(chatId);
+    return this.enqueue(chatId, async () => {
+      if (this.deleted.has(chatId) || !(await this.isChatDirectory(chatId))) return false;
+      const cached = this.states.get(chatId);
+      const metadata = cached ? cached.metadata : await this.readMetadata(chatId);
+      const current = typeof metadata.title === 'string' ? metadata.title : '';
+      const automatic = expected === '' ? current === '' : metadata[TITLE_SOURCE_KEY] === 'auto' && current === expected;
+      if (!automatic) return false;
+      metadata.title = title;
+      metadata[TITLE_SOURCE_KEY] = 'model';
+      await writeFileAtomic(join(this.chatDir(chatId), METADATA_FILE), `${JSON.stringify(metadata, null, 2)}\n`);
+      return true;
     });
   }
 
@@ -815,7 +892,10 @@ export class MemoryStore implements OnApplicationShutdown {
       // the .cursor hint follows shortly, on the lane (the last record stays authoritative)
       this.scheduleCursorHint(chatId, lastCursor);
       const cached = this.states.get(chatId);
-      if (cached && extendCache) {
+      if (cached && extendCache && typeof records[0]!.supersedes === 'number') {
+        // records were replaced: the cached model context is the current branch again, as a reload would give it
+        cached.history = (await this.loadHistory(chatId)).messages;
+      } else if (cached && extendCache) {
         for (const record of records) {
           const message = recordToMessage(record);
           if (message) cached.history.push(message);

@@ -32,6 +32,6 @@ import { SessionsService } from './sessions.service';
     MemoryService,
     SessionIndex,
   ],
-  exports: [MemoryStore, SessionIndex],
+  exports: [MemoryStore, SessionIndex, BackgroundModel],
 })
 export class MemoryModule {}

@@ -2,7 +2,7 @@
  * Chat memory shapes: history.jsonl records, metadata.json and the in-memory message list the agent sends to the
  * model (ChatMessage, defined in common/ because the agent and the turn-completed event use it too).
  */
-import type { McpConnectorReceipt, SkillReceipt } from '@cashcode/contracts';
+import type { McpConnectorReceipt, SkillReceipt, TokenUsage } from '@cashcode/contracts';
 
 export type { ChatMessage, ToolCallRecord } from '../common/chat-message';
 import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
@@ -29,10 +29,17 @@ export interface HistoryRecord {
    * English detail. Such a record is never sent to the model (a retry appends a new user record).
    */
   error?: TurnErrorMarker;
-  /** additive (tool records): how long the call took */
+  /** additive (tool records): how long the call took; (final assistant records) how long the turn took */
   duration_ms?: number;
+  /** additive (final assistant records): the turn's token usage when the provider reported it */
+  usage?: TokenUsage;
   /** additive (tool records): whether the call succeeded */
   ok?: boolean;
+  /**
+   * additive: this record replaces the records from this cursor up to itself (regenerate, edit and resend, continue;
+   * history-branch.ts). The replaced records stay on disk; the projection and the model context skip them.
+   */
+  supersedes?: number;
 }
 
 /** Why the turn of a persisted user message failed. */
@@ -73,6 +80,10 @@ export interface ChatState {
 export interface FinalAnswer {
   content: string;
   cancelled?: boolean;
+  /** additive: the turn's token usage, only when the provider reported it */
+  usage?: TokenUsage;
+  /** additive: how long the turn took until its answer was complete */
+  duration_ms?: number;
 }
 
 /** One row of the sessions list (GET /api/sessions), before formatting. */

@@ -25,6 +25,7 @@ import { MemoryError } from './memory.errors';
 import { MemoryStore } from './memory-store';
 import { SessionIndex } from './session-index';
 import { type HistoryRecord } from './memory.types';
+import { currentBranch } from './history-branch';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 
 export const UNTITLED_SESSION_TITLE = 'New chat';
@@ -38,11 +39,14 @@ export const TOOL_RESULT_PREVIEW_MAX_CHARS = 200;
  * …]`, persisted as an assistant record right after its user record) becomes `loaded_skills` data on that user row
  * instead of an assistant bubble. The tool calls of a turn (tool_calls and tool records) become `tools` on the
  * assistant row that follows them: arguments redacted and truncated like the live `tool_call`, results bounded.
+ * Only the current branch is projected (history-branch.ts); each row carries the `cursor` of its record, the target
+ * of an `edit` chat action.
  */
 export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessage[] {
   const messages: PublicMessage[] = [];
   let pendingTools: PublicToolRecord[] = [];
-  for (const record of records) {
+  // regenerate, edit and continue: only the current branch is shown (replaced records stay on disk)
+  for (const record of currentBranch(records)) {
     const previous = messages[messages.length - 1];
     const skillReceipt = record.role === 'assistant' ? parseSkillReceipt(record.content) : null;
     if (skillReceipt && previous?.role === 'user') {
@@ -51,12 +55,19 @@ export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessa
     }
     if (record.role === 'user') {
       pendingTools = [];
-      const message: PublicMessage = { role: 'user', content: record.content, ...sanitizePersistedReceipts(record) };
+      const message: PublicMessage = {
+        role: 'user',
+        content: record.content,
+        ...sanitizePersistedReceipts(record),
+        cursor: record.cursor,
+      };
       if (record.error) message.error = { kind: record.error.kind, message: record.error.message };
       messages.push(message);
     } else if (record.role === 'assistant') {
-      const message: PublicMessage = { role: 'assistant', content: record.content };
+      const message: PublicMessage = { role: 'assistant', content: record.content, cursor: record.cursor };
       if (record.cancelled === true) message.cancelled = true;
+      if (record.usage) message.usage = { ...record.usage };
+      if (typeof record.duration_ms === 'number') message.duration_ms = record.duration_ms;
       if (pendingTools.length > 0) message.tools = pendingTools;
       pendingTools = [];
       messages.push(message);

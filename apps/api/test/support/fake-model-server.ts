@@ -30,6 +30,8 @@ export interface FakeStep {
   chunks?: string[];
   toolCalls?: FakeToolCall[];
   usage?: FakeUsage;
+  /** stream no usage chunk even when asked (a provider that reports no usage) */
+  omitUsage?: boolean;
   /** HTTP error status (e.g. 401, 429, 500); the body is `errorBody` or an OpenAI-style error */
   status?: number;
   errorBody?: unknown;
@@ -349,7 +351,7 @@ export class FakeModelServer {
       }
     }
     if (!(await write({}, finishReason))) return;
-    if (request.stream_options?.include_usage) {
+    if (request.stream_options?.include_usage && !step.omitUsage) {
       res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
     }
     res.end('data: [DONE]\n\n');

@@ -33,6 +33,8 @@ export function serverEnv(dirs: { dataDir: string; configDir: string }, extra: R
     WS_PORT: '0',
     CASHCODE_CONSOLE_DIR: join(dirs.dataDir, '.no-console'),
     CASHCODE_CONSOLE_LOG_LEVEL: 'INFO',
+    // model-written titles add a model call after a chat's first turn
+    CASHCODE_MODEL_TITLES: 'false',
     ...extra,
   };
 }

@@ -58,6 +58,8 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     CASHCODE_CONFIG_DIR: configDir,
     CASHCODE_CONSOLE_DIR: join(dataDir, '.no-console'),
     CASHCODE_CONSOLE_LOG_LEVEL: 'error',
+    // model-written titles add a model call after a chat's first turn; the title tests turn them on
+    CASHCODE_MODEL_TITLES: 'false',
     ...options.env,
   };
   const config: AppConfig = { ...loadConfig(env, REPO_ROOT), ...options.configOverrides };

@@ -37,7 +37,7 @@ export class FakeModelServer {
     return this.requests.filter((request) => request.path.endsWith('/chat/completions'));
   }
 
-  /** Steps: { content?, chunks?, toolCalls?: [{ id?, name, arguments }], chunkDelayMs?, delayMs?, status?, hangAfterChunks? } */
+  /** Steps: { content?, chunks?, toolCalls?: [{ id?, name, arguments }], chunkDelayMs?, delayMs?, status?, hangAfterChunks?, usage?, omitUsage? } */
   enqueue(...steps) {
     this.#queue.push(...steps);
     return this;
@@ -94,7 +94,7 @@ export class FakeModelServer {
     const request = record.body ?? {};
     const id = `chatcmpl-fake-${++this.#counter}`;
     const model = request.model ?? 'fake-model';
-    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    const usage = step.usage ?? { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
     const toolCalls = (step.toolCalls ?? []).map((call, index) => ({ id: call.id ?? `call_fake_${this.#counter}_${index}`, ...call }));
     const content = step.chunks ? step.chunks.join('') : (step.content ?? (toolCalls.length ? '' : 'ok'));
     const finish = toolCalls.length ? 'tool_calls' : 'stop';
@@ -127,7 +127,7 @@ export class FakeModelServer {
       }
     }
     if (!(await write({}, finish))) return;
-    if (request.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+    if (request.stream_options?.include_usage && !step.omitUsage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
   }
 }

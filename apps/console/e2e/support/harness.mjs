@@ -50,9 +50,10 @@ async function waitForHealth(url, child, timeoutMs) {
 }
 
 /**
- * Starts `node apps/api/dist/main.js`. Pass `reuse` (a previous server) to restart on the same ports and directories.
+ * Starts `node apps/api/dist/main.js`. Pass `reuse` (a previous server) to restart on the same ports and directories,
+ * and `extraEnv` for settings a scenario needs (e.g. `{ CASHCODE_MODEL_TITLES: 'true' }`).
  */
-export async function startApi(reuse) {
+export async function startApi(reuse, extraEnv = {}) {
   const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'cashcode-e2e-'));
   const httpPort = reuse?.httpPort ?? (await freePort());
   const wsPort = reuse?.wsPort ?? (await freePort());
@@ -67,6 +68,9 @@ export async function startApi(reuse) {
     CASHCODE_PORT: String(httpPort),
     WS_PORT: String(wsPort),
     CASHCODE_CONSOLE_LOG_LEVEL: 'WARNING',
+    // model-written titles add a model call after a chat's first turn (scenarios that count model calls stay exact)
+    CASHCODE_MODEL_TITLES: 'false',
+    ...extraEnv,
   };
   delete env.CASHCODE_API_TOKEN;
   const child = spawn(process.execPath, [apiMain], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });

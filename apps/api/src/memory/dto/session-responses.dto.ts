@@ -13,6 +13,7 @@ import type {
   SessionMessagesResponse,
   SessionSummary,
   SkillReceipt,
+  TokenUsage,
 } from '@cashcode/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
@@ -84,6 +85,17 @@ export class PublicToolRecordDto implements PublicToolRecord {
   duration_ms!: number | null;
 }
 
+export class TokenUsageDto implements TokenUsage {
+  @ApiProperty({ example: 120 })
+  prompt_tokens!: number;
+
+  @ApiProperty({ example: 45 })
+  completion_tokens!: number;
+
+  @ApiProperty({ example: 165 })
+  total_tokens!: number;
+}
+
 export class PublicMessageDto implements PublicMessage {
   @ApiProperty({ enum: ['user', 'assistant'] })
   role!: 'user' | 'assistant';
@@ -122,6 +134,22 @@ export class PublicMessageDto implements PublicMessage {
     description: 'assistant rows: the tool calls the turn made before this answer, in order',
   })
   tools?: PublicToolRecordDto[];
+
+  @ApiPropertyOptional({
+    example: 3,
+    description:
+      'the history cursor of the row (the target of an `edit` chat action); rows replaced by regenerate, edit or continue are not listed',
+  })
+  cursor?: number;
+
+  @ApiPropertyOptional({
+    type: TokenUsageDto,
+    description: "assistant rows: the turn's token usage, only when the provider reported it",
+  })
+  usage?: TokenUsageDto;
+
+  @ApiPropertyOptional({ example: 2400, description: 'assistant rows: how long the turn took until the answer was complete, in ms' })
+  duration_ms?: number;
 }
 
 export class SessionMessagesResponseDto implements SessionMessagesResponse {

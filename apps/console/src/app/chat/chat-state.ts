@@ -17,6 +17,7 @@ import type {
   WarningEvent,
   SessionSummary,
   SkillReceipt,
+  TokenUsage,
 } from '@cashcode/contracts';
 
 import {
@@ -31,6 +32,8 @@ import {
   resolveApproval,
   type ApprovalState,
 } from './approval-state';
+import { assignCursors } from './chat-actions-state';
+import { applyDoneStats, reportedUsage } from './answer-stats';
 import { normalizeLoadedSkills, normalizePersistedReceipts } from './capability-picker/capability-rules';
 import { elicitationCard, type ElicitationCardState, type ElicitationStatus, type ToolProgressState } from './tool-live-state';
 
@@ -70,6 +73,14 @@ export interface ChatMessage {
   error?: PublicTurnError;
   /** user rows (live only): selections the turn ran without (`warning` events), shown as warning chips */
   warnings?: TurnWarning[];
+  /** the history cursor of the persisted record (from the projection or `done`): the target of Edit */
+  cursor?: number;
+  /** assistant rows: the turn's token usage, when the provider reported it */
+  usage?: TokenUsage;
+  /** assistant rows: how long the turn took */
+  durationMs?: number;
+  /** assistant rows: a stopped answer being continued (its `done` adds to the stats) */
+  resumed?: boolean;
 }
 
 /** A selected Skill or MCP connector the turn ran without. */
@@ -202,8 +213,14 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
       content: String(message.content ?? ''),
       streaming: false,
       tools: message.role === 'assistant' && Array.isArray(message.tools) ? message.tools.map(toolBlockFromRecord) : [],
-      cancelled: false,
+      cancelled: message.role === 'assistant' && message.cancelled === true,
     };
+    if (typeof message.cursor === 'number') row.cursor = message.cursor;
+    if (message.role === 'assistant') {
+      const usage = reportedUsage(message.usage);
+      if (usage) row.usage = usage;
+      if (typeof message.duration_ms === 'number') row.durationMs = message.duration_ms;
+    }
     if (message.role === 'user' && message.error && typeof message.error.message === 'string') {
       row.error = { kind: String(message.error.kind ?? ''), message: message.error.message };
     }
@@ -452,7 +469,14 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
     case 'done': {
       let nextId = state.nextMessageId;
       const next = withThread(state, event.chat_id, (thread) =>
-        endTurn({ ...thread, error: null }, event.cancelled === true, () => nextId++),
+        applyDoneStats(
+          assignCursors(
+            endTurn({ ...thread, error: null }, event.cancelled === true, () => nextId++),
+            event.user_cursor,
+            event.answer_cursor,
+          ),
+          event,
+        ),
       );
       return { ...next, nextMessageId: nextId };
     }

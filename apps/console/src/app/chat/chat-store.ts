@@ -44,6 +44,7 @@ import {
   type ChatThread,
 } from './chat-state';
 import { buildMessageFrame } from './composer-rules';
+import { CHAT_ACTION_REFUSALS, chatActionFrame, continueSent, editSent, regenerateSent } from './chat-actions-state';
 import {
   MODEL_SELECTION_STORAGE_KEY,
   groupModels,
@@ -80,6 +81,8 @@ export class ChatStore {
   private readonly providerStatus = signal<Partial<Record<LlmProvider, LlmProviderStatus>>>({});
   private readonly modelsLoadingFlag = signal(false);
   private readonly modelsFailure = signal<string | null>(null);
+  /** chats whose running turn is a chat action (regenerate, edit, continue) */
+  private readonly actionsRunning = new Set<string>();
   private readonly selected = signal<LlmSelection | null>(parseStoredSelection(readStorage(MODEL_SELECTION_STORAGE_KEY)));
   private readonly configured = signal<boolean | null>(null);
   private readonly sessionsFailure = signal<string | null>(null);
@@ -206,6 +209,43 @@ export class ChatStore {
    * Retry of a failed prompt of the open chat: the same text and chips are sent again as a new turn (the failed
    * message stays in history, append-only).
    */
+  /** Answers the last message of the open chat again (the old answer stays in the server's history, hidden). */
+  regenerate(): boolean {
+    return this.sendAction('regenerate', (state, chatId) => regenerateSent(state, chatId));
+  }
+
+  /** Resends a sent message with new text; what followed it is replaced by the new answer. */
+  editMessage(messageId: number, text: string): SendResult {
+    const message = this.activeThread()?.messages.find((entry) => entry.id === messageId);
+    const content = text.trim();
+    if (!message || message.role !== 'user' || typeof message.cursor !== 'number') {
+      return { ok: false, error: 'composer.error.noChat' };
+    }
+    if (content === '') return { ok: false, error: 'composer.error.empty' };
+    const edit = { cursor: message.cursor, content };
+    const sent = this.sendAction('edit', (state, chatId) => editSent(state, chatId, messageId, content), edit);
+    return sent ? { ok: true } : { ok: false, error: 'composer.error.notConnected' };
+  }
+
+  /** Continues the stopped last answer of the open chat. */
+  continueAnswer(): boolean {
+    return this.sendAction('continue', (state, chatId) => continueSent(state, chatId));
+  }
+
+  private sendAction(
+    action: 'regenerate' | 'edit' | 'continue',
+    apply: (state: ChatState, chatId: string) => ChatState,
+    edit?: { cursor: number; content: string },
+  ): boolean {
+    const thread = this.activeThread();
+    const selection = this.selected();
+    if (!thread || thread.generating || selection === null) return false;
+    if (!this.socket.send(chatActionFrame(thread.chatId, selection, action, edit))) return false;
+    this.actionsRunning.add(thread.chatId);
+    this.update((state) => apply(state, thread.chatId));
+    return true;
+  }
+
   retry(messageId: number): boolean {
     const message = this.activeThread()?.messages.find((entry) => entry.id === messageId);
     if (!message || message.role !== 'user' || !message.error) return false;
@@ -331,8 +371,14 @@ export class ChatStore {
     if (event.event === 'approval_request') {
       if (!hasPendingApproval(before, event) && hasPendingApproval(this.state(), event)) this.announceApproval(event);
     } else if (event.event === 'done') {
-      if (before.threads[event.chat_id]?.resync) void this.loadHistory(event.chat_id);
+      // an action stopped before anything was persisted left the old branch on the server: show it again
+      const actionLeftNothing = this.actionsRunning.delete(event.chat_id) && event.answer_cursor === undefined;
+      if (before.threads[event.chat_id]?.resync || actionLeftNothing) void this.loadHistory(event.chat_id);
       void this.loadSessions();
+    } else if (event.event === 'error' && typeof event.chat_id === 'string') {
+      if (!this.state().threads[event.chat_id]?.generating) this.actionsRunning.delete(event.chat_id);
+      // an action was refused before it ran: show what the server has again
+      if (CHAT_ACTION_REFUSALS.has(event.code ?? '')) void this.loadHistory(event.chat_id);
     } else if (event.event === 'attached') {
       const thread = this.state().threads[event.chat_id];
       if (thread?.resync && !thread.generating) void this.loadHistory(event.chat_id);

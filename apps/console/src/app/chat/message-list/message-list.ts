@@ -3,6 +3,7 @@ import {
   Component,
   ElementRef,
   afterRenderEffect,
+  computed,
   inject,
   input,
   signal,
@@ -13,6 +14,9 @@ import { MatButtonModule } from '@angular/material/button';
 import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
 import { AssistantMessage } from '../assistant-message/assistant-message';
+import { availableActions } from '../chat-actions-state';
+import { chatTotals, formatSeconds } from '../answer-stats';
+import { MessageActions } from '../message-actions/message-actions';
 import type { ChatMessage, TurnWarning } from '../chat-state';
 import { warningReasonKey } from './turn-warning';
 import { ChatStore } from '../chat-store';
@@ -27,7 +31,7 @@ export const STICK_THRESHOLD_PX = 80;
 @Component({
   selector: 'cc-message-list',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, AssistantMessage, Icon],
+  imports: [MatButtonModule, AssistantMessage, MessageActions, Icon],
   templateUrl: './message-list.html',
   styleUrl: './message-list.scss',
 })
@@ -38,6 +42,20 @@ export class MessageList {
   protected readonly i18n = inject(I18n);
   private readonly store = inject(ChatStore);
   protected readonly showJump = signal(false);
+  /** the per-chat total of tokens and answer time ('' before any answer has stats) */
+  protected readonly totalText = computed(() => {
+    const totals = chatTotals(this.messages());
+    if (totals.answers === 0 && totals.tokens === 0) return '';
+    const seconds = formatSeconds(totals.durationMs);
+    return totals.tokens > 0
+      ? this.i18n.t('chat.stats.total', { tokens: totals.tokens, seconds })
+      : this.i18n.t('chat.stats.totalTime', { seconds });
+  });
+  /** which actions the open chat offers now (none while a turn runs) */
+  protected readonly actions = computed(() => availableActions(this.store.activeThread()));
+  /** the user message being edited inline, and its draft */
+  protected readonly editingId = signal<number | null>(null);
+  protected readonly draft = signal('');
   private readonly scroller = viewChild.required<ElementRef<HTMLElement>>('scroller');
   private stick = true;
   private renderedChat: string | null | undefined = undefined;
@@ -67,6 +85,49 @@ export class MessageList {
   protected retry(messageId: number): void {
     this.stick = true;
     this.store.retry(messageId);
+  }
+
+  /** `2.4 s · 120 in · 45 out` (duration only when the provider reported no usage) */
+  protected statsText(message: ChatMessage): string {
+    const parts: string[] = [];
+    if (typeof message.durationMs === 'number') {
+      parts.push(this.i18n.t('chat.stats.duration', { seconds: formatSeconds(message.durationMs) }));
+    }
+    if (message.usage) {
+      parts.push(
+        this.i18n.t('chat.stats.tokens', {
+          prompt: message.usage.prompt_tokens,
+          completion: message.usage.completion_tokens,
+        }),
+      );
+    }
+    return parts.join(' · ');
+  }
+
+  protected startEdit(message: ChatMessage): void {
+    this.draft.set(message.content);
+    this.editingId.set(message.id);
+  }
+
+  protected cancelEdit(): void {
+    this.editingId.set(null);
+  }
+
+  /** Save & resend: the message is resent with the draft; what followed it is replaced by the new answer. */
+  protected saveEdit(event: Event, messageId: number): void {
+    event.preventDefault();
+    this.stick = true;
+    if (this.store.editMessage(messageId, this.draft()).ok) this.editingId.set(null);
+  }
+
+  protected regenerate(): void {
+    this.stick = true;
+    this.store.regenerate();
+  }
+
+  protected continueAnswer(): void {
+    this.stick = true;
+    this.store.continueAnswer();
   }
 
   protected onScroll(): void {

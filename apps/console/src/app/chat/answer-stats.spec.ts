@@ -1,0 +1,78 @@
+import type { ServerEvent } from '@cashcode/contracts';
+
+import { applyDoneStats, chatTotals, formatSeconds, reportedUsage } from './answer-stats';
+import { continueSent } from './chat-actions-state';
+import { INITIAL_CHAT_STATE, activateChat, historyLoaded, reduceServerEvent, userMessageSent, type ChatMessage } from './chat-state';
+
+const LLM = { llm: { provider: 'openai_compatible' as const, model: 'm1' } };
+const done = (usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }, seconds: number): ServerEvent => ({
+  event: 'done',
+  chat_id: 'c1',
+  duration_sec: seconds,
+  usage,
+  cancelled: false,
+});
+
+describe('answer stats', () => {
+  it('Scenario: each answer takes the tokens and duration of its done; unknown usage keeps the duration only', () => {
+    let state = userMessageSent(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', 'hi', LLM);
+    state = reduceServerEvent(state, { event: 'delta', chat_id: 'c1', text: 'hello', stream_id: 1 });
+    state = reduceServerEvent(state, done({ prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 }, 1.25));
+    expect(state.threads['c1'].messages[1]).toMatchObject({
+      usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
+      durationMs: 1250,
+    });
+    state = userMessageSent(state, 'c1', 'again', LLM);
+    state = reduceServerEvent(state, { event: 'delta', chat_id: 'c1', text: 'x', stream_id: 2 });
+    state = reduceServerEvent(state, done({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, 0.5));
+    const second = state.threads['c1'].messages[3];
+    expect(second.usage).toBeUndefined();
+    expect(second.durationMs).toBe(500);
+    expect(chatTotals(state.threads['c1'].messages)).toEqual({
+      tokens: 19,
+      promptTokens: 12,
+      completionTokens: 7,
+      durationMs: 1750,
+      answers: 2,
+    });
+  });
+
+  it('Scenario: the per-chat total adds up the answers shown, also after a reload', () => {
+    const state = historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b', usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }, duration_ms: 900 },
+      { role: 'user', content: 'c' },
+      { role: 'assistant', content: 'd', duration_ms: 100 },
+      // malformed usage from an old or foreign server is ignored
+      { role: 'assistant', content: 'e', usage: { prompt_tokens: -1 } as never },
+    ]);
+    const messages = state.threads['c1'].messages;
+    expect(messages[4].usage).toBeUndefined();
+    expect(chatTotals(messages)).toEqual({ tokens: 7, promptTokens: 5, completionTokens: 2, durationMs: 1000, answers: 2 });
+  });
+
+  it('a continued answer adds the continuation to its stats', () => {
+    let state = historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', [
+      { role: 'user', content: 'a', cursor: 1 },
+      { role: 'assistant', content: 'part', cancelled: true, duration_ms: 400, usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }, cursor: 2 },
+    ]);
+    state = continueSent(state, 'c1');
+    state = reduceServerEvent(state, { event: 'delta', chat_id: 'c1', text: ' two', stream_id: 3 });
+    state = reduceServerEvent(state, done({ prompt_tokens: 6, completion_tokens: 2, total_tokens: 8 }, 0.6));
+    const answer: ChatMessage = state.threads['c1'].messages[1];
+    expect(answer).toMatchObject({ content: 'part two', durationMs: 1000, usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 } });
+    expect(answer.resumed).toBeUndefined();
+  });
+
+  it('formats durations and recognises reported usage', () => {
+    expect([formatSeconds(800), formatSeconds(12_440), formatSeconds(75_400)]).toEqual(['0.8', '12.4', '75']);
+    expect(reportedUsage(null)).toBeNull();
+    expect(reportedUsage({ prompt_tokens: 1, completion_tokens: 0, total_tokens: 1 })).toEqual({
+      prompt_tokens: 1,
+      completion_tokens: 0,
+      total_tokens: 1,
+    });
+    const thread = activateChat(INITIAL_CHAT_STATE, 'c1', true).threads['c1'];
+    expect(applyDoneStats(thread, done({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, 1) as never)).toBe(thread);
+  });
+});
