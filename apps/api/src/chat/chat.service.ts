@@ -38,6 +38,7 @@ import { McpService } from '../mcp/mcp.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { DomainError, domainErrorEvent } from '../common/domain-error';
 import { buildTurnContext } from './turn-context';
+import { TurnEventLog } from './turn-event-log';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
 import type { ChatMetadata, UserTurnInput } from '../memory/memory.types';
 import {
@@ -71,6 +72,8 @@ interface RunningTurn {
   controller: AbortController;
   cause: CancelCause | null;
   done: Promise<void>;
+  /** what the turn emitted so far, for connections that start following the chat mid-turn (turn-event-log.ts) */
+  log: TurnEventLog | null;
 }
 
 interface Lane {
@@ -165,6 +168,11 @@ export class ChatService implements OnModuleDestroy {
     return this.lanes.get(chatId)?.running != null;
   }
 
+  /** The log of the running turn of a chat (null when none runs): what a connection that starts following it replays. */
+  runningTurnLog(chatId: string): TurnEventLog | null {
+    return this.lanes.get(chatId)?.running?.log ?? null;
+  }
+
   /** A deleted session: abort its running turn without persisting anything, and drop its queued turns. */
   @OnAppEvent(SESSION_DELETED_EVENT)
   onSessionDeleted(payload: SessionDeletedEvent): void {
@@ -212,7 +220,7 @@ export class ChatService implements OnModuleDestroy {
       if (this.lanes.get(chatId) === lane) this.lanes.delete(chatId);
       return;
     }
-    const running: RunningTurn = { controller: new AbortController(), cause: null, done: Promise.resolve() };
+    const running: RunningTurn = { controller: new AbortController(), cause: null, done: Promise.resolve(), log: null };
     lane.running = running;
     this.runningTurns++;
     running.done = this.executeTurn(job, running)
@@ -232,6 +240,8 @@ export class ChatService implements OnModuleDestroy {
   }
 
   private emit(chatId: string, event: ServerEvent): void {
+    // recorded before it goes out: a connection attaching later replays it, one attached now gets it live
+    this.lanes.get(chatId)?.running?.log?.record(event);
     this.outbound.next({ chatId, event });
   }
 
@@ -242,6 +252,7 @@ export class ChatService implements OnModuleDestroy {
   private executeTurn(job: TurnJob, running: RunningTurn): Promise<void> {
     const turnId = randomBytes(16).toString('hex');
     const streamId = this.nextStreamId++;
+    running.log = new TurnEventLog(job.chatId, streamId, { content: job.content, metadata: job.metadata });
     return this.turn(job, running, turnId, streamId, logIds({ chatId: job.chatId, turnId }));
   }
 
