@@ -112,4 +112,78 @@ describe('Chat while streaming', { timeout: 240_000 }, () => {
       await context.close();
     }
   });
+
+  /** Sends the first message of a new chat and waits for its answer and its URL. */
+  async function chatWithAnswer(page, question, answer) {
+    fake.enqueue({ content: answer });
+    await page.getByTestId('new-chat').click();
+    await page.getByTestId('send-button').waitFor();
+    await page.getByTestId('composer-input').fill(question);
+    await page.getByTestId('composer-input').press('Enter');
+    await page.getByTestId('assistant-text').filter({ hasText: answer }).waitFor();
+    await page.waitForURL(/\/chat\/[^/]+$/);
+    return new URL(page.url()).pathname.split('/').pop();
+  }
+
+  test('Scenario: a URL per chat: a deep link, back and forward, and a reload on /chat/<id>', async () => {
+    const { context, page } = await openPage();
+    try {
+      await page.goto(api.url);
+      await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
+      const first = await chatWithAnswer(page, 'Question about apples', 'Apples are red.');
+      const second = await chatWithAnswer(page, 'Question about pears', 'Pears are green.');
+      assert.notEqual(first, second);
+      assert.equal(new URL(page.url()).pathname, `/chat/${second}`);
+
+      // back: the first chat; forward: the second one
+      await page.goBack();
+      await page.waitForURL(`**/chat/${first}`);
+      await page.getByTestId('assistant-text').filter({ hasText: 'Apples are red.' }).waitFor();
+      assert.equal(await page.getByTestId('assistant-text').filter({ hasText: 'Pears are green.' }).count(), 0);
+      await page.goForward();
+      await page.waitForURL(`**/chat/${second}`);
+      await page.getByTestId('assistant-text').filter({ hasText: 'Pears are green.' }).waitFor();
+
+      // selecting a chat in the sidebar navigates to it
+      await page.getByTestId('session-row').filter({ hasText: 'Question about apples' }).click();
+      await page.waitForURL(`**/chat/${first}`);
+      await page.getByTestId('assistant-text').filter({ hasText: 'Apples are red.' }).waitFor();
+
+      // a reload on /chat/<id> stays on that chat
+      await page.reload();
+      await page.getByTestId('assistant-text').filter({ hasText: 'Apples are red.' }).waitFor();
+      assert.equal(new URL(page.url()).pathname, `/chat/${first}`);
+      await screenshot(page, 'chat-live-03-url-per-chat');
+
+      // a deep link in a new tab (a full page load) opens that chat
+      const other = await context.newPage();
+      other.setDefaultTimeout(TIMEOUT);
+      await other.goto(`${api.url}/chat/${second}`);
+      await other.getByTestId('assistant-text').filter({ hasText: 'Pears are green.' }).waitFor();
+      assert.equal(await other.getByTestId('user-message').filter({ hasText: 'Question about pears' }).count(), 1);
+      assert.equal(new URL(other.url()).pathname, `/chat/${second}`);
+      await other.close();
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('Scenario: an unknown chat id shows "not found" with a way to start a new chat', async () => {
+    const { context, page } = await openPage();
+    try {
+      await page.goto(`${api.url}/chat/no-such-chat-123`);
+      const missing = page.getByTestId('chat-not-found');
+      await missing.waitFor();
+      assert.match(await missing.innerText(), /does not exist/);
+      await screenshot(page, 'chat-live-04-chat-not-found');
+      await page.getByTestId('chat-not-found-new').click();
+      await page.waitForURL((url) => url.pathname === '/');
+      await missing.waitFor({ state: 'detached' });
+      await page.getByTestId('send-button').waitFor();
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
 });
