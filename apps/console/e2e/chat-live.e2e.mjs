@@ -186,4 +186,95 @@ describe('Chat while streaming', { timeout: 240_000 }, () => {
       await context.close();
     }
   });
+
+  test('Scenario: a message typed while an answer streams is queued, shown, and sent when the answer ends', async () => {
+    const { context, page } = await openPage();
+    try {
+      const words = Array.from({ length: 20 }, (_, i) => `item${i + 1}`);
+      const first = slowAnswer(words, 120);
+      fake.enqueue(first.step, { content: 'The queued one is answered.' });
+      await newChatAndSend(page, 'List twenty items');
+      await page.getByTestId('assistant-text').filter({ hasText: 'item2' }).waitFor();
+      const input = page.getByTestId('composer-input');
+      assert.equal(await input.isEnabled(), true, 'the composer stays usable while the answer streams');
+      await input.fill('Removed before sending');
+      await input.press('Enter');
+      await input.fill('And now the next question');
+      await page.getByTestId('queue-button').click();
+      const queued = page.getByTestId('queued-message');
+      await queued.nth(1).waitFor();
+      const shown = await queued.allInnerTexts();
+      assert.equal(shown.length, 2);
+      assert.match(shown[0], /Queued[\s\S]*Removed before sending/);
+      assert.match(shown[1], /Queued[\s\S]*And now the next question/);
+      assert.equal(await page.getByTestId('user-message').filter({ hasText: 'And now the next question' }).count(), 0);
+      await screenshot(page, 'chat-live-05-queued-while-streaming');
+      await queued.first().getByTestId('queued-remove').click();
+      await page.getByTestId('queued-message').filter({ hasText: 'Removed before sending' }).waitFor({ state: 'detached' });
+      // the answer ends: the queued message goes out by itself and gets its answer
+      await page.getByTestId('assistant-text').filter({ hasText: 'The queued one is answered.' }).waitFor();
+      await page.getByTestId('queued-messages').waitFor({ state: 'detached' });
+      assert.equal(await page.getByTestId('user-message').filter({ hasText: 'And now the next question' }).count(), 1);
+      assert.equal(await page.getByTestId('user-message').filter({ hasText: 'Removed before sending' }).count(), 0);
+      const texts = await page.getByTestId('assistant-text').allInnerTexts();
+      assert.deepEqual(texts.map((text) => text.trim()), [first.text, 'The queued one is answered.']);
+      const last = fake.completions.at(-1);
+      const users = last.body.messages.filter((message) => message.role === 'user').map((message) => message.content);
+      assert.deepEqual(users, ['List twenty items', 'And now the next question']);
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('Scenario: Esc stops the running answer and the shortcuts dialog lists the shortcuts', async () => {
+    const { context, page } = await openPage();
+    try {
+      fake.enqueue(slowAnswer(Array.from({ length: 60 }, (_, i) => `bit${i + 1}`), 150).step);
+      await newChatAndSend(page, 'Something long');
+      await page.getByTestId('assistant-text').filter({ hasText: 'bit2' }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByTestId('stopped-marker').waitFor();
+      await page.getByTestId('send-button').waitFor();
+      assert.doesNotMatch(await page.getByTestId('assistant-text').innerText(), /bit60/);
+
+      // ↑ in the empty composer puts the last user message back
+      await page.getByTestId('composer-input').focus();
+      await page.keyboard.press('ArrowUp');
+      assert.equal(await page.getByTestId('composer-input').inputValue(), 'Something long');
+      await page.getByTestId('composer-input').fill('');
+
+      // Ctrl+K focuses the chat search
+      await page.keyboard.press('Control+k');
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'session-search');
+      await page.getByTestId('session-search').blur();
+
+      // `?` outside a text field opens the labelled help dialog; Esc closes it and gives focus back
+      await page.locator('body').click({ position: { x: 5, y: 5 } }).catch(() => undefined);
+      await page.evaluate(() => (document.activeElement instanceof HTMLElement ? document.activeElement.blur() : undefined));
+      await page.keyboard.press('Shift+?');
+      const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+      await dialog.waitFor();
+      assert.match(await dialog.getByTestId('shortcuts-list').innerText(), /New chat[\s\S]*Search chats[\s\S]*Stop the answer/);
+      await screenshot(page, 'chat-live-06-shortcuts-dialog');
+      // focus stays inside the dialog while it is open
+      for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
+      assert.equal(await dialog.evaluate((node) => node.contains(document.activeElement)), true);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      // Ctrl+/ opens it too
+      await page.keyboard.press('Control+/');
+      await dialog.waitFor();
+      await dialog.getByTestId('shortcuts-close').click();
+      await dialog.waitFor({ state: 'detached' });
+
+      // Ctrl+Shift+O starts a new chat at /
+      await page.keyboard.press('Control+Shift+O');
+      await page.waitForURL((url) => url.pathname === '/');
+      await page.getByTestId('user-message').filter({ hasText: 'Something long' }).waitFor({ state: 'detached' });
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
 });
