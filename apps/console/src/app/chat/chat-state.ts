@@ -208,7 +208,8 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
       content: String(message.content ?? ''),
       streaming: false,
       tools: message.role === 'assistant' && Array.isArray(message.tools) ? message.tools.map(toolBlockFromRecord) : [],
-      cancelled: false,
+      // a stopped answer stays marked after a reload (and after the reload that ends a replayed turn)
+      cancelled: message.role === 'assistant' && message.cancelled === true,
     };
     if (message.role === 'user' && message.error && typeof message.error.message === 'string') {
       row.error = { kind: String(message.error.kind ?? ''), message: message.error.message };

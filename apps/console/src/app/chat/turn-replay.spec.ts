@@ -131,3 +131,14 @@ describe('turn replay and stop', () => {
     expect(state.threads['c1'].messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Once', cancelled: true });
   });
 });
+
+describe('stopped answers in the projection', () => {
+  it('Scenario: Stop works on an answer replayed after a reload', () => {
+    // the reload that ends a stopped replayed turn keeps the answer marked stopped
+    const state = historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1'), 'c1', [
+      { role: 'user', content: 'tell me' },
+      { role: 'assistant', content: 'Once', cancelled: true },
+    ]);
+    expect(state.threads['c1'].messages.map((m) => m.cancelled)).toEqual([false, true]);
+  });
+});
