@@ -158,4 +158,20 @@ describe('replay of a running turn (e2e)', () => {
     expect(late.ofType('approval_request')).toHaveLength(0);
     expect(rebuiltText(late.events, chatId)).toBe('Still going on and on.');
   });
+
+  it('Scenario: a connection that sends to a chat with a running turn gets its replay first', async () => {
+    const chatId = newChatId();
+    fake.enqueue({ chunks: ['One ', 'two ', 'three ', 'four.'], chunkDelayMs: 150 }, { content: 'Second answer.' });
+    sender.sendMessage(chatId, 'count');
+    await sender.waitForCount('delta', 1, (e) => e.chat_id === chatId);
+    const other = await WsTestClient.connect(t.wsUrl);
+    others.push(other);
+    other.sendMessage(chatId, 'then this');
+    const replay = await other.waitFor('turn_replay', (e) => e.chat_id === chatId);
+    expect(replay.user.content).toBe('count');
+    await other.waitForCount('done', 2, (e) => e.chat_id === chatId);
+    expect(rebuiltText(other.events, chatId)).toBe('One two three four.Second answer.');
+    // the queued turn that follows is not replayed again to a connection that already follows the chat
+    expect(other.ofType('turn_replay')).toHaveLength(1);
+  });
 });
