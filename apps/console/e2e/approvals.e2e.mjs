@@ -216,7 +216,7 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
 
     // back in the chat, git asks again
     await page.locator('[data-testid="session-row"]').first().locator('.cc-session-open').click();
-    await page.waitForURL(new RegExp(`^${api.url}/?$`));
+    await page.waitForURL(new RegExp(`^${api.url}/chat/[^/]+$`));
     fake.enqueue(...execCall('git --version', 'Asked again.'));
     await sendMessage('git once more, please');
     const again = pendingCard();

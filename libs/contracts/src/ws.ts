@@ -209,6 +209,22 @@ export interface WarningEvent {
   name: string;
   detail: string;
 }
+/**
+ * additive: what the running turn of a chat has produced so far, sent to a connection right after it attaches (or
+ * otherwise starts following) a chat whose turn is running. `user` is the turn's message; `events` are the turn's events
+ * from its start in order (consecutive deltas coalesced into one, only the last progress report of each tool call;
+ * approval and elicitation requests still pending are left out, they follow as standalone events as before). Live
+ * events follow the replay with no gap and no duplicate. `truncated`: the turn's log reached its size cap, so `events`
+ * stops early (the answer is complete in `GET /api/sessions/{id}/messages` once the turn is done).
+ */
+export interface TurnReplayEvent {
+  event: 'turn_replay';
+  chat_id: string;
+  stream_id: number;
+  user: { content: string; metadata: MessageMetadata };
+  events: ServerEvent[];
+  truncated: boolean;
+}
 export interface PongEvent {
   event: 'pong';
 }
@@ -240,6 +256,7 @@ export type ServerEvent =
   | ApprovalRequestEvent
   | ApprovalResolvedEvent
   | ElicitationRequestEvent
-  | ElicitationResolvedEvent;
+  | ElicitationResolvedEvent
+  | TurnReplayEvent;
 
 export type ServerEventName = ServerEvent['event'];

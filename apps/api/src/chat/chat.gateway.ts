@@ -184,9 +184,8 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
           chat_id: frame.chatId,
           turn_active: this.chat.isRunning(frame.chatId),
         });
-        // a reconnecting client (or a second tab) sees what is waiting for an answer
-        for (const pending of this.approvals.pendingRequests(frame.chatId)) this.reply(connection, pending);
-        for (const pending of this.elicitations.pendingRequests(frame.chatId)) this.reply(connection, pending);
+        // a reconnecting client (or a second tab) gets the running turn from its start, then what waits for an answer
+        this.replayRunningTurn(connection, frame.chatId);
         return;
       case 'cancel': {
         // stop_ack first, then abort: the turn's stream_end/done follow the acknowledgement
@@ -263,7 +262,11 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
         return;
       }
       case 'message': {
-        this.subscriptions.subscribe(connection, frame.chatId);
+        if (!this.subscriptions.isSubscribed(connection, frame.chatId)) {
+          // a connection that starts following a chat with a running turn by sending to it sees that turn first
+          this.subscriptions.subscribe(connection, frame.chatId);
+          if (this.chat.isRunning(frame.chatId)) this.replayRunningTurn(connection, frame.chatId);
+        }
         const result = this.chat.submit(frame.chatId, frame.content, frame.metadata);
         if (!result.accepted) {
           this.logger.warn(
@@ -278,6 +281,32 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
         return;
       }
     }
+  }
+
+  /**
+   * Sends the running turn of a chat as one `turn_replay` (when a turn runs), then the approval and elicitation
+   * requests still pending as standalone events (as the original protocol does; the replay leaves them out). Called
+   * synchronously right after subscribing, so the live events that follow continue the replay with no gap and no
+   * duplicate.
+   */
+  private replayRunningTurn(connection: ChatConnection, chatId: string): void {
+    const approvals = this.approvals.pendingRequests(chatId);
+    const elicitations = this.elicitations.pendingRequests(chatId);
+    const log = this.chat.runningTurnLog(chatId);
+    if (log) {
+      const pendingCalls = new Set(approvals.map((pending) => pending.call_id));
+      const pendingForms = new Set(elicitations.map((pending) => pending.elicitation_id));
+      this.reply(
+        connection,
+        log.replay(
+          (event) =>
+            (event.event === 'approval_request' && pendingCalls.has(event.call_id)) ||
+            (event.event === 'elicitation_request' && pendingForms.has(event.elicitation_id)),
+        ),
+      );
+    }
+    for (const pending of approvals) this.reply(connection, pending);
+    for (const pending of elicitations) this.reply(connection, pending);
   }
 
   private checkHeartbeats(): void {

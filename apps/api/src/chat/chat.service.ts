@@ -47,6 +47,7 @@ import { DomainError, domainErrorEvent } from '../common/domain-error';
 import { buildTurnContext } from './turn-context';
 import { DeltaCoalescer } from './delta-coalescer';
 import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionPlan, type ChatActionRequest } from './chat-actions';
+import { TurnEventLog } from './turn-event-log';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
 import type { ChatMessage, ChatMetadata, FinalAnswer, HistoryRecord, UserTurnInput } from '../memory/memory.types';
 import {
@@ -88,6 +89,8 @@ interface RunningTurn {
   controller: AbortController;
   cause: CancelCause | null;
   done: Promise<void>;
+  /** what the turn emitted so far, for connections that start following the chat mid-turn (turn-event-log.ts) */
+  log: TurnEventLog | null;
 }
 
 interface Lane {
@@ -169,7 +172,12 @@ export class ChatService implements OnModuleDestroy {
   /** Every event of every chat, in order; the gateway fans them out. */
   readonly events$ = this.outbound.asObservable();
   /** every event of a chat passes here: the deltas of one tick leave as one event */
-  private readonly deltas = new DeltaCoalescer((chatId, event) => this.outbound.next({ chatId, event }));
+  private readonly deltas = new DeltaCoalescer((chatId, event) => {
+    // recorded as it goes out (deltas already merged): a connection attaching later replays exactly what was sent,
+    // one attached now gets it live
+    this.lanes.get(chatId)?.running?.log?.record(event);
+    this.outbound.next({ chatId, event });
+  });
 
   constructor(
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
@@ -244,6 +252,11 @@ export class ChatService implements OnModuleDestroy {
     return this.lanes.get(chatId)?.running != null;
   }
 
+  /** The log of the running turn of a chat (null when none runs): what a connection that starts following it replays. */
+  runningTurnLog(chatId: string): TurnEventLog | null {
+    return this.lanes.get(chatId)?.running?.log ?? null;
+  }
+
   /** A deleted session: abort its running turn without persisting anything, and drop its queued turns. */
   @OnAppEvent(SESSION_DELETED_EVENT)
   onSessionDeleted(payload: SessionDeletedEvent): void {
@@ -291,7 +304,7 @@ export class ChatService implements OnModuleDestroy {
       if (this.lanes.get(chatId) === lane) this.lanes.delete(chatId);
       return;
     }
-    const running: RunningTurn = { controller: new AbortController(), cause: null, done: Promise.resolve() };
+    const running: RunningTurn = { controller: new AbortController(), cause: null, done: Promise.resolve(), log: null };
     lane.running = running;
     this.runningTurns++;
     running.done = this.executeTurn(job, running)
@@ -321,6 +334,7 @@ export class ChatService implements OnModuleDestroy {
   private executeTurn(job: TurnJob, running: RunningTurn): Promise<void> {
     const turnId = randomBytes(16).toString('hex');
     const streamId = this.nextStreamId++;
+    running.log = new TurnEventLog(job.chatId, streamId, { content: job.content, metadata: job.metadata });
     return this.turn(job, running, turnId, streamId, logIds({ chatId: job.chatId, turnId }));
   }
 

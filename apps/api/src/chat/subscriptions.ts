@@ -62,6 +62,10 @@ export class ChatSubscriptions {
     }
   }
 
+  isSubscribed(connection: ChatConnection, chatId: string): boolean {
+    return this.byChat.get(chatId)?.has(connection) ?? false;
+  }
+
   subscriberCount(chatId: string): number {
     return this.byChat.get(chatId)?.size ?? 0;
   }

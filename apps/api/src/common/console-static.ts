@@ -4,7 +4,7 @@ import { static as serveStatic, type NextFunction, type Request, type Response }
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROUTE_LABEL } from './http-pipeline';
-import { isApiOrGatewayPath } from './request-path';
+import { isApiOrGatewayPath, lenientPath } from './request-path';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>CashCode</title></head>
@@ -15,9 +15,15 @@ const NOT_BUILT_PAGE = `<!doctype html>
 </body></html>
 `;
 
-/** Paths the console must never answer: every spelling of the API and the shared WebSocket endpoint. */
+/**
+ * Paths the console must never answer: every spelling of the API (its docs included, under `/api/docs`), the shared
+ * WebSocket endpoint and `/v1` (OpenAI-style paths: a client that gets them wrong sees a 404, never the app shell).
+ * Everything else that looks like a page (`/`, `/chat/<id>`, `/settings`, …) gets index.html (console deep links).
+ */
 function isReserved(path: string): boolean {
-  return isApiOrGatewayPath(path);
+  if (isApiOrGatewayPath(path)) return true;
+  const lenient = lenientPath(path);
+  return lenient === null || /^\/v1(?:\/|$)/.test(lenient);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Routes } from '@angular/router';
 
+import { chatUrlMatcher } from './chat/chat-url';
 import { Shell } from './core/layout/shell/shell';
 
 export const routes: Routes = [
@@ -7,7 +8,8 @@ export const routes: Routes = [
     path: '',
     component: Shell,
     children: [
-      { path: '', pathMatch: 'full', title: 'CashCode', loadChildren: () => import('./chat/chat.routes').then((m) => m.CHAT_ROUTES) },
+      // `/` and `/chat/:id` (chat/chat-url.ts): one route, so the chat page stays when a new chat gets its URL
+      { matcher: chatUrlMatcher, title: 'CashCode', loadChildren: () => import('./chat/chat.routes').then((m) => m.CHAT_ROUTES) },
       { path: 'settings', loadChildren: () => import('./settings/settings.routes').then((m) => m.SETTINGS_ROUTES) },
       { path: 'mcp', loadChildren: () => import('./mcp-market/mcp-market.routes').then((m) => m.MCP_MARKET_ROUTES) },
       { path: 'skills', loadChildren: () => import('./skill-market/skill-market.routes').then((m) => m.SKILL_MARKET_ROUTES) },

@@ -18,6 +18,7 @@ import type {
   SessionSummary,
   SkillReceipt,
   TokenUsage,
+  TurnReplayEvent,
 } from '@cashcode/contracts';
 
 import {
@@ -126,6 +127,11 @@ export interface ChatThread {
   error: string | null;
   /** a turn may have progressed while we were disconnected: reload history when it ends */
   resync: boolean;
+  /**
+   * id of the user message of a running turn rebuilt from `turn_replay`: that message and everything after it are the
+   * live turn, kept after the persisted history (which does not hold the turn yet) until the turn ends
+   */
+  replayedTurn?: number;
 }
 
 export interface ChatState {
@@ -213,6 +219,7 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
       content: String(message.content ?? ''),
       streaming: false,
       tools: message.role === 'assistant' && Array.isArray(message.tools) ? message.tools.map(toolBlockFromRecord) : [],
+      // a stopped answer stays marked after a reload (and after the reload that ends a replayed turn)
       cancelled: message.role === 'assistant' && message.cancelled === true,
     };
     if (typeof message.cursor === 'number') row.cursor = message.cursor;
@@ -229,17 +236,61 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
     if (loadedSkills.length > 0) row.loadedSkills = loadedSkills;
     return row;
   });
+  const live = liveTurnMessages(state.threads[chatId]);
+  if (live.length > 0) {
+    // a running turn replayed by the server: the projection does not hold it yet; reload once it ends
+    return withThread({ ...state, nextMessageId: nextId }, chatId, (thread) => ({
+      ...thread,
+      messages: [...mapped, ...live],
+      history: 'loaded',
+      historyError: null,
+      resync: true,
+    }));
+  }
   const kept = keepPendingApprovals(state.threads[chatId], mapped, nextId);
   if (kept !== mapped) nextId++;
   const next = { ...state, nextMessageId: nextId };
-  return withThread(next, chatId, (thread) => ({
-    ...thread,
-    messages: kept,
-    history: 'loaded',
-    historyError: null,
-    resync: false,
-  }));
+  return withThread(next, chatId, (thread) => {
+    const loaded: ChatThread = { ...thread, messages: kept, history: 'loaded', historyError: null, resync: false };
+    delete loaded.replayedTurn;
+    return loaded;
+  });
 }
+
+/** The messages of a running turn that was rebuilt from `turn_replay` (empty when there is none or it ended). */
+function liveTurnMessages(thread: ChatThread | undefined): ChatMessage[] {
+  if (!thread || !thread.generating || thread.replayedTurn === undefined) return [];
+  const start = thread.messages.findIndex((message) => message.id === thread.replayedTurn);
+  return start < 0 ? [] : thread.messages.slice(start);
+}
+
+/**
+ * `turn_replay`: the running turn from its start (after a reload, in a second tab, after a reconnect). The turn this
+ * thread already shows live (from the replayed or the last user message on, while generating) is rebuilt from the
+ * replay: the user message, then each replayed event as if it had arrived live. History reloads when the turn ends.
+ */
+function applyTurnReplay(state: ChatState, event: TurnReplayEvent): ChatState {
+  const chatId = event.chat_id;
+  const current = state.threads[chatId] ?? emptyThread(chatId);
+  let start = current.messages.length;
+  if (current.generating) {
+    const replayed = current.messages.findIndex((message) => message.id === current.replayedTurn);
+    let last = current.messages.length - 1;
+    while (last >= 0 && current.messages[last].role !== 'user') last--;
+    if (replayed >= 0) start = replayed;
+    else if (last >= 0) start = last;
+  }
+  const replayedTurn = state.nextMessageId;
+  let next = withThread(state, chatId, (thread) => ({ ...thread, messages: thread.messages.slice(0, start) }));
+  next = userMessageSent(next, chatId, String(event.user?.content ?? ''), event.user?.metadata ?? NO_METADATA);
+  for (const replayed of Array.isArray(event.events) ? event.events : []) {
+    if (replayed.event === 'turn_replay' || !('chat_id' in replayed) || replayed.chat_id !== chatId) continue;
+    next = reduceServerEvent(next, replayed);
+  }
+  return withThread(next, chatId, (thread) => ({ ...thread, generating: true, resync: true, replayedTurn }));
+}
+
+const NO_METADATA = { llm: { provider: 'openai_compatible', model: '' } } as const satisfies MessageMetadata;
 
 export function historyFailed(state: ChatState, chatId: string, detail: string): ChatState {
   return withThread(state, chatId, (thread) => ({ ...thread, history: 'failed', historyError: detail }));
@@ -521,7 +572,10 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
 
     case 'stop_ack':
       // After a reconnect we cannot tell whether the turn still runs; a stop acknowledgement ends the wait.
-      return state.threads[event.chat_id]?.resync && state.threads[event.chat_id].generating
+      // (a replayed turn is known to run: its `done` follows)
+      return state.threads[event.chat_id]?.resync &&
+        state.threads[event.chat_id].generating &&
+        state.threads[event.chat_id].replayedTurn === undefined
         ? withThread(state, event.chat_id, (thread) => endTurn(thread, false, () => 0))
         : state;
 
@@ -569,6 +623,9 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
       return withThread(state, event.chat_id, (thread) =>
         setElicitationStatus(thread, event.elicitation_id, event.action),
       );
+
+    case 'turn_replay':
+      return applyTurnReplay(state, event);
 
     case 'pong':
     case 'message':

@@ -22,6 +22,7 @@ import { readStorage, writeStorage } from '../core/storage';
 import { findCall, isPending } from './approval-state';
 import { NO_SELECTIONS, type CapabilitySelections } from './capability-picker/capability-rules';
 import { ChatApi } from './chat-api';
+import { chatUrl } from './chat-url';
 import {
   INITIAL_CHAT_STATE,
   activateChat,
@@ -86,6 +87,8 @@ export class ChatStore {
   private readonly selected = signal<LlmSelection | null>(parseStoredSelection(readStorage(MODEL_SELECTION_STORAGE_KEY)));
   private readonly configured = signal<boolean | null>(null);
   private readonly sessionsFailure = signal<string | null>(null);
+  /** chats whose history answered 404 (never saved): a URL naming one shows "not found" */
+  private readonly missingChats = signal<ReadonlySet<string>>(new Set());
 
   readonly connection = this.socket.state;
   readonly sessions = computed(() => this.state().sessions);
@@ -101,6 +104,24 @@ export class ChatStore {
   readonly banner = computed(() => this.state().banner);
   readonly historyStatus = computed(() => this.activeThread()?.history ?? 'idle');
   readonly historyError = computed(() => this.activeThread()?.historyError ?? null);
+  /** the open chat is a saved session (it has a URL, `/chat/<id>`) */
+  readonly activePersisted = computed(() => {
+    const { activeChatId, sessions } = this.state();
+    return activeChatId !== null && sessions.some((session) => session.chat_id === activeChatId);
+  });
+  /** a new chat was asked for and its id has not arrived yet */
+  readonly newChatPending = computed(() => this.state().pendingNewChat);
+  /** the open chat does not exist on the server (its history is 404 and nothing happened in it here) */
+  readonly activeMissing = computed(() => {
+    const thread = this.activeThread();
+    return (
+      thread !== null &&
+      this.missingChats().has(thread.chatId) &&
+      !this.activePersisted() &&
+      thread.messages.length === 0 &&
+      !thread.generating
+    );
+  });
   /** chats with an approval waiting for the user */
   readonly awaitingApproval = computed(() => new Set(chatsAwaitingApproval(this.state())), {
     equal: (a, b) => a.size === b.size && [...a].every((id) => b.has(id)),
@@ -403,7 +424,7 @@ export class ChatStore {
       },
       () => {
         this.open(event.chat_id);
-        void this.router.navigateByUrl('/');
+        void this.router.navigateByUrl(chatUrl(event.chat_id));
       },
     );
   }
@@ -427,16 +448,27 @@ export class ChatStore {
     try {
       const response = await this.api.messages(chatId);
       if (!this.isCurrentRequest(chatId, token)) return;
+      this.markMissing(chatId, false);
       this.update((state) => historyLoaded(state, chatId, response.messages));
     } catch (error) {
       if (!this.isCurrentRequest(chatId, token)) return;
       if (error instanceof ApiError && error.status === 404) {
         // not persisted yet (a new chat): nothing to show
+        this.markMissing(chatId, true);
         this.update((state) => historyLoaded(state, chatId, []));
       } else {
         this.update((state) => historyFailed(state, chatId, errorMessage(error)));
       }
     }
+  }
+
+  private markMissing(chatId: string, missing: boolean): void {
+    const current = this.missingChats();
+    if (current.has(chatId) === missing) return;
+    const next = new Set(current);
+    if (missing) next.add(chatId);
+    else next.delete(chatId);
+    this.missingChats.set(next);
   }
 
   /** A response counts only for the latest request of that chat and while the chat is still open. */

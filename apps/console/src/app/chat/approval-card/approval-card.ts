@@ -53,7 +53,9 @@ function typingElsewhere(document: Document): boolean {
   if (!active) return false;
   if (active.isContentEditable) return true;
   const editable = active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement || active instanceof HTMLSelectElement;
-  return editable && !(active as HTMLInputElement).disabled;
+  if (!editable || (active as HTMLInputElement).disabled) return false;
+  // the composer stays enabled while an answer streams: only text being typed there keeps the focus
+  return !(active instanceof HTMLTextAreaElement && active.value === '');
 }
 
 /**

@@ -184,13 +184,33 @@ describe('Composer', () => {
     expect(byTestId('send-button')?.disabled).toBe(true);
   });
 
-  it('Scenario: while generating the textarea is disabled and Stop replaces Send', async () => {
+  it('Scenario: while generating the textarea stays usable, Enter hands the message on to be queued, and Stop replaces Send', async () => {
     ref.setInput('generating', true);
     await fixture.whenStable();
-    expect(textarea().disabled).toBe(true);
+    expect(textarea().disabled).toBe(false);
     expect(byTestId('send-button')).toBeNull();
+    expect(byTestId('queue-button')?.disabled).toBe(true);
+    await type('next one');
+    expect(byTestId('queue-button')?.disabled).toBe(false);
+    press({ key: 'Enter' });
+    expect(sent).toEqual([{ text: 'next one', selections: { skills: [], mcp: [] } }]);
     byTestId('stop-button')?.click();
     expect(stops).toBe(1);
+  });
+
+  it('Scenario: ↑ in an empty composer asks for the last user message; IME Enter does not send', async () => {
+    let recalls = 0;
+    fixture.componentInstance.recall.subscribe(() => recalls++);
+    const up = press({ key: 'ArrowUp' });
+    expect(up.defaultPrevented).toBe(true);
+    expect(recalls).toBe(1);
+    fixture.componentInstance.setText('edited again');
+    await fixture.whenStable();
+    expect(textarea().value).toBe('edited again');
+    press({ key: 'ArrowUp' });
+    expect(recalls).toBe(1);
+    press({ key: 'Enter', isComposing: true });
+    expect(sent).toEqual([]);
   });
 
   it('clears the text after a successful send', async () => {

@@ -44,6 +44,7 @@ import {
   type SelectionError,
 } from '../capability-picker/capability-rules';
 import { canSend, isSendKey } from '../composer-rules';
+import { isRecallKey } from '../composer-recall';
 import { parseStoredSelection, selectionKey, type ModelGroup } from '../model-selection';
 
 const PROVIDER_LABELS: Record<LlmProvider, MessageKey> = {
@@ -122,6 +123,8 @@ export class Composer {
 
   readonly send = output<ComposerSubmission>();
   readonly stop = output<void>();
+  /** ↑ in an empty composer: the page puts the last user message back (composer-recall.ts) */
+  readonly recall = output<void>();
   readonly refreshModels = output<void>();
   readonly selectModel = output<LlmSelection>();
 
@@ -215,6 +218,18 @@ export class Composer {
       generating: this.generating(),
     }),
   );
+  /** while an answer streams, Enter (or Queue) queues the message: the same rules as Send, minus the running turn */
+  protected readonly queueEnabled = computed(
+    () =>
+      this.generating() &&
+      canSend({
+        text: this.text(),
+        chatReady: this.chatReady(),
+        hasModel: this.selection() !== null,
+        modelsLoading: this.modelsLoading(),
+        generating: false,
+      }),
+  );
   protected readonly providerLine = computed(() =>
     this.providerErrors()
       .map(({ provider, error }) => `${this.i18n.t(PROVIDER_LABELS[provider])}: ${error}`)
@@ -301,6 +316,11 @@ export class Composer {
         this.applyPickerAction(open, action);
         return;
       }
+    }
+    if (isRecallKey(event, this.text())) {
+      event.preventDefault();
+      this.recall.emit();
+      return;
     }
     if (!isSendKey(event)) return;
     event.preventDefault();
@@ -392,7 +412,7 @@ export class Composer {
   // ---- send ------------------------------------------------------------------------------------------------
 
   protected submit(): void {
-    if (!this.sendEnabled()) return;
+    if (!this.sendEnabled() && !this.queueEnabled()) return;
     this.send.emit({ text: this.text(), selections: this.selections() });
   }
 
@@ -410,5 +430,12 @@ export class Composer {
 
   focus(): void {
     this.textarea().nativeElement.focus();
+  }
+
+  /** Puts text in the composer for editing (↑ in an empty composer), the cursor at its end. */
+  setText(text: string): void {
+    this.replaceText(text, text.length);
+    this.autosize().resizeToFitContent(true);
+    this.focus();
   }
 }

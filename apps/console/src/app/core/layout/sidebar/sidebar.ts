@@ -11,6 +11,7 @@ import { filter, map } from 'rxjs';
 
 import { ChatApi } from '../../../chat/chat-api';
 import { ChatStore } from '../../../chat/chat-store';
+import { chatUrl, isChatUrl } from '../../../chat/chat-url';
 import { sessionExportFileName, sessionExportMimeType } from '../../../chat/session-export';
 import { SESSION_SEARCH_DEBOUNCE_MS, sessionSearchQuery } from '../../../chat/session-search';
 import { errorMessage } from '../../api/api-error';
@@ -55,10 +56,7 @@ export class Sidebar {
     ),
     { initialValue: this.router.url },
   );
-  protected readonly onChatView = computed(() => {
-    const path = this.url().split(/[?#]/)[0];
-    return path === '/' || path === '';
-  });
+  protected readonly onChatView = computed(() => isChatUrl(this.url()));
 
   constructor() {
     const timer = setInterval(() => this.now.set(Date.now()), 30_000);
@@ -93,7 +91,7 @@ export class Sidebar {
 
   protected openResult(result: SessionSearchResult): void {
     this.store.open(result.chat_id);
-    void this.router.navigateByUrl('/');
+    void this.router.navigateByUrl(chatUrl(result.chat_id));
     this.navigated.emit();
   }
 
@@ -114,7 +112,7 @@ export class Sidebar {
   protected open(session: SessionSummary): void {
     if (this.editingId() === session.chat_id) return;
     this.store.open(session.chat_id);
-    void this.router.navigateByUrl('/');
+    void this.router.navigateByUrl(chatUrl(session.chat_id));
     this.navigated.emit();
   }
 
