@@ -92,3 +92,38 @@ export const SERVER_ERROR_CODES: readonly ServerErrorCode[] = [...new Set<Server
 export function isServerErrorCode(value: string): value is ServerErrorCode {
   return (SERVER_ERROR_CODES as readonly string[]).includes(value);
 }
+
+/**
+ * Finer causes of a problem code, sent as the problem's additive `reason` member (with `member` / `limit` when the
+ * cause has them); clients translate `<code>.<reason>` and fall back to the code's message, then to `detail`.
+ */
+export const PROBLEM_REASONS = {
+  /** Skill ZIP import (`POST /api/skills/import`) */
+  skill_validation: [
+    'zip_missing',
+    'zip_not_zip',
+    'zip_too_large',
+    'archive_invalid',
+    'archive_empty',
+    'archive_too_many_entries',
+    'archive_illegal_path',
+    'archive_unsupported_member',
+    'archive_symlink',
+    'archive_encrypted',
+    'archive_duplicates',
+    'archive_member_too_large',
+    'archive_expands_too_much',
+    'archive_file_dir_conflict',
+    'archive_layout',
+    'archive_outside',
+    'archive_invalid_package_path',
+    'archive_must_be_directory',
+    'archive_file_too_large',
+    'skill_md_not_utf8',
+    'skill_md_invalid',
+  ],
+  /** LLM settings connection test (`POST /api/settings/llm/test`) */
+  connection_failed: ['timeout', 'auth', 'connection', 'rate_limit', 'probe_generic'],
+} as const;
+
+export type ProblemReason<C extends keyof typeof PROBLEM_REASONS> = (typeof PROBLEM_REASONS)[C][number];

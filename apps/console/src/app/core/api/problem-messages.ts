@@ -32,15 +32,18 @@ export interface ProblemTranslator {
 }
 
 /**
- * The message of a server error in the console's language, or undefined when the code is unknown (or its message
- * needs a `detail` the server did not send): the caller then shows the server's `detail`.
+ * The message of a server error in the console's language: `problem.<code>.<reason>` when the problem names a known
+ * finer `reason`, else `problem.<code>`; undefined when the code is unknown or the message needs a member the server
+ * did not send (e.g. a blank `detail`): the caller then shows the server's `detail`.
  */
 export function localizeProblem(i18n: ProblemTranslator, code: string, problem: unknown): string | undefined {
-  const key = problemMessageKey(code);
-  if (key === undefined) return undefined;
   const params = problemMessageParams(problem);
-  const detail = params['detail'];
-  const needsDetail = i18n.t(key).includes('{detail}');
-  if (needsDetail && (typeof detail !== 'string' || detail.trim() === '')) return undefined;
-  return i18n.t(key, params);
+  // a finer cause (`reason`, e.g. a ZIP import rule) has its own message; else the code's
+  const reason = params['reason'];
+  const key = (typeof reason === 'string' ? problemMessageKey(`${code}.${reason}`) : undefined) ?? problemMessageKey(code);
+  if (key === undefined) return undefined;
+  // every placeholder of the message must be filled (a detail-based message needs a non-blank detail)
+  const placeholders = (i18n.t(key).match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1));
+  const missing = placeholders.some((name) => params[name] === undefined || String(params[name]).trim() === '');
+  return missing ? undefined : i18n.t(key, params);
 }
