@@ -329,17 +329,20 @@ describe('LLM settings REST (e2e)', () => {
       const response = await probe({ ...openai(), provider: 'openai_compatible' });
       expect(response.status).toBe(400);
       expect((response.body as Problem).detail).toBe(AUTH_MESSAGE);
+      expect(response.body).toMatchObject({ code: 'connection_failed', reason: 'auth' });
       expect(response.text).not.toContain('Incorrect');
       expect(response.text).not.toContain(fake.baseUrl);
     });
 
     it('Scenario: 429 answers busy and 500 answers the generic message', async () => {
       fake.modelsStep = { status: 429 };
-      expect((await probe({ ...openai(), provider: 'openai_compatible' })).body.detail).toBe(BUSY_MESSAGE);
+      const busy = await probe({ ...openai(), provider: 'openai_compatible' });
+      expect(busy.body).toMatchObject({ detail: BUSY_MESSAGE, reason: 'rate_limit' });
       fake.modelsStep = { status: 500 };
       const response = await probe({ ...openai(), provider: 'openai_compatible' });
       expect(response.status).toBe(400);
       expect((response.body as Problem).detail).toBe(GENERIC_MESSAGE);
+      expect(response.body).toMatchObject({ reason: 'probe_generic' });
     });
 
     it('Scenario: a model server that never answers times out', async () => {
@@ -347,6 +350,7 @@ describe('LLM settings REST (e2e)', () => {
       const response = await probe({ ...openai(), provider: 'openai_compatible' });
       expect(response.status).toBe(400);
       expect((response.body as Problem).detail).toBe(TIMEOUT_MESSAGE);
+      expect(response.body).toMatchObject({ reason: 'timeout' });
     });
 
     it('Scenario: nothing listening answers cannot connect', async () => {
@@ -358,6 +362,7 @@ describe('LLM settings REST (e2e)', () => {
       });
       expect(response.status).toBe(400);
       expect((response.body as Problem).detail).toBe(CONNECT_MESSAGE);
+      expect(response.body).toMatchObject({ reason: 'connection' });
     });
   });
 

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import type { SkillRecord } from '@cashcode/contracts';
+import { PROBLEM_REASONS, type SkillRecord } from '@cashcode/contracts';
 import { ARCHIVE_MESSAGES as A } from '../src/skills/skill-archive';
 import { SKILL_MESSAGES } from '../src/skills/skills.errors';
 import {
@@ -57,6 +57,8 @@ describe('Skill ZIP import (e2e)', () => {
     const rule = received.startsWith(`${detail}: `) ? detail : received;
     expect({ status: res.status, detail: rule }).toEqual({ status: 422, detail });
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    // every refusal names its cause as a reason of the shared contracts (clients translate it)
+    if (res.body.code === 'skill_validation') expect(PROBLEM_REASONS.skill_validation).toContain(res.body.reason);
     expect(await listTree(t.config.skillsUserDir)).toEqual(before);
     expect(await catalogRevisionNames()).toEqual(names);
   }
@@ -210,6 +212,19 @@ describe('Skill ZIP import (e2e)', () => {
         member: 'assets/part4.bin',
         limit: 20 * 1024 * 1024,
       });
+    });
+
+    it('Scenario: a refused ZIP import carries the reason a client translates', async () => {
+      const reasonOf = async (zip: Buffer, filename?: string) => (await upload(zip, filename)).body.reason as string;
+      expect(await reasonOf(Buffer.from('this is not a zip at all'))).toBe('archive_invalid');
+      expect(await reasonOf(await zipOf([]))).toBe('archive_empty');
+      expect(await reasonOf(await zipOf([{ name: 'SKILL.md', data: skill() }]), 'skill.tar')).toBe('zip_not_zip');
+      const link = await zipOf([{ name: 'SKILL.md', data: skill() }, { name: 'scripts/link', data: '/etc/passwd', mode: 0o120777 }]);
+      expect((await upload(link)).body).toMatchObject({ code: 'skill_validation', reason: 'archive_symlink', member: 'scripts/link' });
+      expect(await reasonOf(await zipOf([{ name: 'SKILL.md', data: 'no frontmatter' }]))).toBe('skill_md_invalid');
+      expect(await reasonOf(await zipOf([{ name: 'SKILL.md', data: skill() }, { name: 'scripts', data: 'x' }]))).toBe(
+        'archive_must_be_directory',
+      );
     });
 
     it('Scenario: SKILL.md must be UTF-8 with valid frontmatter', async () => {

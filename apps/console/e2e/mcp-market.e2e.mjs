@@ -82,7 +82,7 @@ describe('MCP Market', { timeout: 180_000 }, () => {
   test('Scenario: connecting a built-in stdio server shows connected with its tools', async () => {
     await row('test_stdio_mcp').getByTestId('mcp-lifecycle').click();
     await row('test_stdio_mcp').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor();
-    assert.match(await row('test_stdio_mcp').innerText(), /1 tools/);
+    assert.match(await row('test_stdio_mcp').innerText(), /· 1 tool$/m);
     assert.match(await row('test_stdio_mcp').getByTestId('mcp-lifecycle').innerText(), /Disconnect/);
   });
 

@@ -160,7 +160,7 @@ describe('Composer @ picker', { timeout: 180_000 }, () => {
     await composer().press('Enter'); // MCP is the first category
     const item = picker().getByTestId(`picker-item-${MCP_SERVER}`);
     await item.waitFor();
-    assert.match(await item.innerText(), /1 tools/);
+    assert.match(await item.innerText(), /\b1 tool\b(?!s)/);
     await screenshot(page, 'picker-06-mcp');
     await composer().press('Enter');
     await page.getByTestId(`composer-chip-mcp-${MCP_SERVER}`).waitFor();
@@ -202,9 +202,9 @@ describe('Composer @ picker', { timeout: 180_000 }, () => {
     await page.getByTestId('send-button').waitFor();
     await composer().pressSequentially('@');
     await picker().getByText('已连接的工具服务').waitFor();
-    await picker().getByText('当前可用的本地技能').waitFor();
+    await picker().getByText('当前可用的本地 Skill').waitFor();
     await composer().press('ArrowDown');
-    await expectActive('当前可用的本地技能');
+    await expectActive('当前可用的本地 Skill');
     await composer().press('Enter');
     await picker().getByTestId(`picker-item-${SKILL_NAME}`).waitFor();
     await composer().pressSequentially('zzz');

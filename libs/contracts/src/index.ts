@@ -10,3 +10,4 @@ export * from './guards';
 export * from './api-paths';
 export * from './elicitation';
 export * from './openai-compat';
+export * from './error-codes';

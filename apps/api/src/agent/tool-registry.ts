@@ -13,10 +13,11 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
+import { TOOL_ERROR_HINT } from '../common/model-hints';
 import type { AgentTool, ToolContext, ToolImage, ToolResult } from './agent-tool';
 
-/** Suffix appended to every registry/tool error the model sees (openspec agent-runner). */
-export const TOOL_ERROR_HINT = '\n\n[Analyze the error above and try a different approach.]';
+/** Suffix appended to every registry/tool error the model sees (openspec agent-runner); never shown to a client. */
+export { TOOL_ERROR_HINT };
 
 export const MCP_TOOL_PREFIX = 'mcp_';
 
@@ -252,7 +253,8 @@ export class ToolRegistry {
         ...(normalized.images && normalized.images.length > 0 ? { images: normalized.images } : {}),
       };
     };
-    const failure = (text: string): ToolExecution => finish({ model: text + TOOL_ERROR_HINT, ok: false });
+    // the hint is for the model (and the persisted history the model sees again); the client gets the error alone
+    const failure = (text: string): ToolExecution => finish({ model: text + TOOL_ERROR_HINT, public: text, ok: false });
 
     if (ctx.signal.aborted) throw new ToolExecutionCancelledError();
     const meta = this.metaTools.get(name);
@@ -263,10 +265,8 @@ export class ToolRegistry {
     if (!meta && name.startsWith(MCP_TOOL_PREFIX)) {
       if (!this.isUsable(name, scope)) {
         // not counted as a failure (openspec agent-runner): the model is told how to proceed
-        return finish({
-          model: `Tool '${name}' is not activated yet and cannot be executed. Activate it first with tool_search or mcp_prepare.${TOOL_ERROR_HINT}`,
-          ok: true,
-        });
+        const notice = `Tool '${name}' is not activated yet and cannot be executed. Activate it first with tool_search or mcp_prepare.`;
+        return finish({ model: `${notice}${TOOL_ERROR_HINT}`, public: notice, ok: true });
       }
       if (!scope.temporary.has(name)) this.activation.touch(scope.chatId, name);
     }

@@ -25,8 +25,10 @@ export class LlmSettingsError extends DomainError<LlmSettingsErrorCode> {
     code: LlmSettingsErrorCode,
     message: string,
     readonly fieldErrors: readonly ProblemFieldError[] = [],
+    /** additive problem members (e.g. a connection test's `reason`) */
+    extensions?: Readonly<Record<string, unknown>>,
   ) {
-    super(code, message, llmSettingsProblem(code, fieldErrors));
+    super(code, message, { ...llmSettingsProblem(code, fieldErrors), ...(extensions ? { extensions } : {}) });
   }
 }
 

@@ -34,7 +34,7 @@ import {
 } from './llm-settings.validation';
 import { discoverModels } from './model-discovery';
 import { OLLAMA_API_KEY, createProviderClient } from './provider-client';
-import { classifyProviderError, probeErrorMessage } from './provider-errors';
+import { classifyProviderError, probeErrorMessage, probeErrorReason } from './provider-errors';
 
 /** Default base URL of the legacy DEEPSEEK_* migration. */
 export const LEGACY_DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
@@ -141,7 +141,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
       this.logger.warn(
         formatEvent('llm.settings.test_failed', { provider, kind: classifyProviderError(error).kind }),
       );
-      throw new LlmSettingsError('connection_failed', probeErrorMessage(error));
+      throw new LlmSettingsError('connection_failed', probeErrorMessage(error), [], { reason: probeErrorReason(error) });
     }
   }
 

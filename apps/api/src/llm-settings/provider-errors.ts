@@ -15,6 +15,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
 } from 'openai';
+import type { ProblemReason } from '@cashcode/contracts';
 import type { ClassifiedProviderError, ProviderErrorKind } from './llm-provider';
 
 /** Fixed user-facing messages, one per outcome. */
@@ -218,12 +219,17 @@ export function isExpectedProviderFailure(err: unknown): boolean {
  * contains provider text.
  */
 export function probeErrorMessage(err: unknown): string {
+  return PROVIDER_ERROR_MESSAGES[probeErrorReason(err)];
+}
+
+/** The outcome of a failed probe, also the connection test problem's `reason` (clients translate it). */
+export function probeErrorReason(err: unknown): ProblemReason<'connection_failed'> {
   const kind = classifyProviderError(err).kind;
-  if (kind === 'timeout') return PROVIDER_ERROR_MESSAGES.timeout;
-  if (kind === 'auth') return PROVIDER_ERROR_MESSAGES.auth;
+  if (kind === 'timeout') return 'timeout';
+  if (kind === 'auth') return 'auth';
   if (err instanceof APIConnectionError || (!(err instanceof APIError) && causeChain(err).some(isConnectionLike))) {
-    return PROVIDER_ERROR_MESSAGES.connection;
+    return 'connection';
   }
-  if (kind === 'rate_limit' || kind === 'quota') return PROVIDER_ERROR_MESSAGES.rate_limit;
-  return PROVIDER_ERROR_MESSAGES.probe_generic;
+  if (kind === 'rate_limit' || kind === 'quota') return 'rate_limit';
+  return 'probe_generic';
 }

@@ -18,6 +18,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppEventBus } from '../events/event-bus';
 import { argumentPreview } from '../common/argument-preview';
 import { redactSecrets } from '../common/redact';
+import { withoutModelHints } from '../common/model-hints';
 import { firstCodePoints } from '../common/trim';
 import { formatLocalIsoSeconds } from './local-time';
 import { sessionExportJson, sessionExportMarkdown } from './session-export';
@@ -85,7 +86,7 @@ export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessa
     } else if (record.role === 'tool') {
       const tool = pendingTools.find((entry) => entry.call_id === record.tool_call_id && entry.result_preview === null);
       if (tool) {
-        tool.result_preview = firstCodePoints(redactSecrets(record.content), TOOL_RESULT_PREVIEW_MAX_CHARS).text;
+        tool.result_preview = firstCodePoints(redactSecrets(withoutModelHints(record.content)), TOOL_RESULT_PREVIEW_MAX_CHARS).text;
         tool.ok = typeof record.ok === 'boolean' ? record.ok : null;
         tool.duration_ms = typeof record.duration_ms === 'number' ? record.duration_ms : null;
       }

@@ -22,7 +22,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
-import type { SkillArchiveCandidate } from '@cashcode/contracts';
+import type { ProblemReason, SkillArchiveCandidate } from '@cashcode/contracts';
 import {
   META_FILE,
   PACKAGE_MAX_DEPTH,
@@ -106,14 +106,44 @@ interface Member {
   directory: boolean;
 }
 
+type ArchiveReason = ProblemReason<'skill_validation'>;
+
+/** The problem's `reason` of each fixed archive rule (clients translate the import error by it). */
+const ARCHIVE_REASONS = new Map<string, ArchiveReason>([
+  [ARCHIVE_MESSAGES.invalidOrOversized, 'archive_invalid'],
+  [ARCHIVE_MESSAGES.invalid, 'archive_invalid'],
+  [ARCHIVE_MESSAGES.empty, 'archive_empty'],
+  [ARCHIVE_MESSAGES.tooManyEntries, 'archive_too_many_entries'],
+  [ARCHIVE_MESSAGES.illegalPath, 'archive_illegal_path'],
+  [ARCHIVE_MESSAGES.unsupportedMember, 'archive_unsupported_member'],
+  [ARCHIVE_MESSAGES.symlinkOrSpecial, 'archive_symlink'],
+  [ARCHIVE_MESSAGES.encrypted, 'archive_encrypted'],
+  [ARCHIVE_MESSAGES.duplicates, 'archive_duplicates'],
+  [ARCHIVE_MESSAGES.memberTooLarge, 'archive_member_too_large'],
+  [ARCHIVE_MESSAGES.expandsTooMuch, 'archive_expands_too_much'],
+  [ARCHIVE_MESSAGES.fileDirConflict, 'archive_file_dir_conflict'],
+  [ARCHIVE_MESSAGES.layout, 'archive_layout'],
+  [ARCHIVE_MESSAGES.outside, 'archive_outside'],
+  [ARCHIVE_MESSAGES.invalidPackagePath('').split(':')[0] as string, 'archive_invalid_package_path'],
+  [ARCHIVE_MESSAGES.fileTooLarge('').split(':')[0] as string, 'archive_file_too_large'],
+  [ARCHIVE_MESSAGES.notUtf8, 'skill_md_not_utf8'],
+]);
+
+/** The reason of a rule; `<dir> must be a directory` by its shape; any other message is SKILL.md's validation. */
+export function archiveReason(rule: string): ArchiveReason {
+  const known = ARCHIVE_REASONS.get(rule);
+  if (known) return known;
+  return rule.endsWith(' must be a directory') ? 'archive_must_be_directory' : 'skill_md_invalid';
+}
+
 function reject(message: string): never {
-  throw new SkillError('validation', message, 'file');
+  throw new SkillError('validation', message, 'file', { extensions: { reason: archiveReason(message) } });
 }
 
 /** A per-member refusal: the member in the message and as the problem's `member`, with the limit when one applies. */
 function rejectMember(rule: string, member: string, why?: string, limit?: number): never {
   throw new SkillError('validation', ARCHIVE_MESSAGES.member(rule, member, why), 'file', {
-    extensions: { member, ...(limit !== undefined ? { limit } : {}) },
+    extensions: { reason: archiveReason(rule), member, ...(limit !== undefined ? { limit } : {}) },
   });
 }
 
@@ -205,7 +235,7 @@ async function checkMembers(
       'validation',
       `${ARCHIVE_MESSAGES.tooManyEntries}: ${zip.entryCount.toLocaleString('en-US')}; ${ARCHIVE_MESSAGES.entriesOver(ZIP_MAX_ARCHIVE_ENTRIES)}`,
       'file',
-      { extensions: { limit: ZIP_MAX_ARCHIVE_ENTRIES } },
+      { extensions: { reason: 'archive_too_many_entries', limit: ZIP_MAX_ARCHIVE_ENTRIES } },
     );
   }
   let entries: Entry[];

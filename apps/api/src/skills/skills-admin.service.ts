@@ -230,13 +230,15 @@ export class SkillsAdminService {
    * package shadow the built-in of its name (openspec skills "Requirement: ZIP import").
    */
   async importZip(file: UploadedZip | undefined, options: ImportOptions = {}): Promise<SkillImportResponse> {
-    if (!file) throw new SkillError('validation', SKILL_MESSAGES.zipMissing, 'file');
+    if (!file) throw new SkillError('validation', SKILL_MESSAGES.zipMissing, 'file', { extensions: { reason: 'zip_missing' } });
     const filename = file.originalname.trim().toLowerCase();
     if (!IMPORT_EXTENSIONS.some((ext) => filename.endsWith(ext))) {
-      throw new SkillError('validation', SKILL_MESSAGES.notZip, 'file');
+      throw new SkillError('validation', SKILL_MESSAGES.notZip, 'file', { extensions: { reason: 'zip_not_zip' } });
     }
     if (file.size > ZIP_MAX_BYTES || file.buffer.length > ZIP_MAX_BYTES) {
-      throw new SkillError('validation', SKILL_MESSAGES.zipTooLarge, 'file');
+      throw new SkillError('validation', SKILL_MESSAGES.zipTooLarge, 'file', {
+        extensions: { reason: 'zip_too_large', limit: ZIP_MAX_BYTES },
+      });
     }
     const select = options.select ?? [];
     const started = performance.now();

@@ -71,7 +71,7 @@ export class SkillUploadLimitInterceptor implements NestInterceptor {
       catchError((error: unknown) =>
         throwError(() =>
           error instanceof PayloadTooLargeException
-            ? new SkillError('validation', SKILL_MESSAGES.zipTooLarge, 'file')
+            ? new SkillError('validation', SKILL_MESSAGES.zipTooLarge, 'file', { extensions: { reason: 'zip_too_large', limit: ZIP_MAX_BYTES } })
             : error,
         ),
       ),

@@ -10,6 +10,7 @@ import {
   reduceServerEvent,
   sessionRemoved,
   sessionsLoaded,
+  toolBlockFromRecord,
   userMessageSent,
   type ChatState,
 } from './chat-state';
@@ -315,5 +316,14 @@ describe('chat state', () => {
       ['t2', 'error', 3, 'missing'],
       ['t3', 'interrupted', null, null],
     ]);
+  });
+
+  it('Scenario: a failed tool call reads as Failed after a reload, also from a record without ok', () => {
+    const record = { call_id: 'x', name: 'mcp_kit_fail', arguments: '{}', duration_ms: 5 };
+    expect(toolBlockFromRecord({ ...record, result_preview: 'the disk is full', ok: false }).status).toBe('error');
+    expect(toolBlockFromRecord({ ...record, result_preview: 'Error: nope', ok: null }).status).toBe('error');
+    expect(toolBlockFromRecord({ ...record, result_preview: 'all good', ok: null }).status).toBe('ok');
+    expect(toolBlockFromRecord({ ...record, result_preview: 'Error handling explained', ok: true }).status).toBe('ok');
+    expect(toolBlockFromRecord({ ...record, result_preview: null, ok: null }).status).toBe('interrupted');
   });
 });

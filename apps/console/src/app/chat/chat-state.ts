@@ -101,6 +101,14 @@ export const PERSISTED_TURN_ERROR_CODES: ReadonlySet<string> = new Set([
   'fatal',
 ]);
 
+/**
+ * Whether a persisted call failed: its `ok`, or for a record written before `ok` was kept (`ok: null`) the server's
+ * own rule on the text (a result starting with `Error`).
+ */
+function recordFailed(tool: PublicToolRecord, result: string): boolean {
+  return tool.ok === false || (tool.ok !== true && result.trimStart().startsWith('Error'));
+}
+
 /** A persisted tool call of loaded history as the same block a live turn shows. */
 export function toolBlockFromRecord(tool: PublicToolRecord): ToolBlockState {
   const result = typeof tool.result_preview === 'string' ? tool.result_preview : null;
@@ -109,7 +117,7 @@ export function toolBlockFromRecord(tool: PublicToolRecord): ToolBlockState {
     streamId: 0,
     name: String(tool.name ?? ''),
     arguments: typeof tool.arguments === 'string' ? tool.arguments : '',
-    status: result === null ? 'interrupted' : tool.ok === false ? 'error' : 'ok',
+    status: result === null ? 'interrupted' : recordFailed(tool, result) ? 'error' : 'ok',
     durationMs: typeof tool.duration_ms === 'number' ? tool.duration_ms : null,
     result,
   };

@@ -13,7 +13,7 @@ import type {
 } from '@cashcode/contracts';
 
 import { ApiError, errorMessage } from '../core/api/api-error';
-import { problemMessageKey } from '../core/api/problem-messages';
+import { localizeProblem } from '../core/api/problem-messages';
 import { ApprovalNotifier } from '../core/approvals/approval-notifier';
 import { I18n, type MessageKey } from '../core/i18n/i18n';
 import { ChatSocket } from '../core/socket/chat-socket';
@@ -367,8 +367,8 @@ export class ChatStore {
   /** A WS `error` event with a known code shows the console's translation, like a REST problem with that code. */
   private localizeError(event: ServerEvent): ServerEvent {
     if (event.event !== 'error' || event.code === undefined) return event;
-    const key = problemMessageKey(event.code);
-    return key === undefined ? event : { ...event, detail: this.i18n.t(key) };
+    const detail = localizeProblem(this.i18n, event.code, event);
+    return detail === undefined ? event : { ...event, detail };
   }
 
   private applySelection(selection: LlmSelection | null): void {

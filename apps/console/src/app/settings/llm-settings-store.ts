@@ -97,7 +97,7 @@ export class LlmSettingsStore {
     this.outcome.set(null);
     try {
       const response = await this.api.test(buildTestRequest(this.draftState()));
-      this.outcome.set({ kind: 'success', text: response.message });
+      this.outcome.set({ kind: 'success', text: this.i18n.t('settings.testSucceeded', { count: response.model_count }) });
     } catch (error) {
       this.applyServerError(error);
     } finally {

@@ -259,7 +259,8 @@ describe('Composer', () => {
       expect(picker()?.getAttribute('data-level')).toBe('mcp');
       expect(mcpApi.toolCalls.sort()).toEqual(['cached_only', 'test_stdio_mcp']);
       expect(rows()).toEqual(['picker-item-test_stdio_mcp']);
-      expect(byTestId('picker-item-test_stdio_mcp')?.textContent).toContain('1 tools');
+      expect(byTestId('picker-item-test_stdio_mcp')?.textContent).toContain('1 tool');
+      expect(byTestId('picker-item-test_stdio_mcp')?.textContent).not.toContain('1 tools');
     });
 
     it('Scenario: arrows wrap, Backspace on an empty query goes back, Escape closes until the @ changes', async () => {

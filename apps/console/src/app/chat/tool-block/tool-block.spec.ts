@@ -48,6 +48,8 @@ describe('ToolBlock', () => {
     const failed = await render({ ...finished, status: 'error', result: 'Error: file not found' });
     expect(failed.querySelector('.cc-error')).not.toBeNull();
     expect(failed.querySelector('.cc-tool-state')?.textContent).toBe('Failed');
+    expect(failed.getAttribute('data-status')).toBe('error');
+    expect(failed.querySelector('[data-testid="tool-preview"]')?.textContent).toBe('Error: file not found');
   });
 
   it('a call waiting for its approval or refused by it reads as such', async () => {

@@ -4,7 +4,7 @@ import { catchError, throwError } from 'rxjs';
 
 import { I18n } from '../i18n/i18n';
 import { ApiError, toApiError } from './api-error';
-import { problemMessageKey } from './problem-messages';
+import { localizeProblem } from './problem-messages';
 
 /**
  * Turns every failed HTTP call into an ApiError carrying the problem+json detail, code and field errors; a known
@@ -22,10 +22,7 @@ export const apiErrorInterceptor: HttpInterceptorFn = (request, next) => {
             error.statusText ?? '',
             error.error,
             (status) => i18n.t('error.requestFailed', { status }),
-            (code) => {
-              const key = problemMessageKey(code);
-              return key === undefined ? undefined : i18n.t(key);
-            },
+            (code, problem) => localizeProblem(i18n, code, problem),
           ),
         );
       }

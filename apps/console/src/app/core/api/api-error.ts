@@ -20,8 +20,8 @@ export class ApiError extends Error {
   }
 }
 
-/** The localized message of a problem `code`, or undefined for a code the console does not know. */
-export type ProblemLocalizer = (code: string) => string | undefined;
+/** The localized message of a problem `code` (given the parsed body), or undefined for a code the console does not know. */
+export type ProblemLocalizer = (code: string, problem: Readonly<Record<string, unknown>>) => string | undefined;
 
 function parseFieldErrors(raw: unknown): ProblemFieldError[] {
   if (!Array.isArray(raw)) return [];
@@ -60,7 +60,7 @@ export function toApiError(
     const fieldErrors = parseFieldErrors(problem.errors);
     const detail = problem.detail;
     const code = typeof problem.code === 'string' && problem.code !== '' ? problem.code : undefined;
-    const localized = code === undefined ? undefined : localize(code);
+    const localized = code === undefined ? undefined : localize(code, parsed);
     const serverDetail = typeof detail === 'string' && detail.trim() !== '' ? detail : undefined;
     if (localized !== undefined) {
       return new ApiError(status, localized, fieldErrors, code, serverDetail ?? localized, parsed);

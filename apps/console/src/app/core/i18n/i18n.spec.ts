@@ -33,7 +33,7 @@ describe('I18n', () => {
     expect(i18n.t('skills.upload.done', { name: 'pdf' })).toContain('pdf');
     i18n.setLanguage('zh-CN');
     expect(i18n.t('toolPolicies.title')).toBe('工具与审批');
-    expect(i18n.t('evolution.title')).toBe('技能进化');
+    expect(i18n.t('evolution.title')).toBe('Skill 进化');
   });
 
   it('both dictionaries translate every key with the same placeholders', () => {
@@ -42,6 +42,45 @@ describe('I18n', () => {
       const placeholders = (text: string) => (text.match(/\{\w+\}/g) ?? []).sort();
       expect(placeholders(ZH_CN_MESSAGES[key])).toEqual(placeholders(EN_MESSAGES[key]));
     }
+  });
+
+  it('Scenario: every English message has a real Simplified Chinese translation', () => {
+    // brand names, protocol names and pure placeholders read the same in both languages
+    const sameInBoth = new Set([
+      'app.name',
+      'risk.mcp',
+      'picker.mcp',
+      'picker.skill',
+      'provider.ollama',
+      'mcp.actionFailed',
+      'mcp.form.type.sse',
+      'mcp.form.type.streamable_http',
+      'skills.editor.subtitle',
+      'skills.upload.size',
+    ]);
+    const en = EN_MESSAGES as Record<string, string>;
+    const zh = ZH_CN_MESSAGES as Record<string, string>;
+    expect(Object.keys(en).filter((key) => en[key] === zh[key] && !sameInBoth.has(key))).toEqual([]);
+  });
+
+  it('Scenario: Simplified Chinese names Skills consistently', () => {
+    const zh = Object.values(ZH_CN_MESSAGES).join('\n');
+    expect(zh).not.toContain('技能');
+    const i18n = TestBed.inject(I18n);
+    i18n.setLanguage('zh-CN');
+    expect(i18n.t('nav.skillMarket')).toBe('Skill 市场');
+    expect(i18n.t('nav.evolution')).toBe('Skill 进化');
+  });
+
+  it('Scenario: count-bearing messages use the plural forms of the language', () => {
+    const i18n = TestBed.inject(I18n);
+    expect(i18n.t('mcp.toolCount', { count: 1 })).toBe('1 tool');
+    expect(i18n.t('mcp.toolCount', { count: 2 })).toBe('2 tools');
+    expect(i18n.t('mcp.toolCount', { count: 0 })).toBe('0 tools');
+    expect(i18n.t('settings.testSucceeded', { count: 1 })).toBe('Connected: found 1 model');
+    i18n.setLanguage('zh-CN');
+    expect(i18n.t('mcp.toolCount', { count: 1 })).toBe('1 个工具');
+    expect(i18n.t('mcp.toolCount', { count: 5 })).toBe('5 个工具');
   });
 
   it('interpolates named placeholders', () => {

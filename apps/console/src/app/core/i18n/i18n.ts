@@ -7,6 +7,9 @@ import { ZH_CN_MESSAGES } from './messages.zh-cn';
 export type Language = 'en' | 'zh-CN';
 export type { MessageKey };
 
+/** A count-bearing message: the catalogs hold `<key>.one`, `<key>.other` (and any other CLDR category a language uses). */
+export type PluralKey = MessageKey extends infer K ? (K extends `${infer Base}.other` ? Base : never) : never;
+
 export const LANGUAGES: readonly { code: Language; label: string }[] = [
   { code: 'en', label: 'English' },
   { code: 'zh-CN', label: '简体中文' },
@@ -51,15 +54,32 @@ export class I18n {
     this.document.documentElement.lang = this.language();
   }
 
-  t(key: MessageKey, params?: MessageParams): string {
-    const dictionary = DICTIONARIES[this.language()];
-    return interpolate(dictionary[key] ?? EN_MESSAGES[key], params);
+  /**
+   * The message of `key` in the current language. A plural key (see PluralKey) needs a numeric `count` param and
+   * picks `<key>.<category>` by `Intl.PluralRules` (en: one/other; zh-CN: other only), falling back to `.other`.
+   */
+  t(key: MessageKey | PluralKey, params?: MessageParams): string {
+    const dictionary = DICTIONARIES[this.language()] as Record<string, string | undefined>;
+    const english = EN_MESSAGES as Record<string, string | undefined>;
+    const template = dictionary[key] ?? english[key] ?? this.pluralTemplate(key, params, dictionary, english);
+    return interpolate(template, params);
   }
 
   setLanguage(language: Language): void {
     this.language.set(language);
     writeStorage(LANGUAGE_STORAGE_KEY, language);
     this.document.documentElement.lang = language;
+  }
+
+  private pluralTemplate(
+    key: string,
+    params: MessageParams | undefined,
+    dictionary: Record<string, string | undefined>,
+    english: Record<string, string | undefined>,
+  ): string {
+    const count = params?.['count'];
+    const category = typeof count === 'number' ? new Intl.PluralRules(this.locale()).select(count) : 'other';
+    return dictionary[`${key}.${category}`] ?? dictionary[`${key}.other`] ?? english[`${key}.other`] ?? key;
   }
 
   private initialLanguage(): Language {

@@ -1,5 +1,5 @@
 import { BreakpointObserver } from '@angular/cdk/layout';
-import { ChangeDetectionStrategy, Component, inject } from '@angular/core';
+import { ChangeDetectionStrategy, Component, type ElementRef, inject, viewChild } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { MatButtonModule } from '@angular/material/button';
 import { MatSidenavModule } from '@angular/material/sidenav';
@@ -30,7 +30,15 @@ export class Shell {
     { initialValue: false },
   );
 
+  private readonly main = viewChild.required<ElementRef<HTMLElement>>('main');
+
   constructor() {
     this.store.init();
+  }
+
+  /** The skip link moves keyboard focus to the main landmark (not only the scroll position) and keeps the URL. */
+  protected skipToMain(event: Event): void {
+    event.preventDefault();
+    this.main().nativeElement.focus();
   }
 }
