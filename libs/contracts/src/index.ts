@@ -9,3 +9,4 @@ export * from './approvals';
 export * from './guards';
 export * from './api-paths';
 export * from './elicitation';
+export * from './attachments';

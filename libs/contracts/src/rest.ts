@@ -3,6 +3,7 @@
  * (ProblemDetails).
  */
 import type { ExecSandboxStatus } from './approvals';
+import type { AttachmentReceipt } from './attachments';
 import type { LoadedSkillReceipt } from './skills';
 import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt } from './ws';
 
@@ -97,6 +98,8 @@ export interface PublicMessage {
   error?: PublicTurnError;
   /** additive (assistant rows): the tool calls the turn made before this answer, in order */
   tools?: PublicToolRecord[];
+  /** additive (user rows): the files the message referred to (uploaded attachments) */
+  attachments?: AttachmentReceipt[];
 }
 export interface PublicTurnError {
   kind: string;

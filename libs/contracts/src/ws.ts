@@ -62,6 +62,11 @@ export interface MessageFrame {
   chat_id: string;
   content: string;
   metadata: MessageMetadata;
+  /**
+   * additive (optional): workspace-relative paths of files uploaded to this chat (`POST /api/sessions/{chat_id}/attachments`)
+   * that the message refers to; each must be an uploaded file of this chat, else the turn fails with `attachment_not_found`
+   */
+  attachments?: string[];
 }
 export type ClientFrame = PingFrame | NewChatFrame | AttachFrame | CancelFrame | MessageFrame | ApprovalFrame | ElicitationFrame;
 

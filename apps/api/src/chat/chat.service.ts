@@ -35,6 +35,7 @@ import {
 } from '../llm-settings/llm-provider';
 import { MemoryStore, type AppendOptions } from '../memory/memory-store';
 import { McpService } from '../mcp/mcp.service';
+import { AttachmentsService } from '../attachments/attachments.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { DomainError, domainErrorEvent } from '../common/domain-error';
 import { buildTurnContext } from './turn-context';
@@ -65,6 +66,8 @@ interface TurnJob {
   chatId: string;
   content: string;
   metadata: MessageMetadata;
+  /** workspace-relative paths of the chat's uploaded files the message refers to (checked when the turn starts) */
+  attachments: readonly string[];
 }
 
 interface RunningTurn {
@@ -130,10 +133,11 @@ export class ChatService implements OnModuleDestroy {
     private readonly eventBus: AppEventBus,
     private readonly skills: SkillTurnService,
     private readonly mcp: McpService,
+    private readonly attachments: AttachmentsService,
   ) {}
 
   /** Queues a validated message on its chat's lane. */
-  submit(chatId: string, content: string, metadata: MessageMetadata): SubmitResult {
+  submit(chatId: string, content: string, metadata: MessageMetadata, attachments: readonly string[] = []): SubmitResult {
     if (this.shuttingDown) {
       return { accepted: false, detail: 'The server is shutting down.', code: 'shutting_down' };
     }
@@ -149,7 +153,7 @@ export class ChatService implements OnModuleDestroy {
         code: 'queue_full',
       };
     }
-    lane.queue.push({ chatId, content, metadata });
+    lane.queue.push({ chatId, content, metadata, attachments });
     const queued = lane.queue.length;
     if (!lane.running) this.drain(chatId, lane);
     return { accepted: true, queued };
@@ -286,6 +290,8 @@ export class ChatService implements OnModuleDestroy {
     let failedUser: UserTurnInput | null = null;
     try {
       this.llm.rememberSelection(selection);
+      // a path that is not an uploaded file of this chat fails the turn before anything is written
+      const attachments = await this.attachments.resolveForTurn(chatId, job.attachments);
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
       failedUser = { content };
@@ -303,7 +309,15 @@ export class ChatService implements OnModuleDestroy {
       }
 
       const sources = { prompt: this.prompt, mcp: this.mcp, skills: this.skills };
-      const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history: chat.history, signal });
+      const context = await buildTurnContext(sources, {
+        chatId,
+        turnId,
+        content,
+        metadata,
+        history: chat.history,
+        signal,
+        attachments: attachments.map(({ name, path, size, mime }) => ({ name, path, size, mime })),
+      });
       const { skillReceipts, user } = context;
       for (const warning of context.warnings) this.emit(chatId, { event: 'warning', chat_id: chatId, ...warning });
       failedUser = user;

@@ -2,7 +2,7 @@
  * Chat memory shapes: history.jsonl records, metadata.json and the in-memory message list the agent sends to the
  * model (ChatMessage, defined in common/ because the agent and the turn-completed event use it too).
  */
-import type { McpConnectorReceipt, SkillReceipt } from '@cashcode/contracts';
+import type { AttachmentReceipt, McpConnectorReceipt, SkillReceipt } from '@cashcode/contracts';
 
 export type { ChatMessage, ToolCallRecord } from '../common/chat-message';
 import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
@@ -33,6 +33,8 @@ export interface HistoryRecord {
   duration_ms?: number;
   /** additive (tool records): whether the call succeeded */
   ok?: boolean;
+  /** additive (user records): the uploaded files the message referred to (the model's text names their paths) */
+  attachments?: AttachmentReceipt[];
 }
 
 /** Why the turn of a persisted user message failed. */
@@ -58,6 +60,7 @@ export interface ChatMetadata {
 /** The user side of a turn to persist. */
 export interface UserTurnInput {
   content: string;
+  attachments?: AttachmentReceipt[];
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
 }

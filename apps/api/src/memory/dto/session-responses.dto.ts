@@ -2,6 +2,7 @@
 import type {
   LoadedSkillReceipt,
   McpConnectorReceipt,
+  AttachmentReceipt,
   PublicMessage,
   PublicToolRecord,
   PublicTurnError,
@@ -122,6 +123,16 @@ export class PublicMessageDto implements PublicMessage {
     description: 'assistant rows: the tool calls the turn made before this answer, in order',
   })
   tools?: PublicToolRecordDto[];
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { name: { type: 'string' }, path: { type: 'string' }, size: { type: 'integer' }, mime: { type: 'string' } },
+      required: ['name', 'path', 'size', 'mime'],
+    },
+    description: 'user rows: the uploaded files the message referred to (`POST /api/sessions/{chat_id}/attachments`)',
+  })
+  attachments?: AttachmentReceipt[];
 }
 
 export class SessionMessagesResponseDto implements SessionMessagesResponse {
