@@ -15,12 +15,14 @@ import { fsyncDirectory } from '../common/atomic-file';
 import { mkdirPrivate, openPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { WorkspacePathError, WorkspacePaths } from '../agent/tools/workspace-paths';
-import { attachmentMime } from './attachment-mime';
+import { attachmentMime, isImageMime, sniffImageMime } from './attachment-mime';
 import { collisionName, sanitizeAttachmentName } from './attachment-name';
 import { AttachmentError, formatBytes } from './attachments.errors';
 
 /** the workspace folder holding every chat's attachments */
 export const ATTACHMENTS_DIR = 'attachments';
+/** an image attachment larger than this is not sent to the model as an image part (its path still is) */
+export const ATTACHMENT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 /** collision suffixes tried before giving up */
 const MAX_COLLISION_SUFFIX = 1000;
 
@@ -125,9 +127,19 @@ export class AttachmentsService {
     return out;
   }
 
-  /** Reads an attachment's bytes (images sent to the model). */
-  read(attachment: ResolvedAttachment): Promise<Buffer> {
-    return fs.readFile(attachment.absolute);
+  /**
+   * The image attachments as base64 for the model: PNG, JPEG, GIF or WebP by their bytes, at most
+   * ATTACHMENT_IMAGE_MAX_BYTES each; other files are left out (the model still gets their paths).
+   */
+  async images(attachments: readonly ResolvedAttachment[]): Promise<Array<{ mimeType: string; data: string }>> {
+    const out: Array<{ mimeType: string; data: string }> = [];
+    for (const attachment of attachments) {
+      if (!isImageMime(attachment.mime) || attachment.size > ATTACHMENT_IMAGE_MAX_BYTES) continue;
+      const bytes = await fs.readFile(attachment.absolute);
+      const mimeType = bytes.length <= ATTACHMENT_IMAGE_MAX_BYTES ? sniffImageMime(bytes) : null;
+      if (mimeType) out.push({ mimeType, data: bytes.toString('base64') });
+    }
+    return out;
   }
 
   private async describe(absolute: string, name: string, display: string): Promise<AttachmentReceipt> {

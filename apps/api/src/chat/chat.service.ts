@@ -322,6 +322,10 @@ export class ChatService implements OnModuleDestroy {
       for (const warning of context.warnings) this.emit(chatId, { event: 'warning', chat_id: chatId, ...warning });
       failedUser = user;
 
+      // image attachments go to the model as image parts only when it takes images (never persisted)
+      const acceptsImages = this.llm.acceptsImages?.(selection.provider, selection.model) === true;
+      const userImages = acceptsImages ? await this.attachments.images(attachments) : [];
+
       let outcome;
       try {
         outcome = await this.runner.run({
@@ -333,6 +337,8 @@ export class ChatService implements OnModuleDestroy {
           turnId,
           signal,
           temporaryTools: context.temporaryTools,
+          acceptsImages,
+          userImages,
           listener: turnEventsListener(chatId, streamId, (event) => this.emit(chatId, event)),
         });
       } catch (err) {

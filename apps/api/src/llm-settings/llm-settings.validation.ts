@@ -21,6 +21,8 @@ export interface StoredLlmSettings {
   ollama: { baseUrl: string };
   /** the model background jobs (Dream) use; unset → the last model a turn used */
   background?: LlmSelection;
+  /** models the user marked as taking image input (unset = none) */
+  imageModels?: LlmSelection[];
 }
 
 export const EMPTY_LLM_SETTINGS: StoredLlmSettings = Object.freeze({
@@ -126,6 +128,9 @@ export function toPublicSettings(settings: StoredLlmSettings): PublicLlmSettings
     },
     ollama: { base_url: settings.ollama.baseUrl, ready: ollamaReady },
     background: settings.background ? { ...settings.background } : null,
+    ...(settings.imageModels && settings.imageModels.length > 0
+      ? { image_models: settings.imageModels.map((entry) => ({ ...entry })) }
+      : {}),
   };
 }
 
@@ -233,6 +238,8 @@ export function applySettingsUpdate(current: StoredLlmSettings, update: LlmSetti
     ollama: { baseUrl: (ollamaUrl as { value: string }).value },
   };
   if (background) next.background = { ...background };
+  // not part of the PUT body: the image-model marks are kept as they are
+  if (current.imageModels && current.imageModels.length > 0) next.imageModels = current.imageModels.map((entry) => ({ ...entry }));
   return next;
 }
 
