@@ -3,6 +3,7 @@ import { Router } from '@angular/router';
 import type {
   ApprovalDecision,
   ApprovalRequestEvent,
+  AttachmentReceipt,
   ElicitationAction,
   ElicitationValue,
   LlmModelEntry,
@@ -187,7 +188,7 @@ export class ChatStore {
   // ---- turns -------------------------------------------------------------------------------------------
 
   /** Sends a message of the open chat with the composer's chips (`mentioned_skills`, `selected_mcp_connectors`). */
-  send(text: string, selections: CapabilitySelections = NO_SELECTIONS): SendResult {
+  send(text: string, selections: CapabilitySelections = NO_SELECTIONS, attachments: readonly AttachmentReceipt[] = []): SendResult {
     const thread = this.activeThread();
     const result = buildMessageFrame({
       chatId: thread && thread.history === 'loaded' ? thread.chatId : null,
@@ -195,10 +196,13 @@ export class ChatStore {
       selection: this.selected(),
       mentionedSkills: selections.skills,
       selectedMcpConnectors: selections.mcp,
+      attachments: attachments.map((attachment) => attachment.path),
     });
     if (!result.ok) return result;
     if (!this.socket.send(result.frame)) return { ok: false, error: 'composer.error.notConnected' };
-    this.update((state) => userMessageSent(state, result.frame.chat_id, result.frame.content, result.frame.metadata));
+    this.update((state) =>
+      userMessageSent(state, result.frame.chat_id, result.frame.content, result.frame.metadata, attachments),
+    );
     return { ok: true };
   }
 

@@ -40,7 +40,7 @@ export class ChatPage {
   }
 
   protected onSend(submission: ComposerSubmission): void {
-    const result = this.store.send(submission.text, submission.selections);
+    const result = this.store.send(submission.text, submission.selections, submission.attachments);
     if (result.ok) {
       this.sendErrorKey.set(null);
       this.composer().clear();
