@@ -27,12 +27,6 @@ describe('Composer attachments', { timeout: 180_000 }, () => {
       body: JSON.stringify({ openai_compatible: { base_url: fake.baseUrl, api_key: 'sk-e2e-attachments' }, ollama: { base_url: '' } }),
     });
     assert.equal(saved.status, 200);
-    const marked = await fetch(`${api.url}/api/settings/llm/image-models`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json', origin: api.url },
-      body: JSON.stringify({ provider: 'openai_compatible', model: 'fake-model', accepts_images: true }),
-    });
-    assert.equal(marked.status, 200);
     browser = await launchBrowser();
   });
 
@@ -43,15 +37,29 @@ describe('Composer attachments', { timeout: 180_000 }, () => {
   });
 
   test('Scenario: Attachment chips of a sent message stay after a reload', async () => {
+    // also covers "Scenario: The LLM settings toggle marks a model as taking images" end to end
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', locale: 'en-US' });
     const page = await context.newPage();
     page.setDefaultTimeout(TIMEOUT);
     page.on('pageerror', (error) => pageErrors.push(error.message));
     try {
+      // mark the model as taking images in the LLM settings
+      await page.goto(`${api.url}/settings/llm`);
+      const toggle = page.locator('[data-testid="image-model-toggle"][data-model="fake-model"]');
+      const marked = page.waitForResponse((response) => response.url().endsWith('/api/settings/llm/image-models') && response.status() === 200);
+      await toggle.getByRole('switch').click();
+      await marked;
+      assert.equal(await toggle.getByRole('switch').getAttribute('aria-checked'), 'true');
+      await screenshot(page, 'attachments-00-image-model-toggle');
+
       await page.goto(api.url);
       await page.getByTestId('new-chat').click();
       await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
       await page.getByRole('button', { name: 'Attach files' }).waitFor();
+      // the picker marks the model
+      await page.getByTestId('model-select').click();
+      await page.getByRole('option', { name: /fake-model/ }).getByTestId('model-accepts-images').waitFor();
+      await page.keyboard.press('Escape');
 
       await page.getByTestId('attachment-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('line one\n') });
       await page.getByTestId('attachment-chip').filter({ hasText: 'notes.txt' }).and(page.locator('[data-status="done"]')).waitFor();

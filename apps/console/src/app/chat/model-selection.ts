@@ -9,13 +9,18 @@ export const MODEL_SELECTION_STORAGE_KEY = 'cashcode.llm.selection';
 export interface ModelGroup {
   provider: LlmProvider;
   models: string[];
+  /** additive: the models of the group that take images (`accepts_images` of the listing); absent when none */
+  imageModels?: string[];
 }
 
 export function groupModels(models: readonly LlmModelEntry[]): ModelGroup[] {
-  return LLM_PROVIDERS.map((provider) => ({
-    provider,
-    models: models.filter((entry) => entry.provider === provider).map((entry) => entry.id),
-  })).filter((group) => group.models.length > 0);
+  return LLM_PROVIDERS.map((provider) => {
+    const entries = models.filter((entry) => entry.provider === provider);
+    const group: ModelGroup = { provider, models: entries.map((entry) => entry.id) };
+    const imageModels = entries.filter((entry) => entry.accepts_images === true).map((entry) => entry.id);
+    if (imageModels.length > 0) group.imageModels = imageModels;
+    return group;
+  }).filter((group) => group.models.length > 0);
 }
 
 /** Parses the stored preference; anything malformed is null. */
