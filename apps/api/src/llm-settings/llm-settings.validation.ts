@@ -102,10 +102,12 @@ export function usableApiKey(openai: StoredLlmSettings['openaiCompatible']): str
   return secretMayFollow(bound, urlSecretBinding(openai.baseUrl)) ? openai.apiKey : '';
 }
 
+/**
+ * A provider is ready once it has a base URL; the OpenAI-compatible API key is optional (keyless local servers: LM
+ * Studio, llama.cpp's server), and without a usable key requests carry no Authorization header.
+ */
 export function isProviderReady(settings: StoredLlmSettings, provider: LlmProvider): boolean {
-  return provider === 'openai_compatible'
-    ? usableApiKey(settings.openaiCompatible) !== ''
-    : settings.ollama.baseUrl !== '';
+  return provider === 'openai_compatible' ? settings.openaiCompatible.baseUrl !== '' : settings.ollama.baseUrl !== '';
 }
 
 export function readyProviders(settings: StoredLlmSettings): LlmProvider[] {
@@ -267,10 +269,10 @@ export function requireReadyProvider(settings: StoredLlmSettings): void {
 export function requireDraftProviderReady(settings: StoredLlmSettings, provider: LlmProvider): void {
   if (isProviderReady(settings, provider)) return;
   if (provider === 'openai_compatible') {
-    const missing = settings.openaiCompatible.baseUrl === '' ? 'openai_compatible.base_url' : 'openai_compatible.api_key';
+    const missing = 'openai_compatible.base_url';
     throw new LlmSettingsError(
       'provider_not_ready',
-      'openai_compatible is not ready: a base URL and an API key are required to test the connection',
+      'openai_compatible is not ready: a base URL is required to test the connection',
       [{ field: missing, message: `${missing} is required to test this connection` }],
     );
   }

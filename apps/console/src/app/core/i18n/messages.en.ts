@@ -220,6 +220,7 @@ export const EN_MESSAGES = {
   'settings.ollamaUrl': 'Server URL',
   'settings.ollamaHint': 'For example http://127.0.0.1:11434',
   'settings.test': 'Test connection',
+  'settings.foundModels': 'Models found',
   'settings.imageModels.title': 'Models that take images',
   'settings.imageModels.hint': 'Image attachments are sent to these models as images; other models only learn the file path.',
   'settings.imageModels.none': 'No models listed yet: save a connection first.',

@@ -221,6 +221,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'settings.imageModels.none': '还没有列出模型：请先保存连接。',
   'settings.imageModels.reported': '服务商已标明',
   'settings.test': '测试连接',
+  'settings.foundModels': '找到的模型',
   'settings.testing': '正在测试…',
   'settings.save': '保存设置',
   'settings.saving': '正在保存…',
