@@ -1,8 +1,11 @@
 /**
  * The model settings a user of a local model expects (openspec llm-settings "Requirement: Keyless OpenAI-compatible
- * servers"): a keyless server is reached without any Authorization header.
+ * servers", "Requirement: Last model used"): a keyless server is reached without any Authorization header; the last
+ * model a turn used is saved and listed.
  */
-import type { PublicLlmSettings } from '@cashcode/contracts';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import type { LlmModelsResponse, PublicLlmSettings } from '@cashcode/contracts';
 import { FakeModelServer } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { WsTestClient } from './support/ws-client';
@@ -55,5 +58,40 @@ describe('local model settings', () => {
     expect(fake.completions).toHaveLength(1);
     expect(fake.requests.length).toBeGreaterThanOrEqual(3);
     expect(fake.requests.map((r) => r.headers.authorization)).toEqual(fake.requests.map(() => undefined));
+  });
+
+  it('Scenario: The last model used is saved and listed after a restart', async () => {
+    fake.reset();
+    fake.models = ['a-model', 'z-model'];
+    const before = (await (await fetch(`${t.httpUrl}/api/settings/llm/models`)).json()) as LlmModelsResponse;
+    // the keyless turn above used fake-model
+    expect(before.last_used).toEqual({ provider: 'openai_compatible', model: 'fake-model' });
+    const client = await WsTestClient.connect(t.wsUrl);
+    try {
+      fake.enqueue({ content: 'ok' });
+      const done = client.next('done', (e) => e.chat_id === 'last-used-1');
+      client.sendMessage('last-used-1', 'hello', { provider: 'openai_compatible', model: 'z-model' });
+      await done;
+    } finally {
+      await client.close();
+    }
+    const file = join(t.configDir, 'settings', 'llm.json');
+    // the save runs after the turn started; wait for it
+    for (let i = 0; i < 50; i++) {
+      if ((await fs.readFile(file, 'utf8')).includes('z-model')) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>)['last_used']).toEqual({
+      provider: 'openai_compatible',
+      model: 'z-model',
+    });
+    const again = await startTestApp({ configDir: t.configDir });
+    try {
+      const listing = (await (await fetch(`${again.httpUrl}/api/settings/llm/models`)).json()) as LlmModelsResponse;
+      expect(listing.last_used).toEqual({ provider: 'openai_compatible', model: 'z-model' });
+      expect(listing.models.map((m) => m.id)).toEqual(['a-model', 'z-model']);
+    } finally {
+      await again.close();
+    }
   });
 });

@@ -226,4 +226,9 @@ export interface LlmProviderStatus {
 export interface LlmModelsResponse {
   models: LlmModelEntry[];
   providers: Record<LlmProvider, LlmProviderStatus>;
+  /**
+   * additive: the model the last chat turn on this server used (saved with the settings); a fresh browser preselects
+   * it when it is listed. Absent before the first turn.
+   */
+  last_used?: LlmSelection;
 }

@@ -52,6 +52,7 @@ export function serialiseSettingsFile(settings: StoredLlmSettings): string {
     ...(settings.imageModels && settings.imageModels.length > 0
       ? { image_models: settings.imageModels.map(({ provider, model }) => ({ provider, model })) }
       : {}),
+    ...(settings.lastUsed ? { last_used: { provider: settings.lastUsed.provider, model: settings.lastUsed.model } } : {}),
   };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
@@ -97,6 +98,11 @@ export function parseSettingsFile(text: string): StoredLlmSettings {
       .map((entry) => parseBackgroundSelection(entry))
       .flatMap((parsed) => ('value' in parsed ? [parsed.value] : []));
     if (imageModels.length > 0) settings.imageModels = imageModels;
+  }
+  // optional last model used by a turn (CashCode addition); an invalid entry is ignored
+  if (data['last_used'] !== undefined && data['last_used'] !== null) {
+    const lastUsed = parseBackgroundSelection(data['last_used']);
+    if ('value' in lastUsed) settings.lastUsed = lastUsed.value;
   }
   return settings;
 }

@@ -185,7 +185,9 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
         models.push(entry);
       }
     });
-    return { models, providers };
+    const response: LlmModelsResponse = { models, providers };
+    if (this.settings.lastUsed) response.last_used = { ...this.settings.lastUsed };
+    return response;
   }
 
   /**
@@ -249,6 +251,27 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
 
   rememberSelection(selection: LlmSelection): void {
     this.selection = { provider: selection.provider, model: selection.model };
+    const stored = this.settings.lastUsed;
+    if (!this.loadFailure && (stored?.provider !== selection.provider || stored.model !== selection.model)) {
+      void this.saveLastUsed({ provider: selection.provider, model: selection.model });
+    }
+  }
+
+  /** Saves the model a turn used with the settings (a fresh browser preselects it); a failed write is only logged. */
+  private saveLastUsed(selection: LlmSelection): Promise<void> {
+    return this.exclusive(async () => {
+      const stored = this.settings.lastUsed;
+      if (stored?.provider === selection.provider && stored.model === selection.model) return;
+      const next: StoredLlmSettings = { ...this.settings, lastUsed: selection };
+      try {
+        await this.store.save(next);
+        this.settings = next;
+      } catch (error) {
+        this.logger.warn(
+          formatEvent('llm.settings.last_used_save_failed', { error_code: (error as NodeJS.ErrnoException).code ?? 'unknown' }),
+        );
+      }
+    });
   }
 
   lastSelection(): LlmSelection | null {

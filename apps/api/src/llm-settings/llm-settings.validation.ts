@@ -23,6 +23,8 @@ export interface StoredLlmSettings {
   background?: LlmSelection;
   /** models the user marked as taking image input (unset = none) */
   imageModels?: LlmSelection[];
+  /** the model the last chat turn used (unset before the first turn) */
+  lastUsed?: LlmSelection;
 }
 
 export const EMPTY_LLM_SETTINGS: StoredLlmSettings = Object.freeze({
@@ -242,6 +244,7 @@ export function applySettingsUpdate(current: StoredLlmSettings, update: LlmSetti
   if (background) next.background = { ...background };
   // not part of the PUT body: the image-model marks are kept as they are
   if (current.imageModels && current.imageModels.length > 0) next.imageModels = current.imageModels.map((entry) => ({ ...entry }));
+  if (current.lastUsed) next.lastUsed = { ...current.lastUsed };
   return next;
 }
 

@@ -127,4 +127,11 @@ export class LlmModelsResponseDto implements LlmModelsResponse {
 
   @ApiProperty({ type: LlmProvidersStatusDto })
   providers!: LlmProvidersStatusDto;
+
+  @ApiProperty({
+    type: BackgroundModelDto,
+    required: false,
+    description: 'the model the last chat turn used (saved with the settings; a fresh browser preselects it); absent before the first turn',
+  })
+  last_used?: BackgroundModelDto;
 }
