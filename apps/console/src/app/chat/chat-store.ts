@@ -281,7 +281,7 @@ export class ChatStore {
       const response = await this.api.models();
       this.modelList.set(response.models);
       this.providerStatus.set(response.providers ?? {});
-      this.applySelection(reconcileSelection(this.selected(), response.models));
+      this.applySelection(reconcileSelection(this.selected(), response.models, response.last_used ?? null));
     } catch (error) {
       this.modelList.set([]);
       this.providerStatus.set({});

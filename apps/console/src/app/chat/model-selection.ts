@@ -1,6 +1,7 @@
 /**
  * Model picker rules (openspec console): models grouped by provider, the choice remembered in localStorage under
- * `cashcode.llm.selection` and kept only while the server still lists it, else the first listed model.
+ * `cashcode.llm.selection` and kept only while the server still lists it, else the server's last used model, else
+ * the first listed model.
  */
 import { LLM_PROVIDERS, type LlmModelEntry, type LlmProvider, type LlmSelection } from '@cashcode/contracts';
 
@@ -42,14 +43,19 @@ export function sameSelection(a: LlmSelection | null, b: LlmSelection | null): b
   return a !== null && b !== null && a.provider === b.provider && a.model === b.model;
 }
 
-/** The selection after a model list arrived: the preferred one if still listed, else the first model, else none. */
+/**
+ * The selection after a model list arrived: the preferred one (this browser's) if still listed, else the model the
+ * server's last turn used if listed (a fresh browser), else the first model, else none.
+ */
 export function reconcileSelection(
   preferred: LlmSelection | null,
   models: readonly LlmModelEntry[],
+  lastUsed: LlmSelection | null = null,
 ): LlmSelection | null {
-  if (preferred && models.some((entry) => entry.provider === preferred.provider && entry.id === preferred.model)) {
-    return preferred;
-  }
+  const listed = (selection: LlmSelection | null): selection is LlmSelection =>
+    selection !== null && models.some((entry) => entry.provider === selection.provider && entry.id === selection.model);
+  if (listed(preferred)) return preferred;
+  if (listed(lastUsed)) return { provider: lastUsed.provider, model: lastUsed.model };
   const first = groupModels(models)[0];
   return first ? { provider: first.provider, model: first.models[0] } : null;
 }
