@@ -16,9 +16,10 @@
  *   agent         approvals, memory, llm-settings, common, config, events
  *   approvals     agent, memory, llm-settings, common, config, events (one Nest module with agent: AgentModule)
  *   health        agent, common, config, events
+ *   attachments   agent, memory, llm-settings, common, config, events (chat uploads in the workspace)
  *   mcp           agent, approvals, memory, llm-settings, common, config, events
  *   skills        mcp, agent, approvals, memory, llm-settings, common, config, events
- *   chat          skills, mcp, agent, approvals, memory, llm-settings, common, config, events
+ *   chat          attachments, skills, mcp, agent, approvals, memory, llm-settings, common, config, events
  *   evolution     skills, mcp, agent, approvals, memory, llm-settings, common, config, events
  *   openai-compat chat, skills, mcp, agent, approvals, memory, llm-settings, common, config, events (a second
  *                 transport on top of chat: the OpenAI-compatible `/v1`)
@@ -39,7 +40,7 @@ import angular from 'angular-eslint';
 const API = 'apps/api/src';
 
 /** Every API folder that some other folder may be forbidden to import (common, config and events never are). */
-const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat'];
+const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'attachments', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat'];
 
 /** folder → the feature folders it may import (besides common, config and events) */
 const ALLOWED = {
@@ -51,9 +52,10 @@ const ALLOWED = {
   agent: ['approvals', 'memory', 'llm-settings'],
   approvals: ['agent', 'memory', 'llm-settings'],
   health: ['agent'],
+  attachments: ['agent', 'memory', 'llm-settings'],
   mcp: ['agent', 'approvals', 'memory', 'llm-settings'],
   skills: ['mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
-  chat: ['skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
+  chat: ['attachments', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   evolution: ['skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   'openai-compat': ['chat', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
 };

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule } from './agent/agent.module';
+import { AttachmentsModule } from './attachments/attachments.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
@@ -32,6 +33,7 @@ export class AppModule {
         MemoryModule,
         AgentModule,
         ChatModule,
+        AttachmentsModule,
         McpModule,
         SkillsModule,
         EvolutionModule,

@@ -1,6 +1,9 @@
 import { PROBLEM_CODES, SERVER_ERROR_CODES, WS_ERROR_CODES, type ServerErrorCode } from '@cashcode/contracts';
 import { ModelCallError } from './agent/agent-runner';
+import { AttachmentError, type AttachmentErrorCode } from './attachments/attachments.errors';
+import { OpenAiCompatSettingsError, type OpenAiCompatSettingsErrorCode } from './openai-compat/openai-compat-settings.service';
 import type { DecideResult } from './approvals/approvals.service';
+import type { ChatActionCheck } from './chat/chat-actions';
 import type { FrameRejectReason } from './chat/frame-parser';
 import { EvolutionError, type EvolutionErrorCode } from './evolution/evolution.errors';
 import { LlmNotConfiguredError, type ProviderErrorKind } from './llm-settings/llm-provider';
@@ -71,6 +74,25 @@ const FRAME_REJECTS: Record<FrameRejectReason, true> = {
   invalid_selection_metadata: true,
   invalid_frame: true,
   unknown_type: true,
+  invalid_attachments: true,
+};
+const ATTACHMENTS: Record<AttachmentErrorCode, true> = {
+  multipart_invalid: true,
+  attachment_missing: true,
+  attachment_field_invalid: true,
+  attachment_empty: true,
+  attachment_invalid_name: true,
+  attachment_too_large: true,
+  attachments_too_large: true,
+  attachment_too_many: true,
+  attachment_not_found: true,
+};
+const OPENAI_COMPAT_SETTINGS: Record<OpenAiCompatSettingsErrorCode, true> = { key_not_found: true, too_many_keys: true, settings_save_failed: true };
+const CHAT_ACTION_REFUSALS: Record<Extract<ChatActionCheck, { ok: false }>['code'] | 'turn_running', true> = {
+  turn_running: true,
+  nothing_to_regenerate: true,
+  invalid_target: true,
+  nothing_to_continue: true,
 };
 const APPROVAL_FAILURES: Record<Extract<DecideResult, { ok: false }>['code'], true> = { unknown_approval: true, approval_failed: true };
 /** codes sent as plain strings (chat service, elicitations, the approvals controller, a Skill's finer problem code) */
@@ -96,6 +118,8 @@ function domainErrors(): DomainError[] {
     ...codes(LLM_SETTINGS).map((code) => new LlmSettingsError(code, 'x')),
     ...codes(MCP).map((code) => new McpError(code, 'x')),
     ...codes(MEMORY).map((code) => new MemoryError(code)),
+    ...codes(ATTACHMENTS).map((code) => new AttachmentError(code, 'x')),
+    ...codes(OPENAI_COMPAT_SETTINGS).map((code) => new OpenAiCompatSettingsError(code, 'x')),
     ...codes(SKILLS).map((code) => new SkillError(code, 'x')),
     ...codes(PROVIDER).map((kind) => new ModelCallError({ kind, retryable: false, retryAfterMs: null, message: 'x' })),
     new LlmNotConfiguredError(null),
@@ -119,6 +143,7 @@ describe('server error codes (shared contracts)', () => {
       ...domainErrors().map((error) => domainErrorEvent(error).code),
       ...codes(FRAME_REJECTS),
       ...codes(APPROVAL_FAILURES),
+      ...codes(CHAT_ACTION_REFUSALS),
     ];
     expect(wsCodes.filter((code) => !known.has(code))).toEqual([]);
   });

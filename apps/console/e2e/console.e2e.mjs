@@ -60,10 +60,10 @@ describe('CashCode console', { timeout: 240_000 }, () => {
   });
 
   test('Scenario: settings validation messages are shown at the field', async () => {
-    // client-side rule: the visible tab needs a URL and a key
+    // client-side rule: the visible tab needs a URL (the key is optional: keyless local servers)
     await page.getByTestId('save-settings').click();
     await page.getByTestId('openai-base-url-error').filter({ hasText: 'Enter the API base URL' }).waitFor();
-    await page.getByTestId('openai-api-key-error').filter({ hasText: 'Enter the API key' }).waitFor();
+    assert.equal(await page.getByTestId('openai-api-key-error').filter({ hasText: 'Enter the API key' }).count(), 0);
     // the API's rule (credentials in the URL) comes back as problem+json errors[].field and lands at the field
     await page.getByTestId('openai-base-url').fill('http://user:pass@127.0.0.1:9/v1');
     await page.getByTestId('openai-api-key').fill('sk-test');

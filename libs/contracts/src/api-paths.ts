@@ -9,6 +9,7 @@ export const API_PATHS = {
   llmSettings: '/api/settings/llm',
   llmSettingsTest: '/api/settings/llm/test',
   llmModels: '/api/settings/llm/models',
+  llmImageModels: '/api/settings/llm/image-models',
   toolPolicies: '/api/settings/tool-policies',
   toolPolicyRules: '/api/settings/tool-policies/rules',
   execSandbox: '/api/settings/exec-sandbox',

@@ -48,6 +48,19 @@ export const PROBLEM_CODES = [
   'llm_not_configured',
   // approvals
   'rule_not_found',
+  // chat attachments
+  'multipart_invalid',
+  'attachment_missing',
+  'attachment_field_invalid',
+  'attachment_empty',
+  'attachment_invalid_name',
+  'attachment_too_large',
+  'attachments_too_large',
+  'attachment_too_many',
+  'attachment_not_found',
+  // OpenAI-compatible API settings
+  'key_not_found',
+  'too_many_keys',
 ] as const;
 
 /** The `code`s of WS `error` events that are not also REST problem codes. */
@@ -59,6 +72,12 @@ export const WS_ERROR_CODES = [
   'invalid_selection_metadata',
   'invalid_frame',
   'unknown_type',
+  'invalid_attachments',
+  // chat actions (regenerate, edit, continue)
+  'turn_running',
+  'nothing_to_regenerate',
+  'invalid_target',
+  'nothing_to_continue',
   // approvals and elicitations
   'unknown_approval',
   'approval_failed',

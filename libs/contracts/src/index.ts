@@ -11,3 +11,4 @@ export * from './api-paths';
 export * from './elicitation';
 export * from './openai-compat';
 export * from './error-codes';
+export * from './attachments';

@@ -3,6 +3,7 @@
  * (ProblemDetails).
  */
 import type { ExecSandboxStatus } from './approvals';
+import type { AttachmentReceipt } from './attachments';
 import type { LoadedSkillReceipt } from './skills';
 import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt, TokenUsage } from './ws';
 
@@ -106,6 +107,8 @@ export interface PublicMessage {
   usage?: TokenUsage;
   /** additive (assistant rows): how long the turn took until the answer was complete, in ms */
   duration_ms?: number;
+  /** additive (user rows): the files the message referred to (uploaded attachments) */
+  attachments?: AttachmentReceipt[];
 }
 export interface PublicTurnError {
   kind: string;
@@ -181,6 +184,21 @@ export interface PublicLlmSettings {
   ollama: { base_url: string; ready: boolean };
   /** additive: the model background jobs (Dream) use; null → the last model a turn used (always sent by the server) */
   background?: LlmSelection | null;
+  /**
+   * additive: models the user marked as taking image input (`PUT /api/settings/llm/image-models`), for models whose
+   * provider listing does not say so (absent when none is marked)
+   */
+  image_models?: LlmSelection[];
+}
+/** additive: `PUT /api/settings/llm/image-models` — mark one model as taking image input or not */
+export interface SetImageModelRequest {
+  provider: LlmProvider;
+  model: string;
+  accepts_images: boolean;
+}
+/** the answer of `PUT /api/settings/llm/image-models`: every marked model */
+export interface ImageModelsResponse {
+  image_models: LlmSelection[];
 }
 export interface UpdateLlmSettingsRequest {
   openai_compatible: { base_url?: string; api_key?: string | null; clear_api_key?: boolean };
@@ -202,6 +220,13 @@ export interface TestLlmConnectionResponse {
 export interface LlmModelEntry {
   provider: LlmProvider;
   id: string;
+  /**
+   * additive: whether the model takes image input: the provider's listing says so (`vision` capability, an `image`
+   * input modality), or the user marked it in the LLM settings; absent when not
+   */
+  accepts_images?: boolean;
+  /** additive: true when the provider's listing itself says the model takes images (the setting is then not needed); absent when not */
+  images_reported?: boolean;
 }
 export interface LlmProviderStatus {
   ready: boolean;
@@ -210,4 +235,9 @@ export interface LlmProviderStatus {
 export interface LlmModelsResponse {
   models: LlmModelEntry[];
   providers: Record<LlmProvider, LlmProviderStatus>;
+  /**
+   * additive: the model the last chat turn on this server used (saved with the settings); a fresh browser preselects
+   * it when it is listed. Absent before the first turn.
+   */
+  last_used?: LlmSelection;
 }

@@ -62,6 +62,11 @@ export interface MessageFrame {
   chat_id: string;
   content: string;
   metadata: MessageMetadata;
+  /**
+   * additive (optional): workspace-relative paths of files uploaded to this chat (`POST /api/sessions/{chat_id}/attachments`)
+   * that the message refers to; each must be an uploaded file of this chat, else the turn fails with `attachment_not_found`
+   */
+  attachments?: string[];
 }
 /** additive: the everyday actions on a chat's last turn or on a sent message (openspec chat "Requirement: Chat actions"). */
 export const CHAT_ACTIONS = ['regenerate', 'edit', 'continue'] as const;

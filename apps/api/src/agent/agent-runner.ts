@@ -132,7 +132,19 @@ export interface RunRequest {
   /** sampling options of the client's request, passed to every model call of the turn when set */
   temperature?: number;
   maxTokens?: number;
+  /**
+   * images attached to the new user message (base64); with `acceptsImages` they are sent as `image_url` parts of the
+   * last user message (this turn only, never persisted), else they are left out
+   */
+  userImages?: readonly UserImage[];
   listener: RunnerListener;
+}
+
+/** An image attached to the user message. */
+export interface UserImage {
+  mimeType: string;
+  /** base64 */
+  data: string;
 }
 
 export interface RunOutcome {
@@ -218,6 +230,25 @@ function firstCodePoints(text: string, max: number): string {
     end += char.length;
   }
   return text;
+}
+
+/**
+ * The last user message of `wire` as OpenAI content parts: its text, then one `image_url` part (a data URL) per image.
+ * Changes nothing without images or without a user message.
+ */
+export function withUserImages(wire: ChatCompletionMessageParam[], images: readonly UserImage[]): void {
+  if (images.length === 0) return;
+  for (let index = wire.length - 1; index >= 0; index--) {
+    const message = wire[index] as ChatCompletionMessageParam;
+    if (message.role !== 'user') continue;
+    const text = typeof message.content === 'string' ? message.content : '';
+    const parts: ChatCompletionContentPart[] = [{ type: 'text', text }];
+    for (const image of images) {
+      parts.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
+    }
+    wire[index] = { role: 'user', content: parts };
+    return;
+  }
 }
 
 /** The user message that hands a tool round's images to a model that accepts images; null without images. */
@@ -321,6 +352,7 @@ export class AgentRunner {
     const scope: ToolScope = { chatId: request.chatId, temporary: request.temporaryTools ?? new Set() };
     // the conversation as sent to the model: the history, then this turn's tool rounds
     const wire: ChatCompletionMessageParam[] = request.messages.map(toWireMessage);
+    if (request.acceptsImages === true) withUserImages(wire, request.userImages ?? []);
     const maxIterations = Math.max(1, this.config.maxIterations);
     let modelCalls = 0;
     let toolCalls = 0;

@@ -267,7 +267,7 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
           this.subscriptions.subscribe(connection, frame.chatId);
           if (this.chat.isRunning(frame.chatId)) this.replayRunningTurn(connection, frame.chatId);
         }
-        const result = this.chat.submit(frame.chatId, frame.content, frame.metadata);
+        const result = this.chat.submit(frame.chatId, frame.content, frame.metadata, frame.attachments);
         if (!result.accepted) {
           this.logger.warn(
             formatEvent('ws.message.rejected', { client_id: clientId, chat_id: frame.chatId, reason: result.code }),

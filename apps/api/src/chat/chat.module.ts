@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentModule } from '../agent/agent.module';
+import { AttachmentsModule } from '../attachments/attachments.module';
 import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
 import { McpModule } from '../mcp/mcp.module';
 import { MemoryModule } from '../memory/memory.module';
@@ -13,7 +14,7 @@ import { ChatTitleService } from './chat-title';
  * cancel). Needs the global EventEmitter2 (EventEmitterModule.forRoot in the root module).
  */
 @Module({
-  imports: [AgentModule, MemoryModule, LlmSettingsModule, McpModule, SkillsModule],
+  imports: [AgentModule, AttachmentsModule, MemoryModule, LlmSettingsModule, McpModule, SkillsModule],
   providers: [ChatService, ChatGateway, ChatTitleService],
   exports: [ChatService],
 })

@@ -42,6 +42,7 @@ import { UNTITLED_SESSION_TITLE } from '../memory/sessions.service';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ChatTitleService, fallbackTitle } from './chat-title';
 import { McpService } from '../mcp/mcp.service';
+import { AttachmentsService } from '../attachments/attachments.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { DomainError, domainErrorEvent } from '../common/domain-error';
 import { buildTurnContext } from './turn-context';
@@ -78,6 +79,8 @@ interface TurnJob {
   headless?: boolean;
   /** a checked chat action (regenerate, edit, continue); absent for a plain message */
   plan?: ChatActionPlan;
+  /** workspace-relative paths of the chat's uploaded files the message refers to (checked when the turn starts) */
+  attachments?: readonly string[];
 }
 
 /** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
@@ -189,11 +192,18 @@ export class ChatService implements OnModuleDestroy {
     private readonly mcp: McpService,
     private readonly titles: ChatTitleService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly attachments: AttachmentsService,
   ) {}
 
   /** Queues a validated message on its chat's lane. */
-  submit(chatId: string, content: string, metadata: MessageMetadata, options: SubmitOptions = {}): SubmitResult {
-    return this.submitJob({ chatId, content, metadata, ...(options.headless === true ? { headless: true } : {}) });
+  submit(
+    chatId: string,
+    content: string,
+    metadata: MessageMetadata,
+    attachments: readonly string[] = [],
+    options: SubmitOptions = {},
+  ): SubmitResult {
+    return this.submitJob({ chatId, content, metadata, attachments, ...(options.headless === true ? { headless: true } : {}) });
   }
 
   private submitJob(job: TurnJob): SubmitResult {
@@ -381,6 +391,8 @@ export class ChatService implements OnModuleDestroy {
     let failedUser: UserTurnInput | null = null;
     try {
       this.llm.rememberSelection(selection);
+      // a path that is not an uploaded file of this chat fails the turn before anything is written
+      const attachments = await this.attachments.resolveForTurn(chatId, job.attachments ?? []);
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
       // a continuation has no user message of its own: a failure persists nothing
@@ -405,10 +417,22 @@ export class ChatService implements OnModuleDestroy {
       // regenerate and edit answer the history before the replaced message; continue the whole current branch
       const history =
         plan?.kind === 'resend' ? await this.memory.historyBefore(chatId, plan.supersedes) : chat.history;
-      const context = await buildTurnContext(sources, { chatId, turnId, content, metadata, history, signal });
+      const context = await buildTurnContext(sources, {
+        chatId,
+        turnId,
+        content,
+        metadata,
+        history,
+        signal,
+        attachments: attachments.map(({ name, path, size, mime }) => ({ name, path, size, mime })),
+      });
       const { skillReceipts, user } = context;
       for (const warning of context.warnings) this.emit(chatId, { event: 'warning', chat_id: chatId, ...warning });
       if (plan?.kind !== 'continue') failedUser = user;
+
+      // image attachments go to the model as image parts only when it takes images (never persisted)
+      const acceptsImages = this.llm.acceptsImages?.(selection.provider, selection.model) === true;
+      const userImages = acceptsImages ? await this.attachments.images(attachments) : [];
 
       let outcome;
       try {
@@ -422,6 +446,8 @@ export class ChatService implements OnModuleDestroy {
           signal,
           temporaryTools: context.temporaryTools,
           headless: job.headless === true,
+          acceptsImages,
+          userImages,
           listener: turnEventsListener(chatId, streamId, (event) => this.emit(chatId, event)),
         });
       } catch (err) {

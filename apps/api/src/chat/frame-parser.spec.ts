@@ -93,7 +93,18 @@ describe('frame parser', () => {
       chatId: 'c1',
       content: '  hi  ',
       metadata: { llm: { provider: 'ollama', model: 'm' }, mentioned_skills: [{ name: 'weather', label: 'W' }] },
+      attachments: [],
     });
+  });
+
+  it('Scenario: A message frame with malformed attachments is refused', () => {
+    const frame = (attachments: unknown) =>
+      parseFrameText(JSON.stringify({ type: 'message', chat_id: 'c1', content: 'hi', metadata: { llm: { provider: 'ollama', model: 'm' } }, attachments }));
+    expect(frame(['attachments/c1/a.txt'])).toMatchObject({ kind: 'message', attachments: ['attachments/c1/a.txt'] });
+    expect(frame(null)).toMatchObject({ kind: 'message', attachments: [] });
+    for (const bad of ['attachments/c1/a.txt', [1], [''], ['x'.repeat(513)], Array.from({ length: 21 }, (_, i) => `a${i}`), {}]) {
+      expect(frame(bad)).toMatchObject({ kind: 'reject', reason: 'invalid_attachments', error: { code: 'invalid_attachments', chat_id: 'c1' } });
+    }
   });
 
   it('Scenario: metadata errors carry the chat id', () => {

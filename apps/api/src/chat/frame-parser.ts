@@ -9,7 +9,9 @@
  * - Binary frames are UTF-8 decoded; undecodable ones are ignored silently.
  * - Chat ids match ^[A-Za-z0-9_:-]{1,64}$ → else `invalid chat_id` (no chat_id).
  * - message: blank/non-string content → `missing content` (with chat_id); invalid selection metadata → the
- *   sanitizer's message (with chat_id).
+ *   sanitizer's message (with chat_id); additive `attachments` present but not a list of at most MAX_MESSAGE_ATTACHMENTS
+ *   non-empty strings of at most MAX_ATTACHMENT_PATH_CHARS characters → `invalid_attachments` (with chat_id). Whether
+ *   each path is an uploaded file of the chat is checked when the turn starts.
  * - approval: `call_id` a non-empty string of at most 256 printable characters and `decision` one of `allow_once`,
  *   `allow_always`, `deny` → else `invalid_frame` (with chat_id). Whether the call is pending is the gateway's concern.
  * - chat_action: `action` one of `regenerate`, `edit`, `continue` and valid selection metadata; `edit` also needs a
@@ -24,6 +26,8 @@ import {
   type ChatActionName,
   CHAT_ID_PATTERN,
   ELICITATION_ACTIONS,
+  MAX_ATTACHMENT_PATH_CHARS,
+  MAX_MESSAGE_ATTACHMENTS,
   type ApprovalDecision,
   type ElicitationAction,
   sanitizeMessageMetadata,
@@ -39,6 +43,7 @@ export type FrameRejectReason =
   | 'missing_content'
   | 'invalid_selection_metadata'
   | 'invalid_frame'
+  | 'invalid_attachments'
   | 'unknown_type';
 
 /** the longest `call_id` an approval frame may carry */
@@ -50,7 +55,7 @@ export type ParsedFrame =
   | { kind: 'new_chat' }
   | { kind: 'attach'; chatId: string }
   | { kind: 'cancel'; chatId: string }
-  | { kind: 'message'; chatId: string; content: string; metadata: MessageMetadata }
+  | { kind: 'message'; chatId: string; content: string; metadata: MessageMetadata; attachments: string[] }
   | { kind: 'approval'; chatId: string; callId: string; decision: ApprovalDecision }
   | { kind: 'elicitation'; chatId: string; elicitationId: string; action: ElicitationAction; content: unknown }
   | {
@@ -99,6 +104,16 @@ export function pythonStringRepr(value: string): string {
     else out += char;
   }
   return out + quote;
+}
+
+/** The additive `attachments` of a message frame: absent/null → []; null when it is not a valid list of paths. */
+function parseAttachmentPaths(value: unknown): string[] | null {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > MAX_MESSAGE_ATTACHMENTS) return null;
+  const valid = value.every(
+    (item): item is string => typeof item === 'string' && item !== '' && item.length <= MAX_ATTACHMENT_PATH_CHARS,
+  );
+  return valid ? (value as string[]) : null;
 }
 
 /** Decodes a raw ws payload; null when a binary frame is not valid UTF-8. */
@@ -154,8 +169,16 @@ export function parseFrameText(raw: string): ParsedFrame {
       }
       const metadata = sanitizeMessageMetadata(frame['metadata']);
       if (!metadata.ok) return reject('invalid_selection_metadata', metadata.error, chatId);
+      const attachments = parseAttachmentPaths(frame['attachments']);
+      if (attachments === null) {
+        return reject(
+          'invalid_attachments',
+          `attachments must be a list of at most ${MAX_MESSAGE_ATTACHMENTS} attachment paths of at most ${MAX_ATTACHMENT_PATH_CHARS} characters`,
+          chatId,
+        );
+      }
       // content is forwarded untrimmed, like the original server
-      return { kind: 'message', chatId, content, metadata: metadata.metadata };
+      return { kind: 'message', chatId, content, metadata: metadata.metadata, attachments };
     }
     case 'approval': {
       const chatId = frame['chat_id'];

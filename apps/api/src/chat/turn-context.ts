@@ -7,11 +7,13 @@
  *   connectors' tools visible for this turn only,
  * - the selected Skills loaded before the model runs: their bodies go into a second system message for this turn
  *   only, their receipts come first among the turn's durable messages,
- * - the user side of the turn as it will be persisted.
+ * - the user side of the turn as it will be persisted (with its attachments; the model's text of the message ends
+ *   with a line naming their workspace paths).
  * A selection that cannot be honoured (a Skill that cannot load, a connector that cannot be prepared) is left out and
  * reported as a warning; the turn still runs. A leading `@word` that names no Skill is plain text.
  */
-import type { MessageMetadata } from '@cashcode/contracts';
+import type { AttachmentReceipt, MessageMetadata } from '@cashcode/contracts';
+import { withAttachmentsReference } from '../common/attachment-reference';
 import type { ChatMessage } from '../common/chat-message';
 import { McpError } from '../mcp/mcp.errors';
 import type { UserTurnInput } from '../memory/memory.types';
@@ -34,6 +36,8 @@ export interface TurnContextInput {
   /** the chat's history as the model sees it */
   history: readonly ChatMessage[];
   signal: AbortSignal;
+  /** the uploaded files the message refers to, checked to belong to the chat */
+  attachments?: readonly AttachmentReceipt[];
 }
 
 export interface TurnContext {
@@ -77,9 +81,10 @@ export async function buildTurnContext(sources: TurnContextSources, input: TurnC
     { role: 'system', content: system },
     ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
     ...input.history,
-    { role: 'user', content: taskText },
+    { role: 'user', content: withAttachmentsReference(taskText, input.attachments) },
   ];
   const user: UserTurnInput = { content };
+  if (input.attachments && input.attachments.length > 0) user.attachments = [...input.attachments];
   if (metadata.mentioned_skills) user.mentioned_skills = metadata.mentioned_skills;
   if (metadata.selected_mcp_connectors) user.selected_mcp_connectors = metadata.selected_mcp_connectors;
   return { messages, temporaryTools, skillReceipts, user, warnings };

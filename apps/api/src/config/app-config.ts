@@ -48,6 +48,12 @@ export interface AppConfig {
   modelTitles: boolean;
   /** ReAct iterations before the final no-tools answer */
   maxIterations: number;
+  /** CASHCODE_ATTACHMENT_MAX_BYTES (default 10 MiB): bytes of one file uploaded into a chat's attachments folder */
+  attachmentMaxBytes: number;
+  /** CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES (default 25 MiB): bytes of all files of one upload request */
+  attachmentMaxRequestBytes: number;
+  /** CASHCODE_ATTACHMENT_MAX_FILES (default 10): files of one upload request */
+  attachmentMaxFiles: number;
   /** provider retries for transient/rate-limit errors (per model call) */
   llmMaxRetries: number;
   llmTimeoutMs: number;
@@ -389,6 +395,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       3_600_000,
     ),
     maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
+    attachmentMaxBytes: parseInteger('CASHCODE_ATTACHMENT_MAX_BYTES', env['CASHCODE_ATTACHMENT_MAX_BYTES'], 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    attachmentMaxRequestBytes: parseInteger(
+      'CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES',
+      env['CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES'],
+      25 * 1024 * 1024,
+      1,
+      4 * 1024 * 1024 * 1024,
+    ),
+    attachmentMaxFiles: parseInteger('CASHCODE_ATTACHMENT_MAX_FILES', env['CASHCODE_ATTACHMENT_MAX_FILES'], 10, 1, 100),
     llmMaxRetries: parseInteger('CASHCODE_LLM_MAX_RETRIES', env['CASHCODE_LLM_MAX_RETRIES'], 2, 0, 10),
     llmTimeoutMs: parseInteger('CASHCODE_LLM_TIMEOUT_MS', env['CASHCODE_LLM_TIMEOUT_MS'], 60_000, 100, 3_600_000),
     llmDiscoveryTimeoutMs: parseInteger(

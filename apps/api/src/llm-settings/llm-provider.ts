@@ -33,6 +33,8 @@ export interface LlmClientProvider {
   backgroundSelection(): LlmSelection | null;
   /** Whether the provider has an installed client. */
   isReady(provider: LlmProvider): boolean;
+  /** Whether the model takes image input (the provider's listing or the user's per-model setting); default false. */
+  acceptsImages?(provider: LlmProvider, model: string): boolean;
 }
 
 /**

@@ -49,6 +49,10 @@ export function serialiseSettingsFile(settings: StoredLlmSettings): string {
     },
     ollama: { base_url: settings.ollama.baseUrl },
     ...(settings.background ? { background: { provider: settings.background.provider, model: settings.background.model } } : {}),
+    ...(settings.imageModels && settings.imageModels.length > 0
+      ? { image_models: settings.imageModels.map(({ provider, model }) => ({ provider, model })) }
+      : {}),
+    ...(settings.lastUsed ? { last_used: { provider: settings.lastUsed.provider, model: settings.lastUsed.model } } : {}),
   };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
@@ -87,6 +91,18 @@ export function parseSettingsFile(text: string): StoredLlmSettings {
   if (data['background'] !== undefined && data['background'] !== null) {
     const background = parseBackgroundSelection(data['background']);
     if ('value' in background) settings.background = background.value;
+  }
+  // optional models marked as taking images (CashCode addition); invalid entries are ignored
+  if (Array.isArray(data['image_models'])) {
+    const imageModels = (data['image_models'] as unknown[])
+      .map((entry) => parseBackgroundSelection(entry))
+      .flatMap((parsed) => ('value' in parsed ? [parsed.value] : []));
+    if (imageModels.length > 0) settings.imageModels = imageModels;
+  }
+  // optional last model used by a turn (CashCode addition); an invalid entry is ignored
+  if (data['last_used'] !== undefined && data['last_used'] !== null) {
+    const lastUsed = parseBackgroundSelection(data['last_used']);
+    if ('value' in lastUsed) settings.lastUsed = lastUsed.value;
   }
   return settings;
 }

@@ -1,9 +1,11 @@
 import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { LlmModelsResponse, PublicLlmSettings, TestLlmConnectionResponse } from '@cashcode/contracts';
+import type { ImageModelsResponse, LlmModelsResponse, PublicLlmSettings, TestLlmConnectionResponse } from '@cashcode/contracts';
 import { ApiProblemResponses } from '../common/problem-details';
+import { SetImageModelDto } from './dto/set-image-model.dto';
 import {
+  ImageModelsResponseDto,
   LlmModelsResponseDto,
   PublicLlmSettingsDto,
   TestLlmConnectionResponseDto,
@@ -75,5 +77,20 @@ export class LlmSettingsController {
   @ApiProblemResponses(403, 503)
   listModels(): Promise<LlmModelsResponse> {
     return this.settings.listModels();
+  }
+
+  @Put('image-models')
+  @UseGuards(LlmOriginGuard)
+  @ApiOperation({
+    summary: 'Mark a model as taking image input',
+    description:
+      'For models whose provider listing does not say they take images: `accepts_images: true` sends image ' +
+      'attachments to that model as image parts, `false` removes the mark. Saved with the settings (atomically, 0600).',
+  })
+  @ApiBody({ type: SetImageModelDto })
+  @ApiOkResponse({ type: ImageModelsResponseDto })
+  @ApiProblemResponses(403, 422, 503)
+  setImageModel(@Body() body: SetImageModelDto): Promise<ImageModelsResponse> {
+    return this.settings.setImageModel(body);
   }
 }

@@ -162,7 +162,7 @@ describe(LlmSettingsService.name, () => {
       expect(service.currentGeneration).toBe(generationBefore);
     });
 
-    it('Scenario: a settings file whose key is bound to another origin installs no openai client', async () => {
+    it('Scenario: a settings file whose key is bound to another origin installs a client without the key', async () => {
       await mkdir(join(root, 'config', 'settings'), { recursive: true });
       await writeFile(
         join(root, 'config', 'settings', 'llm.json'),
@@ -175,10 +175,12 @@ describe(LlmSettingsService.name, () => {
       const service = await start();
       expect(service.getPublicSettings().openai_compatible).toEqual({
         base_url: 'https://b.example.com/v1',
-        ready: false,
+        ready: true,
         api_key_configured: false,
       });
-      expect(() => service.acquire('openai_compatible')).toThrow(LlmNotConfiguredError);
+      const lease = service.acquire('openai_compatible');
+      expect(lease.client.apiKey).not.toBe('sk-a');
+      lease.release();
     });
 
     it('Scenario: an I/O failure answers save_failed and leaves the file, runtime and public state unchanged', async () => {
@@ -203,7 +205,7 @@ describe(LlmSettingsService.name, () => {
     it('Scenario: saving with no ready provider is rejected and nothing changes', async () => {
       const service = await start();
       const error = await settingsError(
-        service.updateSettings({ openai_compatible: { base_url: 'https://api.example.com' }, ollama: {} }),
+        service.updateSettings({ openai_compatible: { base_url: '' }, ollama: {} }),
       );
       expect(error.code).toBe('no_provider_ready');
       await expect(stat(store.filePath)).rejects.toMatchObject({ code: 'ENOENT' });

@@ -5,8 +5,10 @@ import {
   type LlmModelsResponse,
   type LlmProvider,
   type LlmProviderStatus,
+  type ImageModelsResponse,
   type LlmSelection,
   type PublicLlmSettings,
+  type SetImageModelRequest,
   type TestLlmConnectionResponse,
 } from '@cashcode/contracts';
 import type OpenAI from 'openai';
@@ -32,7 +34,7 @@ import {
   type LlmSettingsUpdate,
   type StoredLlmSettings,
 } from './llm-settings.validation';
-import { discoverModels } from './model-discovery';
+import { discoverModelCatalog } from './model-discovery';
 import { OLLAMA_API_KEY, createProviderClient } from './provider-client';
 import { classifyProviderError, probeErrorMessage, probeErrorReason } from './provider-errors';
 
@@ -67,6 +69,8 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
   private readonly retired = new Set<ClientGeneration>();
   private selection: LlmSelection | null = null;
   private writeChain: Promise<unknown> = Promise.resolve();
+  /** per provider: the models its last listing (`/models`, `/test`) marked as taking images */
+  private readonly reportedImageModels = new Map<LlmProvider, Set<string>>();
   private initialised: Promise<void> | null = null;
 
   constructor(
@@ -134,7 +138,8 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     // A probe client of its own: never installed, dropped when this call returns (openai clients hold no sockets).
     const probe = this.createClient(draft, provider);
     try {
-      const ids = await discoverModels(probe, this.config.llmDiscoveryTimeoutMs);
+      const { ids, imageModels } = await discoverModelCatalog(probe, this.config.llmDiscoveryTimeoutMs);
+      this.reportedImageModels.set(provider, imageModels);
       this.logger.log(formatEvent('llm.settings.test_succeeded', { provider, model_count: ids.length }));
       return { success: true, provider, model_count: ids.length, message: `Connected: found ${ids.length} models`, models: ids };
     } catch (error) {
@@ -153,7 +158,8 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
         if (!this.current.clients.has(provider)) return { status: { ready: false, error: null }, ids: [] };
         const lease = this.acquire(provider);
         try {
-          const ids = await discoverModels(lease.client, this.config.llmDiscoveryTimeoutMs);
+          const { ids, imageModels } = await discoverModelCatalog(lease.client, this.config.llmDiscoveryTimeoutMs);
+          this.reportedImageModels.set(provider, imageModels);
           return { status: { ready: true, error: null }, ids };
         } catch (error) {
           this.logger.warn(
@@ -170,9 +176,56 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     LLM_PROVIDERS.forEach((provider, index) => {
       const result = results[index];
       providers[provider] = result.status;
-      for (const id of result.ids) models.push({ provider, id });
+      for (const id of result.ids) {
+        const reported = this.reportedImageModels.get(provider)?.has(id) === true;
+        const entry: LlmModelEntry = { provider, id };
+        // additive fields, present only when true
+        if (this.acceptsImages(provider, id)) entry.accepts_images = true;
+        if (reported) entry.images_reported = true;
+        models.push(entry);
+      }
     });
-    return { models, providers };
+    const response: LlmModelsResponse = { models, providers };
+    if (this.settings.lastUsed) response.last_used = { ...this.settings.lastUsed };
+    return response;
+  }
+
+  /**
+   * Marks one model as taking image input or not (the per-model setting for models whose provider listing does not
+   * say so); saved with the settings atomically. Answers every marked model.
+   */
+  setImageModel(request: SetImageModelRequest): Promise<ImageModelsResponse> {
+    return this.exclusive(async () => {
+      this.assertLoaded();
+      const model = request.model.trim();
+      const others = (this.settings.imageModels ?? []).filter(
+        (entry) => !(entry.provider === request.provider && entry.model === model),
+      );
+      const imageModels = request.accepts_images ? [...others, { provider: request.provider, model }] : others;
+      const next: StoredLlmSettings = { ...this.settings, imageModels };
+      if (imageModels.length === 0) delete next.imageModels;
+      try {
+        await this.store.save(next);
+      } catch (error) {
+        this.logger.warn(
+          formatEvent('llm.settings.save_failed', { error_code: (error as NodeJS.ErrnoException).code ?? 'unknown' }),
+        );
+        throw new LlmSettingsError('settings_save_failed', LLM_SETTINGS_MESSAGES.saveFailed);
+      }
+      // the connections did not change: the installed clients stay
+      this.settings = next;
+      this.logger.log(formatEvent('llm.settings.image_model_set', { provider: request.provider, accepts_images: request.accepts_images }));
+      return { image_models: imageModels.map((entry) => ({ ...entry })) };
+    });
+  }
+
+  /**
+   * Whether a model takes image input: its provider's last listing said so, or the user marked it in the settings.
+   * Default false.
+   */
+  acceptsImages(provider: LlmProvider, model: string): boolean {
+    if (this.reportedImageModels.get(provider)?.has(model)) return true;
+    return (this.settings.imageModels ?? []).some((entry) => entry.provider === provider && entry.model === model);
   }
 
   // ---- LlmClientProvider -----------------------------------------------------------------------------------------
@@ -198,6 +251,27 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
 
   rememberSelection(selection: LlmSelection): void {
     this.selection = { provider: selection.provider, model: selection.model };
+    const stored = this.settings.lastUsed;
+    if (!this.loadFailure && (stored?.provider !== selection.provider || stored.model !== selection.model)) {
+      void this.saveLastUsed({ provider: selection.provider, model: selection.model });
+    }
+  }
+
+  /** Saves the model a turn used with the settings (a fresh browser preselects it); a failed write is only logged. */
+  private saveLastUsed(selection: LlmSelection): Promise<void> {
+    return this.exclusive(async () => {
+      const stored = this.settings.lastUsed;
+      if (stored?.provider === selection.provider && stored.model === selection.model) return;
+      const next: StoredLlmSettings = { ...this.settings, lastUsed: selection };
+      try {
+        await this.store.save(next);
+        this.settings = next;
+      } catch (error) {
+        this.logger.warn(
+          formatEvent('llm.settings.last_used_save_failed', { error_code: (error as NodeJS.ErrnoException).code ?? 'unknown' }),
+        );
+      }
+    });
   }
 
   lastSelection(): LlmSelection | null {

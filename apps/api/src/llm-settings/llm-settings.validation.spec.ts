@@ -139,10 +139,11 @@ describe('LLM settings validation', () => {
         ollama: { baseUrl: '' },
       };
       expect(usableApiKey(tampered.openaiCompatible)).toBe('');
-      expect(isProviderReady(tampered, 'openai_compatible')).toBe(false);
+      // ready without a key (a keyless server): requests carry no key at all
+      expect(isProviderReady(tampered, 'openai_compatible')).toBe(true);
       expect(toPublicSettings(tampered).openai_compatible).toEqual({
         base_url: 'http://127.0.0.1:9/v1',
-        ready: false,
+        ready: true,
         api_key_configured: false,
       });
       expect(usableApiKey(STORED.openaiCompatible)).toBe('sk-stored-key');
@@ -158,7 +159,7 @@ describe('LLM settings validation', () => {
       expect(next.openaiCompatible.apiKey).toBe('');
       expect(toPublicSettings(next).openai_compatible).toEqual({
         base_url: 'https://api.example.com',
-        ready: false,
+        ready: true,
         api_key_configured: false,
       });
     });
@@ -198,8 +199,11 @@ describe('LLM settings validation', () => {
   });
 
   describe('readiness', () => {
-    it('Scenario: a base URL without a key and no Ollama is not enough', () => {
-      const next = applySettingsUpdate(EMPTY_LLM_SETTINGS, update({ base_url: 'https://api.example.com' }));
+    it('Scenario: An OpenAI-compatible base URL without an API key is a ready connection', () => {
+      const keyless = applySettingsUpdate(EMPTY_LLM_SETTINGS, update({ base_url: 'http://127.0.0.1:1234/v1' }));
+      expect(() => requireReadyProvider(keyless)).not.toThrow();
+      expect(toPublicSettings(keyless).openai_compatible).toEqual({ base_url: 'http://127.0.0.1:1234/v1', ready: true, api_key_configured: false });
+      const next = applySettingsUpdate(EMPTY_LLM_SETTINGS, update({}));
       const error = settingsError(() => requireReadyProvider(next));
       expect(error.code).toBe('no_provider_ready');
       expect(error.message).toBe('at least one provider connection is required');
@@ -217,10 +221,12 @@ describe('LLM settings validation', () => {
     });
 
     it('Scenario: the draft of /test must make the chosen provider ready', () => {
-      const draft = applySettingsUpdate(EMPTY_LLM_SETTINGS, update({ base_url: 'https://api.example.com' }));
+      const draft = applySettingsUpdate(EMPTY_LLM_SETTINGS, update({}));
       const error = settingsError(() => requireDraftProviderReady(draft, 'openai_compatible'));
       expect(error.code).toBe('provider_not_ready');
-      expect(error.fieldErrors[0].field).toBe('openai_compatible.api_key');
+      expect(error.fieldErrors[0].field).toBe('openai_compatible.base_url');
+      const keyless = applySettingsUpdate(EMPTY_LLM_SETTINGS, update({ base_url: 'https://api.example.com' }));
+      expect(() => requireDraftProviderReady(keyless, 'openai_compatible')).not.toThrow();
       expect(settingsError(() => requireDraftProviderReady(draft, 'ollama')).fieldErrors[0].field).toBe('ollama.base_url');
     });
 

@@ -21,6 +21,10 @@ export interface StoredLlmSettings {
   ollama: { baseUrl: string };
   /** the model background jobs (Dream) use; unset → the last model a turn used */
   background?: LlmSelection;
+  /** models the user marked as taking image input (unset = none) */
+  imageModels?: LlmSelection[];
+  /** the model the last chat turn used (unset before the first turn) */
+  lastUsed?: LlmSelection;
 }
 
 export const EMPTY_LLM_SETTINGS: StoredLlmSettings = Object.freeze({
@@ -100,10 +104,12 @@ export function usableApiKey(openai: StoredLlmSettings['openaiCompatible']): str
   return secretMayFollow(bound, urlSecretBinding(openai.baseUrl)) ? openai.apiKey : '';
 }
 
+/**
+ * A provider is ready once it has a base URL; the OpenAI-compatible API key is optional (keyless local servers: LM
+ * Studio, llama.cpp's server), and without a usable key requests carry no Authorization header.
+ */
 export function isProviderReady(settings: StoredLlmSettings, provider: LlmProvider): boolean {
-  return provider === 'openai_compatible'
-    ? usableApiKey(settings.openaiCompatible) !== ''
-    : settings.ollama.baseUrl !== '';
+  return provider === 'openai_compatible' ? settings.openaiCompatible.baseUrl !== '' : settings.ollama.baseUrl !== '';
 }
 
 export function readyProviders(settings: StoredLlmSettings): LlmProvider[] {
@@ -126,6 +132,9 @@ export function toPublicSettings(settings: StoredLlmSettings): PublicLlmSettings
     },
     ollama: { base_url: settings.ollama.baseUrl, ready: ollamaReady },
     background: settings.background ? { ...settings.background } : null,
+    ...(settings.imageModels && settings.imageModels.length > 0
+      ? { image_models: settings.imageModels.map((entry) => ({ ...entry })) }
+      : {}),
   };
 }
 
@@ -233,6 +242,9 @@ export function applySettingsUpdate(current: StoredLlmSettings, update: LlmSetti
     ollama: { baseUrl: (ollamaUrl as { value: string }).value },
   };
   if (background) next.background = { ...background };
+  // not part of the PUT body: the image-model marks are kept as they are
+  if (current.imageModels && current.imageModels.length > 0) next.imageModels = current.imageModels.map((entry) => ({ ...entry }));
+  if (current.lastUsed) next.lastUsed = { ...current.lastUsed };
   return next;
 }
 
@@ -260,10 +272,10 @@ export function requireReadyProvider(settings: StoredLlmSettings): void {
 export function requireDraftProviderReady(settings: StoredLlmSettings, provider: LlmProvider): void {
   if (isProviderReady(settings, provider)) return;
   if (provider === 'openai_compatible') {
-    const missing = settings.openaiCompatible.baseUrl === '' ? 'openai_compatible.base_url' : 'openai_compatible.api_key';
+    const missing = 'openai_compatible.base_url';
     throw new LlmSettingsError(
       'provider_not_ready',
-      'openai_compatible is not ready: a base URL and an API key are required to test the connection',
+      'openai_compatible is not ready: a base URL is required to test the connection',
       [{ field: missing, message: `${missing} is required to test this connection` }],
     );
   }

@@ -1,4 +1,4 @@
-import { normaliseModelIds } from './model-discovery';
+import { entryAcceptsImages, modelCatalog, normaliseModelIds } from './model-discovery';
 
 describe('normaliseModelIds', () => {
   it('Scenario: ids are de-duplicated and sorted case-insensitively', () => {
@@ -29,5 +29,23 @@ describe('normaliseModelIds', () => {
 
   it('Scenario: ids equal ignoring case keep the provider order', () => {
     expect(normaliseModelIds([{ id: 'b' }, { id: 'A' }, { id: 'a' }])).toEqual(['A', 'a', 'b']);
+  });
+});
+
+describe('entryAcceptsImages / modelCatalog', () => {
+  it('reads the ways providers mark image input', () => {
+    expect(entryAcceptsImages({ id: 'a', capabilities: ['completion', 'vision'] })).toBe(true);
+    expect(entryAcceptsImages({ id: 'b', architecture: { input_modalities: ['text', 'image'] } })).toBe(true);
+    expect(entryAcceptsImages({ id: 'c', input_modalities: ['image'] })).toBe(true);
+    expect(entryAcceptsImages({ id: 'd', type: 'vlm' })).toBe(true);
+    expect(entryAcceptsImages({ id: 'e', capabilities: ['completion'], type: 'llm' })).toBe(false);
+    expect(entryAcceptsImages({ id: 'f', capabilities: 'vision' })).toBe(false);
+    expect(entryAcceptsImages(null)).toBe(false);
+  });
+
+  it('lists the ids as before and the image models by trimmed id', () => {
+    const catalog = modelCatalog([{ id: ' v ', capabilities: ['vision'] }, { id: 'a' }, { id: 'v' }]);
+    expect(catalog.ids).toEqual(['a', 'v']);
+    expect([...catalog.imageModels]).toEqual(['v']);
   });
 });

@@ -42,10 +42,50 @@ export function normaliseModelIds(entries: readonly unknown[]): string[] {
 }
 
 /**
+ * Whether a model list entry says the model takes image input. Providers say it in different ways: Ollama-style
+ * `capabilities: ['vision', …]`, OpenRouter-style `architecture.input_modalities: ['image', …]`, a top-level
+ * `input_modalities` / `modalities`, or LM Studio's `type: 'vlm'`.
+ */
+export function entryAcceptsImages(entry: unknown): boolean {
+  if (typeof entry !== 'object' || entry === null) return false;
+  const record = entry as Record<string, unknown>;
+  const includes = (value: unknown, wanted: string) =>
+    Array.isArray(value) && value.some((item) => typeof item === 'string' && item.toLowerCase() === wanted);
+  const architecture = record['architecture'];
+  return (
+    includes(record['capabilities'], 'vision') ||
+    includes(record['input_modalities'], 'image') ||
+    includes(record['modalities'], 'image') ||
+    (typeof architecture === 'object' && architecture !== null && includes((architecture as Record<string, unknown>)['input_modalities'], 'image')) ||
+    record['type'] === 'vlm'
+  );
+}
+
+/** The normalised ids of a model list and those its entries mark as taking images. */
+export interface ModelCatalog {
+  ids: string[];
+  imageModels: Set<string>;
+}
+
+export function modelCatalog(entries: readonly unknown[]): ModelCatalog {
+  const imageModels = new Set<string>();
+  for (const entry of entries.slice(0, MODEL_LIST_MAX_ENTRIES)) {
+    const raw = typeof entry === 'object' && entry !== null ? (entry as { id?: unknown }).id : undefined;
+    if (typeof raw === 'string' && entryAcceptsImages(entry)) imageModels.add(raw.trim());
+  }
+  return { ids: normaliseModelIds(entries), imageModels };
+}
+
+/**
  * Lists the models of one provider. Rejects with the SDK's error (classify it with probeErrorMessage); a deadline
  * reached is always reported as APIConnectionTimeoutError, whatever the transport did.
  */
 export async function discoverModels(client: OpenAI, timeoutMs: number): Promise<string[]> {
+  return (await discoverModelCatalog(client, timeoutMs)).ids;
+}
+
+/** {@link discoverModels} with the models the listing marks as taking images. */
+export async function discoverModelCatalog(client: OpenAI, timeoutMs: number): Promise<ModelCatalog> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -55,7 +95,7 @@ export async function discoverModels(client: OpenAI, timeoutMs: number): Promise
   try {
     const page = await client.models.list({ signal: controller.signal, timeout: timeoutMs, maxRetries: 0 });
     const data: unknown = (page as { data?: unknown }).data;
-    return normaliseModelIds(Array.isArray(data) ? (data as unknown[]) : []);
+    return modelCatalog(Array.isArray(data) ? (data as unknown[]) : []);
   } catch (error) {
     if (timedOut) throw new APIConnectionTimeoutError();
     throw error;

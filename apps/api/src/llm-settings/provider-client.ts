@@ -40,13 +40,19 @@ function normaliseThrown(err: unknown): Error {
   return new Error(String(err));
 }
 
-/** A client with the configured timeout and no SDK retries: callers run their own classified retries. */
+/**
+ * A client with the configured timeout and no SDK retries: callers run their own classified retries. An empty key (a
+ * keyless local server such as LM Studio or llama.cpp's server) sends no Authorization header at all: the SDK needs
+ * some key, and a `null` default header removes the one it would build from it.
+ */
 export function createProviderClient(options: ProviderClientOptions): OpenAI {
+  const keyless = options.apiKey === '';
   return new OpenAI({
     baseURL: options.baseURL,
-    apiKey: options.apiKey,
+    apiKey: keyless ? 'no-key' : options.apiKey,
     timeout: options.timeoutMs,
     maxRetries: 0,
     fetch: providerFetch,
+    ...(keyless ? { defaultHeaders: { Authorization: null } } : {}),
   });
 }

@@ -2,7 +2,8 @@
  * history.jsonl records (openspec memory): parsing one line, building the records of a turn (openspec memory) and
  * turning records back into model messages (openspec memory). Pure functions, no I/O.
  */
-import { isRecord, type TokenUsage } from '@cashcode/contracts';
+import { isRecord, type AttachmentReceipt, type TokenUsage } from '@cashcode/contracts';
+import { withAttachmentsReference } from '../common/attachment-reference';
 import type {
   ChatMessage,
   FinalAnswer,
@@ -121,6 +122,11 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
     if (typeof value['ok'] === 'boolean') record.ok = value['ok'];
     else delete record.ok;
   }
+  if ('attachments' in value) {
+    const attachments = normalizeAttachments(value['attachments']);
+    if (attachments.length > 0) record.attachments = attachments;
+    else delete record.attachments;
+  }
   return record;
 }
 
@@ -139,6 +145,20 @@ export function parseUsage(value: unknown): TokenUsage | null {
   };
 }
 
+/** Keeps only well-formed attachment receipts (name, path and mime strings, a size in bytes). */
+export function normalizeAttachments(value: unknown): AttachmentReceipt[] {
+  if (!Array.isArray(value)) return [];
+  const out: AttachmentReceipt[] = [];
+  for (const entry of value) {
+    if (!isRecord(entry)) continue;
+    const { name, path, size, mime } = entry;
+    if (typeof name !== 'string' || typeof path !== 'string' || typeof mime !== 'string') continue;
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) continue;
+    out.push({ name, path, size, mime });
+  }
+  return out;
+}
+
 /** One history line (compact JSON, no trailing newline). JSON.stringify escapes lone surrogates, so it is valid UTF-8. */
 export function serializeHistoryRecord(record: HistoryRecord): string {
   return JSON.stringify(record);
@@ -153,7 +173,9 @@ export function recordToMessage(record: HistoryRecord): ChatMessage | null {
     case 'user':
       // the user message of a failed turn is kept for the user, not for the model (a retry is a new user record)
       if (record.error) return null;
-      return record.content !== '' ? { role: 'user', content: record.content } : null;
+      return record.content !== ''
+        ? { role: 'user', content: withAttachmentsReference(record.content, record.attachments) }
+        : null;
     case 'assistant':
       return record.content !== '' ? { role: 'assistant', content: record.content } : null;
     case 'tool_calls':
@@ -191,6 +213,7 @@ export function failedTurnRecord(user: UserTurnInput, error: TurnErrorMarker): P
 
 function userRecord(user: UserTurnInput): PendingRecord {
   const record: PendingRecord = { role: 'user', content: user.content };
+  if (user.attachments && user.attachments.length > 0) record.attachments = user.attachments;
   if (user.mentioned_skills && user.mentioned_skills.length > 0) record.mentioned_skills = user.mentioned_skills;
   if (user.selected_mcp_connectors && user.selected_mcp_connectors.length > 0) {
     record.selected_mcp_connectors = user.selected_mcp_connectors;

@@ -2,7 +2,7 @@
  * Chat memory shapes: history.jsonl records, metadata.json and the in-memory message list the agent sends to the
  * model (ChatMessage, defined in common/ because the agent and the turn-completed event use it too).
  */
-import type { McpConnectorReceipt, SkillReceipt, TokenUsage } from '@cashcode/contracts';
+import type { AttachmentReceipt, McpConnectorReceipt, SkillReceipt, TokenUsage } from '@cashcode/contracts';
 
 export type { ChatMessage, ToolCallRecord } from '../common/chat-message';
 import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
@@ -40,6 +40,8 @@ export interface HistoryRecord {
    * history-branch.ts). The replaced records stay on disk; the projection and the model context skip them.
    */
   supersedes?: number;
+  /** additive (user records): the uploaded files the message referred to (the model's text names their paths) */
+  attachments?: AttachmentReceipt[];
 }
 
 /** Why the turn of a persisted user message failed. */
@@ -65,6 +67,7 @@ export interface ChatMetadata {
 /** The user side of a turn to persist. */
 export interface UserTurnInput {
   content: string;
+  attachments?: AttachmentReceipt[];
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
 }

@@ -63,6 +63,7 @@ export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessa
         cursor: record.cursor,
       };
       if (record.error) message.error = { kind: record.error.kind, message: record.error.message };
+      if (record.attachments && record.attachments.length > 0) message.attachments = record.attachments.map((a) => ({ ...a }));
       messages.push(message);
     } else if (record.role === 'assistant') {
       const message: PublicMessage = { role: 'assistant', content: record.content, cursor: record.cursor };

@@ -407,7 +407,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
         }
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      const result = this.chat.submit(chatId, last.content, { llm: selection }, { headless: true });
+      const result = this.chat.submit(chatId, last.content, { llm: selection }, [], { headless: true });
       if (!result.accepted) finish(() => reject(chatTurnError(result.code, result.detail)));
     });
   }

@@ -86,6 +86,8 @@ function splitText(text: string, size: number): string[] {
 
 export class FakeModelServer {
   models: string[] = ['fake-model'];
+  /** extra fields of a model's `/v1/models` entry, by id (e.g. `{ capabilities: ['vision'] }`) */
+  modelFields: Record<string, Record<string, unknown>> = {};
   /** when set, GET /v1/models answers with this step's status/error instead */
   modelsStep: FakeStep | null = null;
   readonly requests: RecordedRequest[] = [];
@@ -263,7 +265,7 @@ export class FakeModelServer {
     }
     this.sendJson(res, 200, {
       object: 'list',
-      data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })),
+      data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake', ...this.modelFields[id] })),
     });
   }
 

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import {
   LLM_PROVIDERS,
+  type ImageModelsResponse,
   type LlmModelEntry,
   type LlmModelsResponse,
   type LlmProvider,
@@ -46,6 +47,18 @@ export class PublicLlmSettingsDto implements PublicLlmSettings {
     description: 'the model background jobs (Dream) use; null → the last model a turn used',
   })
   background!: BackgroundModelDto | null;
+
+  @ApiProperty({
+    type: [BackgroundModelDto],
+    required: false,
+    description: 'models marked as taking image input (`PUT /api/settings/llm/image-models`); absent when none is',
+  })
+  image_models?: BackgroundModelDto[];
+}
+
+export class ImageModelsResponseDto implements ImageModelsResponse {
+  @ApiProperty({ type: [BackgroundModelDto], description: 'every model marked as taking image input' })
+  image_models!: BackgroundModelDto[];
 }
 
 export class TestLlmConnectionResponseDto implements TestLlmConnectionResponse {
@@ -76,6 +89,12 @@ export class LlmModelEntryDto implements LlmModelEntry {
 
   @ApiProperty({ example: 'deepseek-chat' })
   id!: string;
+
+  @ApiProperty({ required: false, description: 'true when the model takes image input (its listing says so, or it is marked in the settings); else absent' })
+  accepts_images?: boolean;
+
+  @ApiProperty({ required: false, description: "true when the provider's listing itself says the model takes image input; else absent" })
+  images_reported?: boolean;
 }
 
 export class LlmProviderStatusDto implements LlmProviderStatus {
@@ -108,4 +127,11 @@ export class LlmModelsResponseDto implements LlmModelsResponse {
 
   @ApiProperty({ type: LlmProvidersStatusDto })
   providers!: LlmProvidersStatusDto;
+
+  @ApiProperty({
+    type: BackgroundModelDto,
+    required: false,
+    description: 'the model the last chat turn used (saved with the settings; a fresh browser preselects it); absent before the first turn',
+  })
+  last_used?: BackgroundModelDto;
 }

@@ -2,6 +2,7 @@
 import type {
   LoadedSkillReceipt,
   McpConnectorReceipt,
+  AttachmentReceipt,
   PublicMessage,
   PublicToolRecord,
   PublicTurnError,
@@ -150,6 +151,17 @@ export class PublicMessageDto implements PublicMessage {
 
   @ApiPropertyOptional({ example: 2400, description: 'assistant rows: how long the turn took until the answer was complete, in ms' })
   duration_ms?: number;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { name: { type: 'string' }, path: { type: 'string' }, size: { type: 'integer' }, mime: { type: 'string' } },
+      required: ['name', 'path', 'size', 'mime'],
+    },
+    description: 'user rows: the uploaded files the message referred to (`POST /api/sessions/{chat_id}/attachments`)',
+  })
+  attachments?: AttachmentReceipt[];
 }
 
 export class SessionMessagesResponseDto implements SessionMessagesResponse {

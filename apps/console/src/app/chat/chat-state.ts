@@ -7,6 +7,7 @@
  */
 import type {
   ApprovalDecision,
+  AttachmentReceipt,
   LoadedSkillReceipt,
   McpConnectorReceipt,
   MessageMetadata,
@@ -35,6 +36,7 @@ import {
 } from './approval-state';
 import { assignCursors } from './chat-actions-state';
 import { applyDoneStats, reportedUsage } from './answer-stats';
+import { normalizeAttachments } from './attachments/attachment-rules';
 import { normalizeLoadedSkills, normalizePersistedReceipts } from './capability-picker/capability-rules';
 import { elicitationCard, type ElicitationCardState, type ElicitationStatus, type ToolProgressState } from './tool-live-state';
 
@@ -82,6 +84,8 @@ export interface ChatMessage {
   durationMs?: number;
   /** assistant rows: a stopped answer being continued (its `done` adds to the stats) */
   resumed?: boolean;
+  /** user rows: the uploaded files the message referred to */
+  attachments?: AttachmentReceipt[];
 }
 
 /** A selected Skill or MCP connector the turn ran without. */
@@ -242,6 +246,8 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
     if (receipts.mentioned_skills) row.mentionedSkills = receipts.mentioned_skills;
     if (receipts.selected_mcp_connectors) row.selectedMcpConnectors = receipts.selected_mcp_connectors;
     if (loadedSkills.length > 0) row.loadedSkills = loadedSkills;
+    const attachments = message.role === 'user' ? normalizeAttachments(message.attachments) : [];
+    if (attachments.length > 0) row.attachments = attachments;
     return row;
   });
   const live = liveTurnMessages(state.threads[chatId]);
@@ -305,7 +311,13 @@ export function historyFailed(state: ChatState, chatId: string, detail: string):
 }
 
 /** Optimistic user message after a frame was sent; the chat is generating from now on. */
-export function userMessageSent(state: ChatState, chatId: string, content: string, metadata: MessageMetadata): ChatState {
+export function userMessageSent(
+  state: ChatState,
+  chatId: string,
+  content: string,
+  metadata: MessageMetadata,
+  attachments: readonly AttachmentReceipt[] = [],
+): ChatState {
   const message: ChatMessage = {
     id: state.nextMessageId,
     role: 'user',
@@ -316,6 +328,7 @@ export function userMessageSent(state: ChatState, chatId: string, content: strin
   };
   if (metadata.mentioned_skills?.length) message.mentionedSkills = metadata.mentioned_skills;
   if (metadata.selected_mcp_connectors?.length) message.selectedMcpConnectors = metadata.selected_mcp_connectors;
+  if (attachments.length > 0) message.attachments = attachments.map((attachment) => ({ ...attachment }));
   const next = { ...state, nextMessageId: state.nextMessageId + 1 };
   return withThread(next, chatId, (thread) => ({
     ...thread,

@@ -3,6 +3,7 @@ import { Router } from '@angular/router';
 import type {
   ApprovalDecision,
   ApprovalRequestEvent,
+  AttachmentReceipt,
   ElicitationAction,
   ElicitationValue,
   LlmModelEntry,
@@ -211,7 +212,7 @@ export class ChatStore {
   // ---- turns -------------------------------------------------------------------------------------------
 
   /** Sends a message of the open chat with the composer's chips (`mentioned_skills`, `selected_mcp_connectors`). */
-  send(text: string, selections: CapabilitySelections = NO_SELECTIONS): SendResult {
+  send(text: string, selections: CapabilitySelections = NO_SELECTIONS, attachments: readonly AttachmentReceipt[] = []): SendResult {
     const thread = this.activeThread();
     const result = buildMessageFrame({
       chatId: thread && thread.history === 'loaded' ? thread.chatId : null,
@@ -219,10 +220,13 @@ export class ChatStore {
       selection: this.selected(),
       mentionedSkills: selections.skills,
       selectedMcpConnectors: selections.mcp,
+      attachments: attachments.map((attachment) => attachment.path),
     });
     if (!result.ok) return result;
     if (!this.socket.send(result.frame)) return { ok: false, error: 'composer.error.notConnected' };
-    this.update((state) => userMessageSent(state, result.frame.chat_id, result.frame.content, result.frame.metadata));
+    this.update((state) =>
+      userMessageSent(state, result.frame.chat_id, result.frame.content, result.frame.metadata, attachments),
+    );
     return { ok: true };
   }
 
@@ -338,7 +342,7 @@ export class ChatStore {
       const response = await this.api.models();
       this.modelList.set(response.models);
       this.providerStatus.set(response.providers ?? {});
-      this.applySelection(reconcileSelection(this.selected(), response.models));
+      this.applySelection(reconcileSelection(this.selected(), response.models, response.last_used ?? null));
     } catch (error) {
       this.modelList.set([]);
       this.providerStatus.set({});

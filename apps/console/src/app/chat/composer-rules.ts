@@ -18,6 +18,8 @@ export interface ComposeInput {
   selection: LlmSelection | null;
   mentionedSkills?: readonly SkillReceipt[];
   selectedMcpConnectors?: readonly McpConnectorReceipt[];
+  /** workspace paths of the uploaded files the message refers to */
+  attachments?: readonly string[];
 }
 
 export type ComposeResult = { ok: true; frame: MessageFrame } | { ok: false; error: MessageKey };
@@ -32,7 +34,9 @@ export function buildMessageFrame(input: ComposeInput): ComposeResult {
   if (input.selectedMcpConnectors?.length) raw['selected_mcp_connectors'] = input.selectedMcpConnectors;
   const metadata = sanitizeMessageMetadata(raw);
   if (!metadata.ok) return { ok: false, error: 'composer.error.invalidModel' };
-  return { ok: true, frame: { type: 'message', chat_id: input.chatId, content, metadata: metadata.metadata } };
+  const frame: MessageFrame = { type: 'message', chat_id: input.chatId, content, metadata: metadata.metadata };
+  if (input.attachments?.length) frame.attachments = [...input.attachments];
+  return { ok: true, frame };
 }
 
 /** Whether the Send button is enabled. */

@@ -4,12 +4,15 @@
  * an error pauses the queue: the messages stay until the user sends or removes them. Pure functions; the page holds
  * the state in a signal.
  */
+import type { AttachmentReceipt } from '@cashcode/contracts';
 import type { CapabilitySelections } from './capability-picker/capability-rules';
 
 export interface QueuedMessage {
   id: number;
   text: string;
   selections: CapabilitySelections;
+  /** the files uploaded with it (already on the server) */
+  attachments?: readonly AttachmentReceipt[];
 }
 
 export interface MessageQueueState {
@@ -28,8 +31,9 @@ export function enqueueMessage(
   chatId: string,
   text: string,
   selections: CapabilitySelections,
+  attachments: readonly AttachmentReceipt[] = [],
 ): MessageQueueState {
-  const message: QueuedMessage = { id: state.nextId, text, selections };
+  const message: QueuedMessage = { id: state.nextId, text, selections, ...(attachments.length > 0 ? { attachments } : {}) };
   return { byChat: { ...state.byChat, [chatId]: [...queuedFor(state, chatId), message] }, nextId: state.nextId + 1 };
 }
 

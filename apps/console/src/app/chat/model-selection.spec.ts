@@ -20,6 +20,19 @@ describe('model selection', () => {
     expect(reconcileSelection(null, [])).toBeNull();
   });
 
+  it('Scenario: A fresh browser preselects the last model used on the server', () => {
+    const lastUsed = { provider: 'ollama' as const, model: 'llama3' };
+    // no preference in this browser: the server's last model, not the first alphabetically
+    expect(reconcileSelection(null, models, lastUsed)).toEqual(lastUsed);
+    // this browser's own choice wins
+    expect(reconcileSelection({ provider: 'openai_compatible', model: 'gpt-a' }, models, lastUsed)).toEqual({
+      provider: 'openai_compatible',
+      model: 'gpt-a',
+    });
+    // a last model that is no longer listed falls back to the first
+    expect(reconcileSelection(null, models, { provider: 'ollama', model: 'gone' })).toEqual({ provider: 'openai_compatible', model: 'gpt-a' });
+  });
+
   it('ignores malformed stored preferences', () => {
     expect(parseStoredSelection('{"provider":"ollama","model":"x"}')).toEqual({ provider: 'ollama', model: 'x' });
     expect(parseStoredSelection('{"provider":"other","model":"x"}')).toBeNull();

@@ -1,6 +1,7 @@
 /**
  * Model picker rules (openspec console): models grouped by provider, the choice remembered in localStorage under
- * `cashcode.llm.selection` and kept only while the server still lists it, else the first listed model.
+ * `cashcode.llm.selection` and kept only while the server still lists it, else the server's last used model, else
+ * the first listed model.
  */
 import { LLM_PROVIDERS, type LlmModelEntry, type LlmProvider, type LlmSelection } from '@cashcode/contracts';
 
@@ -9,13 +10,18 @@ export const MODEL_SELECTION_STORAGE_KEY = 'cashcode.llm.selection';
 export interface ModelGroup {
   provider: LlmProvider;
   models: string[];
+  /** additive: the models of the group that take images (`accepts_images` of the listing); absent when none */
+  imageModels?: string[];
 }
 
 export function groupModels(models: readonly LlmModelEntry[]): ModelGroup[] {
-  return LLM_PROVIDERS.map((provider) => ({
-    provider,
-    models: models.filter((entry) => entry.provider === provider).map((entry) => entry.id),
-  })).filter((group) => group.models.length > 0);
+  return LLM_PROVIDERS.map((provider) => {
+    const entries = models.filter((entry) => entry.provider === provider);
+    const group: ModelGroup = { provider, models: entries.map((entry) => entry.id) };
+    const imageModels = entries.filter((entry) => entry.accepts_images === true).map((entry) => entry.id);
+    if (imageModels.length > 0) group.imageModels = imageModels;
+    return group;
+  }).filter((group) => group.models.length > 0);
 }
 
 /** Parses the stored preference; anything malformed is null. */
@@ -37,14 +43,19 @@ export function sameSelection(a: LlmSelection | null, b: LlmSelection | null): b
   return a !== null && b !== null && a.provider === b.provider && a.model === b.model;
 }
 
-/** The selection after a model list arrived: the preferred one if still listed, else the first model, else none. */
+/**
+ * The selection after a model list arrived: the preferred one (this browser's) if still listed, else the model the
+ * server's last turn used if listed (a fresh browser), else the first model, else none.
+ */
 export function reconcileSelection(
   preferred: LlmSelection | null,
   models: readonly LlmModelEntry[],
+  lastUsed: LlmSelection | null = null,
 ): LlmSelection | null {
-  if (preferred && models.some((entry) => entry.provider === preferred.provider && entry.id === preferred.model)) {
-    return preferred;
-  }
+  const listed = (selection: LlmSelection | null): selection is LlmSelection =>
+    selection !== null && models.some((entry) => entry.provider === selection.provider && entry.id === selection.model);
+  if (listed(preferred)) return preferred;
+  if (listed(lastUsed)) return { provider: lastUsed.provider, model: lastUsed.model };
   const first = groupModels(models)[0];
   return first ? { provider: first.provider, model: first.models[0] } : null;
 }

@@ -33,11 +33,9 @@ describe('LLM settings form', () => {
     });
   });
 
-  it('Scenario: the visible tab needs a valid URL and (without a stored key) an API key', () => {
-    expect(validateDraft(draft())).toEqual({
-      apiBaseUrl: 'settings.error.baseUrlRequired',
-      apiKey: 'settings.error.keyRequired',
-    });
+  it('Scenario: the visible tab needs a valid URL; the API key is optional', () => {
+    expect(validateDraft(draft())).toEqual({ apiBaseUrl: 'settings.error.baseUrlRequired' });
+    expect(validateDraft(draft({ apiBaseUrl: 'http://127.0.0.1:1234/v1' }))).toEqual({});
     expect(validateDraft(draft({ apiBaseUrl: 'ftp://x', apiKey: 'k' }))).toEqual({ apiBaseUrl: 'settings.error.invalidUrl' });
     expect(validateDraft(draft({ apiBaseUrl: 'https://x/v1', apiKey: 'k' }))).toEqual({});
     expect(validateDraft(draft({ tab: 'ollama' }))).toEqual({ ollamaBaseUrl: 'settings.error.ollamaRequired' });
@@ -46,10 +44,10 @@ describe('LLM settings form', () => {
     });
   });
 
-  it('Scenario: a stored key may stay blank unless it is being cleared', () => {
+  it('Scenario: a stored key may stay blank, also when it is being cleared', () => {
     const stored = draftFromSettings(saved);
     expect(validateDraft(stored)).toEqual({});
-    expect(validateDraft({ ...stored, clearApiKey: true })).toEqual({ apiKey: 'settings.error.keyRequired' });
+    expect(validateDraft({ ...stored, clearApiKey: true })).toEqual({});
   });
 
   it('Scenario: a stored key is kept only on the origin it was saved for', () => {
@@ -62,10 +60,7 @@ describe('LLM settings form', () => {
       expect(validateDraft({ ...stored, apiBaseUrl: url })).toEqual({ apiKey: 'settings.error.keyOriginMoved' });
       expect(validateDraft({ ...stored, apiBaseUrl: url, apiKey: 'sk-new' })).toEqual({});
     }
-    expect(validateDraft({ ...stored, apiBaseUrl: 'nope' })).toEqual({
-      apiBaseUrl: 'settings.error.invalidUrl',
-      apiKey: 'settings.error.keyRequired',
-    });
+    expect(validateDraft({ ...stored, apiBaseUrl: 'nope' })).toEqual({ apiBaseUrl: 'settings.error.invalidUrl' });
     expect(storedKeyKept({ ...stored, clearApiKey: true })).toBe(false);
     expect(secretOrigin('http://[0:0::1]:80/x')).toBe('http://[::1]');
     expect(secretOrigin('ftp://x')).toBeNull();

@@ -100,9 +100,10 @@ export function validateDraft(draft: LlmSettingsDraft): ClientFieldErrors {
     const url = draft.apiBaseUrl.trim();
     if (url === '') errors.apiBaseUrl = 'settings.error.baseUrlRequired';
     else if (!isHttpUrl(url)) errors.apiBaseUrl = 'settings.error.invalidUrl';
+    // the key is optional (keyless local servers); a stored key cannot follow the URL to another origin
     if (draft.apiKey.trim() === '' && !storedKeyKept(draft)) {
       const moved = draft.apiKeyConfigured && !draft.clearApiKey && errors.apiBaseUrl === undefined;
-      errors.apiKey = moved ? 'settings.error.keyOriginMoved' : 'settings.error.keyRequired';
+      if (moved) errors.apiKey = 'settings.error.keyOriginMoved';
     }
   } else {
     const url = draft.ollamaBaseUrl.trim();

@@ -20,6 +20,8 @@ import {
 export interface StatusMessage {
   kind: 'success' | 'error';
   text: string;
+  /** Test connection: the model ids the server found */
+  models?: string[];
 }
 
 /** State of the LLM settings view: the saved settings, the draft, validation and the last action's outcome. */
@@ -97,7 +99,7 @@ export class LlmSettingsStore {
     this.outcome.set(null);
     try {
       const response = await this.api.test(buildTestRequest(this.draftState()));
-      this.outcome.set({ kind: 'success', text: this.i18n.t('settings.testSucceeded', { count: response.model_count }) });
+      this.outcome.set({ kind: 'success', text: this.i18n.t('settings.testSucceeded', { count: response.model_count }), models: response.models ?? [] });
     } catch (error) {
       this.applyServerError(error);
     } finally {

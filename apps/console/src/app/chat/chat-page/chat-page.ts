@@ -128,7 +128,7 @@ export class ChatPage {
         }
         if (generating || !loaded || !connected || paused || queued.length === 0) return;
         const next = queued[0];
-        if (this.store.send(next.text, next.selections).ok) this.queue.set(removeQueued(this.queue(), chatId, next.id));
+        if (this.store.send(next.text, next.selections, next.attachments ?? []).ok) this.queue.set(removeQueued(this.queue(), chatId, next.id));
         else this.setPaused(chatId, true);
       });
     });
@@ -190,12 +190,12 @@ export class ChatPage {
     const chatId = this.store.activeChatId();
     if (this.store.generating() && chatId !== null) {
       // an answer streams: the message waits for the end of the turn
-      this.queue.set(enqueueMessage(this.queue(), chatId, submission.text.trim(), submission.selections));
+      this.queue.set(enqueueMessage(this.queue(), chatId, submission.text.trim(), submission.selections, submission.attachments));
       this.setPaused(chatId, false);
       this.composer().clear();
       return;
     }
-    const result = this.store.send(submission.text, submission.selections);
+    const result = this.store.send(submission.text, submission.selections, submission.attachments);
     if (result.ok) {
       this.sendErrorKey.set(null);
       this.composer().clear();

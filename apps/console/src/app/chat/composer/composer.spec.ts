@@ -169,7 +169,7 @@ describe('Composer', () => {
     expect(sent).toEqual([]);
     const plain = press({ key: 'Enter' });
     expect(plain.defaultPrevented).toBe(true);
-    expect(sent).toEqual([{ text: 'hello', selections: { skills: [], mcp: [] } }]);
+    expect(sent).toEqual([{ text: 'hello', selections: { skills: [], mcp: [] }, attachments: [] }]);
   });
 
   it('Scenario: Send is disabled for blank text or without a model', async () => {
@@ -323,6 +323,7 @@ describe('Composer', () => {
             skills: [{ name: 'weather', label: 'Weather' }],
             mcp: [{ server: 'test_stdio_mcp', label: 'TEST_STDIO_MCP' }],
           },
+          attachments: [],
         },
       ]);
       const remove = root().querySelector('[aria-label="Remove Skill Weather"]') as HTMLButtonElement;

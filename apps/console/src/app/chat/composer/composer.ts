@@ -7,6 +7,7 @@ import {
   afterNextRender,
   afterRenderEffect,
   computed,
+  effect,
   inject,
   input,
   linkedSignal,
@@ -19,7 +20,7 @@ import { MatButtonModule } from '@angular/material/button';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 import { MatSelectModule, type MatSelectChange } from '@angular/material/select';
 import { MatTooltipModule } from '@angular/material/tooltip';
-import type { LlmProvider, LlmSelection } from '@cashcode/contracts';
+import type { AttachmentReceipt, LlmProvider, LlmSelection } from '@cashcode/contracts';
 
 import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
@@ -43,6 +44,9 @@ import {
   type PickerLevel,
   type SelectionError,
 } from '../capability-picker/capability-rules';
+import { AttachmentChips } from '../attachments/attachment-chips';
+import { extensionFor, filesOf } from '../attachments/attachment-rules';
+import { AttachmentUploads } from '../attachments/attachment-uploads';
 import { canSend, isSendKey } from '../composer-rules';
 import { isRecallKey } from '../composer-recall';
 import { parseStoredSelection, selectionKey, type ModelGroup } from '../model-selection';
@@ -63,6 +67,8 @@ const SELECTION_ERRORS: Record<SelectionError, MessageKey> = {
 export interface ComposerSubmission {
   text: string;
   selections: CapabilitySelections;
+  /** the uploaded files the message refers to */
+  attachments: AttachmentReceipt[];
 }
 
 /** The picker's navigation state, tied to the `@` it was opened for. */
@@ -86,6 +92,11 @@ interface OpenPicker {
 
 let nextComposerId = 0;
 
+/** the name of a pasted file without one (a screenshot): `pasted-1.png` */
+function pastedName(index: number, type: string): string {
+  return `pasted-${index + 1}.${extensionFor(type)}`;
+}
+
 /**
  * The message composer: auto-growing textarea (Enter sends, Shift+Enter newline), the `@` capability picker with
  * its chips (openspec console), model picker grouped by provider, refresh, and Send — or Stop while the open chat is
@@ -103,7 +114,9 @@ let nextComposerId = 0;
     MatProgressSpinnerModule,
     Icon,
     CapabilityPicker,
+    AttachmentChips,
   ],
+  providers: [AttachmentUploads],
   templateUrl: './composer.html',
   styleUrl: './composer.scss',
   host: { '(document:pointerdown)': 'onDocumentPointerDown($event)' },
@@ -129,6 +142,9 @@ export class Composer {
   readonly selectModel = output<LlmSelection>();
 
   protected readonly i18n = inject(I18n);
+  /** files dropped, pasted or picked: uploaded at once, shown as chips, sent with the message */
+  protected readonly uploads = inject(AttachmentUploads);
+  protected readonly dragging = signal(false);
   private readonly catalog = inject(CapabilityCatalog);
   private readonly host = inject<ElementRef<HTMLElement>>(ElementRef);
   private readonly injector = inject(Injector);
@@ -216,12 +232,13 @@ export class Composer {
       hasModel: this.selection() !== null,
       modelsLoading: this.modelsLoading(),
       generating: this.generating(),
-    }),
+    }) && !this.uploads.uploading(),
   );
   /** while an answer streams, Enter (or Queue) queues the message: the same rules as Send, minus the running turn */
   protected readonly queueEnabled = computed(
     () =>
       this.generating() &&
+      !this.uploads.uploading() &&
       canSend({
         text: this.text(),
         chatReady: this.chatReady(),
@@ -237,6 +254,13 @@ export class Composer {
   );
 
   constructor() {
+    // the unsent files belong to the chat they were uploaded for
+    let uploadsFor: string | null = null;
+    effect(() => {
+      const chatId = this.chatId();
+      if (chatId !== uploadsFor) untracked(() => this.uploads.discard());
+      uploadsFor = chatId;
+    });
     // switching chats puts the cursor back into the composer
     let focusedFor: string | null = null;
     afterRenderEffect({
@@ -413,7 +437,48 @@ export class Composer {
 
   protected submit(): void {
     if (!this.sendEnabled() && !this.queueEnabled()) return;
-    this.send.emit({ text: this.text(), selections: this.selections() });
+    this.send.emit({ text: this.text(), selections: this.selections(), attachments: this.uploads.receipts() });
+  }
+
+  // ---- attachments -------------------------------------------------------------------------------------
+
+  protected attach(files: readonly File[]): void {
+    const chatId = this.chatId();
+    if (chatId === null || files.length === 0) return;
+    this.uploads.add(chatId, files);
+  }
+
+  protected onPickFiles(event: Event): void {
+    const element = event.target as HTMLInputElement;
+    this.attach(filesOf(element.files, pastedName));
+    // the same file can be picked again
+    element.value = '';
+  }
+
+  /** A paste with files (a screenshot, copied files) attaches them; a text paste stays a text paste. */
+  protected onPaste(event: ClipboardEvent): void {
+    const files = filesOf(event.clipboardData?.files, pastedName);
+    if (files.length === 0) return;
+    event.preventDefault();
+    this.attach(files);
+  }
+
+  protected onDragOver(event: DragEvent): void {
+    if (!event.dataTransfer?.types.includes('Files')) return;
+    event.preventDefault();
+    this.dragging.set(true);
+  }
+
+  protected onDragLeave(): void {
+    this.dragging.set(false);
+  }
+
+  protected onDrop(event: DragEvent): void {
+    this.dragging.set(false);
+    const files = filesOf(event.dataTransfer?.files, pastedName);
+    if (files.length === 0) return;
+    event.preventDefault();
+    this.attach(files);
   }
 
   /** Called by the page after a successful send: the text and the chips are gone. */
@@ -421,6 +486,7 @@ export class Composer {
     this.text.set('');
     this.caret.set(0);
     this.selections.set(NO_SELECTIONS);
+    this.uploads.clear();
     this.selectionErrorKey.set(null);
     this.pickerState.set(null);
     this.suppressedStart.set(null);

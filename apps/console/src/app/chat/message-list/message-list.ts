@@ -13,10 +13,13 @@ import { MatButtonModule } from '@angular/material/button';
 
 import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
+import type { AttachmentReceipt } from '@cashcode/contracts';
 import { AssistantMessage } from '../assistant-message/assistant-message';
 import { availableActions } from '../chat-actions-state';
 import { chatTotals, formatSeconds } from '../answer-stats';
 import { MessageActions } from '../message-actions/message-actions';
+import { AttachmentChips } from '../attachments/attachment-chips';
+import { chipOfReceipt, type AttachmentChip } from '../attachments/attachment-rules';
 import type { ChatMessage, TurnWarning } from '../chat-state';
 import { warningReasonKey } from './turn-warning';
 import { ChatStore } from '../chat-store';
@@ -31,7 +34,7 @@ export const STICK_THRESHOLD_PX = 80;
 @Component({
   selector: 'cc-message-list',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, AssistantMessage, MessageActions, Icon],
+  imports: [MatButtonModule, AssistantMessage, MessageActions, Icon, AttachmentChips],
   templateUrl: './message-list.html',
   styleUrl: './message-list.scss',
 })
@@ -76,6 +79,10 @@ export class MessageList {
   }
 
   /** The chip text of a selection the turn ran without (`Skill github not used: missing a dependency`). */
+  protected attachmentChips(receipts: readonly AttachmentReceipt[]): AttachmentChip[] {
+    return receipts.map((receipt, index) => chipOfReceipt(receipt, index));
+  }
+
   protected warningText(warning: TurnWarning): string {
     const key = warning.subject === 'mcp' ? 'chat.warning.mcp' : 'chat.warning.skill';
     return this.i18n.t(key, { name: warning.name, reason: this.i18n.t(warningReasonKey(warning.code)) });

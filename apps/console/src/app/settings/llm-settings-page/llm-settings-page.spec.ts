@@ -93,4 +93,20 @@ describe('LlmSettingsPage', () => {
     expect(byTestId('openai-api-key-error')?.textContent?.trim()).toBe(SERVER_MOVED);
     expect(byTestId('settings-message')).toBeNull();
   });
+
+  it('Scenario: Test connection lists the models the server found', async () => {
+    byTestId<HTMLButtonElement>('test-connection')!.click();
+    await settle();
+    http.expectOne('/api/settings/llm/test').flush({
+      success: true,
+      provider: 'openai_compatible',
+      model_count: 2,
+      message: 'Connected: found 2 models',
+      models: ['local-a', 'local-b'],
+    });
+    await settle();
+    expect(byTestId('settings-message')?.textContent).toContain('Connected: found 2 models');
+    const found = Array.from(byTestId('found-models')?.querySelectorAll('li') ?? []).map((item) => item.textContent?.trim());
+    expect(found).toEqual(['local-a', 'local-b']);
+  });
 });

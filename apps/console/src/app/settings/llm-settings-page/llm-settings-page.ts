@@ -14,6 +14,7 @@ import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
 import { Icon } from '../../shared/icon/icon';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { BackgroundModelPicker } from '../../memory/background-model-picker/background-model-picker';
+import { ImageModelsPanel } from '../image-models/image-models-panel';
 import { storedKeyKept, type FieldName, type SettingsTab } from '../llm-settings-form';
 import { LlmSettingsStore } from '../llm-settings-store';
 
@@ -35,6 +36,7 @@ const TABS: readonly SettingsTab[] = ['openai_compatible', 'ollama'];
     Icon,
     PageHeader,
     BackgroundModelPicker,
+    ImageModelsPanel,
   ],
   providers: [LlmSettingsStore],
   templateUrl: './llm-settings-page.html',
