@@ -193,7 +193,7 @@ describe('Composer', () => {
     await type('next one');
     expect(byTestId('queue-button')?.disabled).toBe(false);
     press({ key: 'Enter' });
-    expect(sent).toEqual([{ text: 'next one', selections: { skills: [], mcp: [] } }]);
+    expect(sent).toEqual([{ text: 'next one', selections: { skills: [], mcp: [] }, attachments: [] }]);
     byTestId('stop-button')?.click();
     expect(stops).toBe(1);
   });

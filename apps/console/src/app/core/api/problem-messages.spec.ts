@@ -8,6 +8,7 @@ import { localizeProblem, problemMessageKey } from './problem-messages';
 
 describe('problemMessageKey', () => {
   beforeEach(() => localStorage.clear());
+  afterEach(() => localStorage.clear());
 
   it('Scenario: known codes map to messages in both languages; unknown codes map to nothing', () => {
     const i18n = TestBed.inject(I18n);

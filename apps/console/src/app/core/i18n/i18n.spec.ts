@@ -6,6 +6,7 @@ import { ZH_CN_MESSAGES } from './messages.zh-cn';
 
 describe('I18n', () => {
   beforeEach(() => localStorage.clear());
+  afterEach(() => localStorage.clear());
 
   it('Scenario: English is the default and Simplified Chinese is one switch away (remembered)', () => {
     const i18n = TestBed.inject(I18n);
