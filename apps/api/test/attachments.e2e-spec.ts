@@ -265,7 +265,7 @@ describe('chat attachments', () => {
       const messages = (await (await fetch(`${t.httpUrl}/api/sessions/${chatId}/messages`)).json()) as {
         messages: Array<{ role: string; content: string; attachments?: AttachmentReceipt[] }>;
       };
-      expect(messages.messages[0]).toEqual({ role: 'user', content: 'What is in the file?', attachments: stored });
+      expect(messages.messages[0]).toEqual({ role: 'user', content: 'What is in the file?', attachments: stored, cursor: 1 });
       const history = (await fs.readFile(join(t.config.memoryDir, chatId, 'history.jsonl'), 'utf8'))
         .split('\n')
         .filter((line) => line !== '')
