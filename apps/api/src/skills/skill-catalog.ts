@@ -13,7 +13,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import type { SkillAvailability, SkillRecord, SkillSource } from '@cashcode/contracts';
+import type { SkillAvailability, SkillRecord, SkillRequirementsRecord, SkillSource } from '@cashcode/contracts';
 import { Bm25Index, tokenize } from '../common/bm25';
 import { formatEvent } from '../common/log-format';
 import { MCP_TOOL_PREFIX } from '../agent/tool-registry';
@@ -103,6 +103,11 @@ export function sanitizeDiagnostic(message: string, knownPaths: readonly string[
 export function diagnosticKey(source: SkillSource, directory: string): string {
   const dir = boundText(replaceControl(directory).trim(), DIAGNOSTIC_KEY_MAX_CHARS);
   return `${source}:${dir}`;
+}
+
+/** A record's own copy of a manifest's requirement lists (string arrays only: a plain copy, not structuredClone). */
+function copyRequirements(r: SkillRequirementsRecord): SkillRequirementsRecord {
+  return { tools: [...r.tools], mcp_servers: [...r.mcp_servers], bins: [...r.bins], env: [...r.env] };
 }
 
 function searchText(pkg: LoadedPackage): string {
@@ -342,8 +347,8 @@ export class SkillCatalog {
       shadowed_sources: shadowed,
       shadows_builtin: pkg.source !== 'builtin' && shadowed.includes('builtin'),
       validation_errors: [],
-      requires: structuredClone(m.requires),
-      optional: structuredClone(m.optional),
+      requires: copyRequirements(m.requires),
+      optional: copyRequirements(m.optional),
       mutable: pkg.source !== 'builtin',
       license: m.license,
       compatibility: m.compatibility,
