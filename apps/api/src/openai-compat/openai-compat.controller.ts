@@ -177,12 +177,23 @@ export class OpenAiCompatController {
       res.setHeader('X-Accel-Buffering', 'no');
       return sseData(writer.role());
     };
+    // the text of one tick (one network read of the model stream can hold many deltas) leaves as one chunk, written
+    // on process.nextTick: one write instead of one per delta, with no delay a client could see
+    let pending = '';
+    const flush = () => {
+      const text = pending;
+      pending = '';
+      if (text === '' || abort.signal.aborted || res.writableEnded) return;
+      res.write(begin() + sseData(writer.content(text)));
+    };
     const write = (text: string) => {
       if (abort.signal.aborted || text === '') return;
-      res.write(begin() + sseData(writer.content(text)));
+      if (pending === '') process.nextTick(flush);
+      pending += text;
     };
     const toolProgress = this.settings.toolProgress;
     const finish = (result: TurnResult) => {
+      flush();
       if (res.writableEnded) return;
       let tail = begin() + sseData(writer.finish());
       if (request.includeUsage) tail += sseData(writer.usage(result.usage));
@@ -203,6 +214,7 @@ export class OpenAiCompatController {
         if (!res.writableEnded) res.end();
         return;
       }
+      flush();
       if (!started) throw err;
       // the stream has begun: the error is its last event (as OpenAI does), without [DONE]
       const error = toOpenAiError(err);
