@@ -9,6 +9,7 @@ import {
   historyLoaded,
   reduceServerEvent,
   sessionRemoved,
+  newChatRequested,
   sessionsLoaded,
   toolBlockFromRecord,
   userMessageSent,
@@ -255,6 +256,13 @@ describe('chat state', () => {
     const state = sessionsLoaded(INITIAL_CHAT_STATE, [{ chat_id: 'a', title: 'A', updated_at: '2026-01-01T10:00:00' }]);
     expect(state.activeChatId).toBe('a');
     expect(state.threads['a'].history).toBe('idle');
+  });
+
+  it('Scenario: a session list that arrives after New chat does not open another chat', () => {
+    const state = sessionsLoaded(newChatRequested(INITIAL_CHAT_STATE), [{ chat_id: 'a', title: 'A', updated_at: '2026-01-01T10:00:00' }]);
+    expect(state.activeChatId).toBeNull();
+    expect(state.pendingNewChat).toBe(true);
+    expect(state.sessions.map((session) => session.chat_id)).toEqual(['a']);
   });
 
   it('Scenario: deleting the open session opens the first remaining one', () => {

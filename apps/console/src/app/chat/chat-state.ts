@@ -188,7 +188,9 @@ export function activateChat(state: ChatState, chatId: string, loaded = false): 
 
 export function sessionsLoaded(state: ChatState, sessions: SessionSummary[]): ChatState {
   const next = { ...state, sessions };
-  if (next.activeChatId === null && sessions.length > 0) return activateChat(next, sessions[0].chat_id);
+  // the latest session opens when nothing is open, unless a new chat was asked for meanwhile (the list can arrive
+  // after the click on New chat: it must not send the next message into another chat)
+  if (next.activeChatId === null && !next.pendingNewChat && sessions.length > 0) return activateChat(next, sessions[0].chat_id);
   return next;
 }
 
