@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 // the oldest Node.js line the project supports ("engines" in package.json); older ones stop here with a clear message
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 12)) {
+if (major < 22 || (major === 22 && minor < 13)) {
   process.stderr.write(
-    `CashCode needs Node.js 22.12 or newer; you have ${process.versions.node} — see README ("Requires Node.js")\n`,
+    `CashCode needs Node.js 22.13 or newer; you have ${process.versions.node} — see README ("Requires Node.js")\n`,
   );
   process.exit(1);
 }

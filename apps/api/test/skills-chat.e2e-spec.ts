@@ -431,10 +431,12 @@ describe('Skills in chat (e2e)', () => {
         'base directory /skills/pdf-forms).',
     );
     expect(results[1]).toBe('[Skill resource read: pdf-forms/references/forms.md]\n\n# Forms\n');
-    expect(toolResults(events).map((r) => r.result)).toEqual([
-      '[Skill resource read: pdf-forms/assets/blank.pdf]',
-      '[Skill resource read: pdf-forms/references/forms.md]',
-    ]);
+    // Tool calls of one model reply run concurrently, so their tool_result events arrive in completion order.
+    expect(
+      toolResults(events)
+        .map((r) => r.result)
+        .sort(),
+    ).toEqual(['[Skill resource read: pdf-forms/assets/blank.pdf]', '[Skill resource read: pdf-forms/references/forms.md]']);
     noHostPath(results[0] ?? '');
   });
 
