@@ -26,6 +26,14 @@ export const API_PATHS = {
   memorySoul: '/api/memory/soul',
   dreams: '/api/memory/dreams',
   dream: '/api/memory/dream',
+  usageSummary: '/api/usage/summary',
+  usageRecords: '/api/usage/records',
+  usageExport: '/api/usage/export.csv',
+  usageChats: '/api/usage/chats',
+  usagePrices: '/api/usage/prices',
+  usageLimits: '/api/usage/limits',
+  usageLimitsStatus: '/api/usage/limits/status',
+  metrics: '/metrics',
 } as const;
 
 export type ApiPath = (typeof API_PATHS)[keyof typeof API_PATHS];

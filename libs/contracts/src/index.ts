@@ -12,3 +12,4 @@ export * from './elicitation';
 export * from './openai-compat';
 export * from './error-codes';
 export * from './attachments';
+export * from './usage';

@@ -5,6 +5,7 @@
 import type { ExecSandboxStatus } from './approvals';
 import type { AttachmentReceipt } from './attachments';
 import type { LoadedSkillReceipt } from './skills';
+import type { Money } from './usage';
 import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt, TokenUsage } from './ws';
 
 export interface ProblemFieldError {
@@ -105,6 +106,8 @@ export interface PublicMessage {
   cursor?: number;
   /** additive (assistant rows): the turn's token usage, when the provider reported it */
   usage?: TokenUsage;
+  /** additive (assistant rows): the turn's cost from the price table when the answer was recorded (absent: no price) */
+  cost?: Money;
   /** additive (assistant rows): how long the turn took until the answer was complete, in ms */
   duration_ms?: number;
   /** additive (user rows): the files the message referred to (uploaded attachments) */

@@ -4,6 +4,7 @@
  * "additive": old clients ignore them.
  */
 
+import type { Money, SpendLimitStatus, UsageWarningEvent } from './usage';
 import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
 import type { ElicitationFrame, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
 
@@ -191,6 +192,8 @@ export interface DoneEvent {
   user_cursor?: number;
   /** additive: history cursor of the turn's final answer (absent when nothing was persisted) */
   answer_cursor?: number;
+  /** additive: the turn's cost from the price table (absent when its model has no price: "no price") */
+  cost?: Money;
 }
 export interface ErrorEvent {
   event: 'error';
@@ -198,6 +201,8 @@ export interface ErrorEvent {
   chat_id?: string;
   /** additive: machine-readable error class (e.g. invalid_chat_id, llm_not_configured, rate_limit) */
   code?: string;
+  /** additive, with `spend_limit_reached`: the limit the call would have crossed, what was spent and when it resets */
+  limit?: SpendLimitStatus;
 }
 /**
  * additive: something the user selected could not be honoured, but the turn still runs (an explicitly selected Skill
@@ -262,6 +267,7 @@ export type ServerEvent =
   | ApprovalResolvedEvent
   | ElicitationRequestEvent
   | ElicitationResolvedEvent
-  | TurnReplayEvent;
+  | TurnReplayEvent
+  | UsageWarningEvent;
 
 export type ServerEventName = ServerEvent['event'];

@@ -13,8 +13,9 @@
  * | memory.dream.finished          | memory (DreamService)              | tests and logs                                |
  * | mcp.tools.changed              | mcp (McpService)                   | skills (availability of `mcp:` requirements)  |
  * | skill_evolution.evaluated      | evolution (EvolutionEvaluator)     | tests and logs                                |
+ * | model_call.recorded            | usage (UsageLedger)                | metrics                                       |
  */
-import type { DreamTriggerResponse, LlmProvider, TokenUsage } from '@cashcode/contracts';
+import type { DreamTriggerResponse, LlmProvider, TokenUsage, UsageRecord } from '@cashcode/contracts';
 import type { ChatMessage } from '../common/chat-message';
 
 export const TURN_COMPLETED_EVENT = 'turn.completed';
@@ -23,6 +24,7 @@ export const CONSOLIDATION_FINISHED_EVENT = 'memory.consolidation.finished';
 export const DREAM_FINISHED_EVENT = 'memory.dream.finished';
 export const MCP_TOOLS_CHANGED_EVENT = 'mcp.tools.changed';
 export const SKILL_EVOLUTION_EVALUATED_EVENT = 'skill_evolution.evaluated';
+export const MODEL_CALL_RECORDED_EVENT = 'model_call.recorded';
 
 /** After a successful turn has been persisted (not for failed or cancelled turns). */
 export interface TurnCompletedEvent {
@@ -107,6 +109,8 @@ export interface AppEvents {
   [DREAM_FINISHED_EVENT]: DreamTriggerResponse;
   [MCP_TOOLS_CHANGED_EVENT]: McpToolsChangedEvent;
   [SKILL_EVOLUTION_EVALUATED_EVENT]: EvaluationFinishedEvent;
+  /** after every model call was written to the usage ledger (refused calls included) */
+  [MODEL_CALL_RECORDED_EVENT]: UsageRecord;
 }
 
 export type AppEventName = keyof AppEvents;
