@@ -2,6 +2,9 @@ import type { McpServerStatus, ServerEvent, UsageRecord } from '@cashcode/contra
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+
+/** A sample as getMetricsAsJSON gives it (histogram samples also name their series: `_bucket`, `_sum`, `_count`). */
+type Sample = MetricValue<string> & { metricName?: string };
 import { Subject } from 'rxjs';
 import type { AgentTool } from '../agent/agent-tool';
 import { ToolRegistry } from '../agent/tool-registry';
@@ -49,10 +52,10 @@ describe('MetricsService', () => {
 
   const publish = (event: ServerEvent) => events.next({ chatId: CHAT_ID, event });
 
-  async function metric(name: string): Promise<MetricObjectWithValues<MetricValue<string>>> {
+  async function metric(name: string): Promise<MetricObjectWithValues<Sample>> {
     const found = (await service.registry.getMetricsAsJSON()).find((m) => m.name === name);
     if (!found) throw new Error(`no metric ${name}`);
-    return found as MetricObjectWithValues<MetricValue<string>>;
+    return found as MetricObjectWithValues<Sample>;
   }
   async function value(name: string, labels: Record<string, string>): Promise<number | undefined> {
     const { values } = await metric(name);
@@ -114,7 +117,7 @@ describe('MetricsService', () => {
     const record: UsageRecord = {
       id: 1,
       at: '2026-01-01T00:00:00.000+00:00',
-      provider: 'openai',
+      provider: 'openai_compatible',
       model: 'gpt-test',
       purpose: 'chat',
       chat_id: CHAT_ID,
@@ -128,7 +131,7 @@ describe('MetricsService', () => {
     };
     bus.emit(MODEL_CALL_RECORDED_EVENT, record);
     bus.emit(MODEL_CALL_RECORDED_EVENT, { ...record, id: 2, outcome: 'error', error_code: 'rate_limit', duration_ms: 50 });
-    const labels = { provider: 'openai', model: 'gpt-test', purpose: 'chat' };
+    const labels = { provider: 'openai_compatible', model: 'gpt-test', purpose: 'chat' };
     expect(await value('cashcode_model_calls_total', { ...labels, outcome: 'ok' })).toBe(1);
     expect(await value('cashcode_model_calls_total', { ...labels, outcome: 'error' })).toBe(1);
     expect(await value('cashcode_model_tokens_total', { ...labels, outcome: 'ok', type: 'prompt' })).toBe(120);
