@@ -23,6 +23,7 @@ async function scrape(t: TestApp, token?: string): Promise<Sample[]> {
   if (token) req.set('Authorization', `Bearer ${token}`);
   const res = await req.expect(200);
   expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+  expect(res.headers['cache-control']).toBe('no-store');
   return parsePrometheusText(res.text);
 }
 
