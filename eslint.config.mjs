@@ -7,6 +7,7 @@
  *   common, config, events  →  llm-settings  →  memory  →  agent (+ approvals)  →  health, mcp  →  skills
  *                                                                                      →  chat, evolution
  *                                                                                      →  openai-compat (on chat)
+ *                                                                                      →  metrics (observes all)
  *
  *   common        config (the AppConfig type)
  *   config        common (pure helpers)
@@ -23,6 +24,8 @@
  *   evolution     skills, mcp, agent, approvals, memory, llm-settings, common, config, events
  *   openai-compat chat, skills, mcp, agent, approvals, memory, llm-settings, common, config, events (a second
  *                 transport on top of chat: the OpenAI-compatible `/v1`)
+ *   metrics       chat, mcp, agent, approvals, common, config, events (`GET /metrics`: an observer on top that reads the
+ *                 chat's event stream and the gateway, MCP and tool registry state; nothing imports it)
  *   (root files: app.module.ts, bootstrap.ts, server.ts, main.ts: anything; no folder imports them)
  *
  * Modules talk upwards only through events (events/app-events.ts: chat publishes turn.completed, memory and
@@ -40,7 +43,7 @@ import angular from 'angular-eslint';
 const API = 'apps/api/src';
 
 /** Every API folder that some other folder may be forbidden to import (common, config and events never are). */
-const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'attachments', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat'];
+const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'attachments', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat', 'metrics'];
 
 /** folder → the feature folders it may import (besides common, config and events) */
 const ALLOWED = {
@@ -58,6 +61,7 @@ const ALLOWED = {
   chat: ['attachments', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   evolution: ['skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   'openai-compat': ['chat', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
+  metrics: ['chat', 'mcp', 'agent', 'approvals'],
 };
 
 /** The no-restricted-imports block of one API folder: a relative import that climbs into a forbidden folder. */

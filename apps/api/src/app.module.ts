@@ -13,6 +13,7 @@ import { HealthModule } from './health/health.module';
 import { LlmSettingsModule } from './llm-settings/llm-settings.module';
 import { McpModule } from './mcp/mcp.module';
 import { MemoryModule } from './memory/memory.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { SkillsModule } from './skills/skills.module';
 
@@ -38,6 +39,7 @@ export class AppModule {
         SkillsModule,
         EvolutionModule,
         OpenAiCompatModule,
+        MetricsModule,
       ],
     };
   }

@@ -114,6 +114,11 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
     this.heartbeat = null;
   }
 
+  /** WebSocket connections open now (the operator metrics read it on scrape). */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
   /** On open: a client id and a fresh default chat (nothing on disk), subscribed, announced with `ready`. */
   handleConnection(socket: WebSocket): void {
     const connection = new WsChatConnection(`client-${randomBytes(6).toString('hex')}`, socket);

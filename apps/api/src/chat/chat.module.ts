@@ -16,6 +16,6 @@ import { ChatTitleService } from './chat-title';
 @Module({
   imports: [AgentModule, AttachmentsModule, MemoryModule, LlmSettingsModule, McpModule, SkillsModule],
   providers: [ChatService, ChatGateway, ChatTitleService],
-  exports: [ChatService],
+  exports: [ChatService, ChatGateway],
 })
 export class ChatModule {}

@@ -17,7 +17,7 @@ const NOT_BUILT_PAGE = `<!doctype html>
 
 /**
  * Paths the console must never answer: every spelling of the API (its docs included, under `/api/docs`), the shared
- * WebSocket endpoint and `/v1` (OpenAI-style paths: a client that gets them wrong sees a 404, never the app shell).
+ * WebSocket endpoint, the Prometheus scrape endpoint `/metrics` and `/v1` (OpenAI-style paths: a client that gets them wrong sees a 404, never the app shell).
  * Everything else that looks like a page (`/`, `/chat/<id>`, `/settings`, …) gets index.html (console deep links).
  */
 function isReserved(path: string): boolean {

@@ -22,4 +22,11 @@ describe('request paths', () => {
     for (const path of ['/', '/main.js', '/chat/abc', '/apiary', '/wsx/y']) expect(isApiOrGatewayPath(path)).toBe(false);
     expect(lenientPath('/A//b/%43/')).toBe('/a/b/c');
   });
+
+  it('Scenario: every spelling of /metrics is an API path', () => {
+    for (const path of ['/metrics', '/metrics/', '/METRICS', '//metrics', '/%6Detrics', '/metrics/x']) {
+      expect(isApiOrGatewayPath(path)).toBe(true);
+    }
+    for (const path of ['/metricsx', '/chat/metrics']) expect(isApiOrGatewayPath(path)).toBe(false);
+  });
 });

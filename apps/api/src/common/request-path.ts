@@ -48,11 +48,14 @@ export function lenientPath(path: string): string | null {
   return collapsed.length > 1 ? trimTrailing(collapsed, '/') : collapsed;
 }
 
-/** True for every spelling of a path under `/api`, `/ws` or `/v1` (see lenientPath), which the console never answers. */
+/**
+ * True for every spelling of a path under `/api`, `/ws`, `/v1` or `/metrics` (the Prometheus scrape endpoint, outside
+ * `/api` by convention; see lenientPath), which the console never answers and the token guard always checks.
+ */
 export function isApiOrGatewayPath(path: string): boolean {
   const lenient = lenientPath(path);
   if (lenient === null) return true;
-  return /^\/(?:api|ws|v1)(?:\/|$)/.test(lenient);
+  return /^\/(?:api|ws|v1|metrics)(?:\/|$)/.test(lenient);
 }
 
 /** True for every spelling of a path under `/v1`, the OpenAI-compatible endpoint (see lenientPath). */

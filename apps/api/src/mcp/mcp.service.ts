@@ -17,6 +17,7 @@ import {
   type McpResourceRecord,
   type McpImportResponse,
   type McpServerRecord,
+  type McpServerStatus,
   type McpServerResourcesResponse,
   type McpServerToolsResponse,
   type McpToolRecord,
@@ -147,6 +148,19 @@ export class McpService implements OnModuleInit, OnApplicationBootstrap, BeforeA
 
   list(): McpServerRecord[] {
     return this.catalog.list().map((server) => this.toRecord(server));
+  }
+
+  /**
+   * How many catalog servers are in each connection state (states without a server are absent). One map lookup per
+   * server, no record is built: the metrics endpoint reads it on every scrape.
+   */
+  statusCounts(): Map<McpServerStatus, number> {
+    const counts = new Map<McpServerStatus, number>();
+    for (const server of this.catalog.list()) {
+      const status = this.connections.get(server.name)?.status ?? 'disconnected';
+      counts.set(status, (counts.get(status) ?? 0) + 1);
+    }
+    return counts;
   }
 
   async create(body: Record<string, unknown>): Promise<McpServerRecord> {
