@@ -2,7 +2,8 @@
  * What a turn sends to the model, built before the runner starts:
  * - the explicit Skill selection of the message (`mentioned_skills` plus a legacy leading `@name`; the model gets
  *   the rest of the text),
- * - the system prompt,
+ * - the system prompt: the chat's snapshot for its context epoch, and the history with the tool results of old turns
+ *   stubbed (agent/context-window.ts: the request prefix stays the same from turn to turn between two boundaries),
  * - MCP: the chat's activated tools live again (reconnecting after a restart) and the explicitly selected
  *   connectors' tools visible for this turn only,
  * - the selected Skills loaded before the model runs: their bodies go into a second system message for this turn
@@ -13,6 +14,7 @@
  * reported as a warning; the turn still runs. A leading `@word` that names no Skill is plain text.
  */
 import type { AttachmentReceipt, MessageMetadata } from '@cashcode/contracts';
+import { contextWindow } from '../agent/context-window';
 import { withAttachmentsReference } from '../common/attachment-reference';
 import type { ChatMessage } from '../common/chat-message';
 import { McpError } from '../mcp/mcp.errors';
@@ -22,7 +24,7 @@ import type { ExplicitSkillsResult, TurnSkillContext } from '../skills/skill-tur
 
 /** What building a turn context needs (SystemPromptBuilder, McpService and SkillTurnService fill these in). */
 export interface TurnContextSources {
-  prompt: { build(context: { chatId: string }): Promise<string> };
+  prompt: { build(context: { chatId: string; boundary?: string }): Promise<string> };
   mcp: { prepareTurn(chatId: string, servers: string[], signal: AbortSignal): Promise<Set<string>> };
   skills: { prepareExplicitSkills(names: readonly string[], ctx: TurnSkillContext): Promise<ExplicitSkillsResult> };
 }
@@ -35,6 +37,8 @@ export interface TurnContextInput {
   metadata: MessageMetadata;
   /** the chat's history as the model sees it */
   history: readonly ChatMessage[];
+  /** previous user turns whose tool results stay whole (CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS); default: no pruning */
+  keepToolResultsTurns?: number;
   signal: AbortSignal;
   /** the uploaded files the message refers to, checked to belong to the chat */
   attachments?: readonly AttachmentReceipt[];
@@ -64,7 +68,8 @@ export interface TurnWarning {
 export async function buildTurnContext(sources: TurnContextSources, input: TurnContextInput): Promise<TurnContext> {
   const { chatId, turnId, content, metadata, signal } = input;
   const selection = explicitSkillSelection(content, metadata.mentioned_skills);
-  const system = await sources.prompt.build({ chatId });
+  const window = input.keepToolResultsTurns === undefined ? null : contextWindow(input.history, input.keepToolResultsTurns);
+  const system = await sources.prompt.build(window ? { chatId, boundary: window.boundary } : { chatId });
   const warnings: TurnWarning[] = [];
   const temporaryTools = await prepareMcp(sources, chatId, metadata, signal, warnings);
   const explicitSkills = await sources.skills.prepareExplicitSkills(selection.names, { chatId, turnId, signal });
@@ -80,7 +85,8 @@ export async function buildTurnContext(sources: TurnContextSources, input: TurnC
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
     ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
-    ...input.history,
+    ...(window ? window.messages : input.history),
+    // per-turn material (attachment paths) goes at the end, in the user message: the prefix before it is unchanged
     { role: 'user', content: withAttachmentsReference(taskText, input.attachments) },
   ];
   const user: UserTurnInput = { content };
