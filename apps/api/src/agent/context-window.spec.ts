@@ -76,6 +76,17 @@ describe('context window', () => {
     expect(prunedTurnCount(CONTEXT_BOUNDARY_TURNS, 0)).toBe(CONTEXT_BOUNDARY_TURNS);
   });
 
+  it('Scenario: a consolidation is a context boundary; the first turns of a chat are not', () => {
+    const key = (messages: ChatMessage[]) => contextWindow(messages, 3).boundary;
+    expect(key([])).toBe(key(history(1)));
+    expect(key(history(1))).toBe(key(history(5)));
+    const summary: ChatMessage = { role: 'assistant', content: '[History summary] the user read files' };
+    const consolidated = [summary, ...history(2)];
+    expect(key(consolidated)).not.toBe(key(history(2)));
+    expect(key([summary, ...history(3)])).toBe(key(consolidated));
+    expect(key([{ role: 'assistant', content: '[History summary] a later summary' }, ...history(2)])).not.toBe(key(consolidated));
+  });
+
   it('Scenario: every assistant tool call keeps its tool message after pruning', () => {
     const window = contextWindow(history(3 + 2 * CONTEXT_BOUNDARY_TURNS), 3);
     const answered = new Set(window.messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : [])));

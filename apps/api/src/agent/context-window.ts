@@ -16,6 +16,7 @@
  * CONTEXT_BOUNDARY_TURNS turns. Everything here is a function of the history alone: deterministic, restart-proof.
  */
 import type { ChatMessage } from '../common/chat-message';
+import { SUMMARY_MESSAGE_PREFIX } from '../memory/history-record';
 
 /** the default of CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS: previous user turns whose tool results stay whole */
 export const DEFAULT_KEEP_TOOL_RESULTS_TURNS = 3;
@@ -69,8 +70,9 @@ export function contextWindow(history: readonly ChatMessage[], keepTurns: number
       : message,
   );
   const epoch = prunedTurns / CONTEXT_BOUNDARY_TURNS;
-  // the first message tells a consolidated (or regenerated-from-the-start) history from the one before it
+  // a consolidation starts the history with a new summary message: a boundary of its own
   const first = history[0];
-  const head = first ? `${first.role}:${first.content.length}:${first.content.slice(0, 200)}` : '';
+  const summary = first?.role === 'assistant' && first.content.startsWith(SUMMARY_MESSAGE_PREFIX);
+  const head = summary ? `${first.content.length}:${first.content.slice(0, 200)}` : '';
   return { messages, boundary: `${epoch}|${head}`, prunedTurns };
 }

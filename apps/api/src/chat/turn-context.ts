@@ -6,8 +6,8 @@
  *   stubbed (agent/context-window.ts: the request prefix stays the same from turn to turn between two boundaries),
  * - MCP: the chat's activated tools live again (reconnecting after a restart) and the explicitly selected
  *   connectors' tools visible for this turn only,
- * - the selected Skills loaded before the model runs: their bodies go into a second system message for this turn
- *   only, their receipts come first among the turn's durable messages,
+ * - the selected Skills loaded before the model runs: their bodies go into a system message for this turn only,
+ *   right before the user message (after the history, so the request prefix stays the previous turn's), their receipts come first among the turn's durable messages,
  * - the user side of the turn as it will be persisted (with its attachments; the model's text of the message ends
  *   with a line naming their workspace paths).
  * A selection that cannot be honoured (a Skill that cannot load, a connector that cannot be prepared) is left out and
@@ -45,7 +45,7 @@ export interface TurnContextInput {
 }
 
 export interface TurnContext {
-  /** system prompt, optional selected-Skills system message, history, the user's task text */
+  /** system prompt, history, optional selected-Skills system message, the user's task text */
   messages: ChatMessage[];
   /** tools visible for this turn only (the selected MCP connectors') */
   temporaryTools: Set<string>;
@@ -84,9 +84,10 @@ export async function buildTurnContext(sources: TurnContextSources, input: TurnC
   const skillReceipts: ChatMessage[] = explicitSkills.receipts.map((receipt) => ({ role: 'assistant', content: receipt }));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
-    ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
     ...(window ? window.messages : input.history),
-    // per-turn material (attachment paths) goes at the end, in the user message: the prefix before it is unchanged
+    // per-turn material goes at the end — the selected Skills' bodies (this turn only) right before the user message,
+    // the attachment paths in it — so the request up to the history is the previous turn's (a cacheable prefix)
+    ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
     { role: 'user', content: withAttachmentsReference(taskText, input.attachments) },
   ];
   const user: UserTurnInput = { content };
