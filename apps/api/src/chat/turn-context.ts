@@ -7,7 +7,8 @@
  * - MCP: the chat's activated tools live again (reconnecting after a restart) and the explicitly selected
  *   connectors' tools visible for this turn only,
  * - the selected Skills loaded before the model runs: their bodies go into a system message for this turn only,
- *   right before the user message (after the history, so the request prefix stays the previous turn's), their receipts come first among the turn's durable messages,
+ *   right before the user message (after the history, so the request prefix stays the previous turn's); their
+ *   receipts come first among the turn's durable messages,
  * - the user side of the turn as it will be persisted (with its attachments; the model's text of the message ends
  *   with a line naming their workspace paths).
  * A selection that cannot be honoured (a Skill that cannot load, a connector that cannot be prepared) is left out and
