@@ -196,7 +196,8 @@ describe(AgentRunner.name, () => {
       expect(bodies).toHaveLength(4);
       expect(bodies[0]).toBe(sdkBody(wireHistory));
       const round = [
-        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo_word', arguments: '{"w":"x"}' } }] },
+        // the tool-call message as the next turn's history gives it back (`[TOOL_CALLS: …]`): a cacheable prefix
+        { role: 'assistant', content: '[TOOL_CALLS: echo_word]', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo_word', arguments: '{"w":"x"}' } }] },
         { role: 'tool', content: 'écho « ok » 🙂', tool_call_id: 'call_1' },
       ];
       expect(bodies[1]).toBe(sdkBody([...wireHistory, ...round]));

@@ -41,6 +41,7 @@ import { DomainError } from '../common/domain-error';
 import type { ClassifiedProviderError, ProviderErrorKind } from '../llm-settings/llm-provider';
 import { classifyProviderError } from '../llm-settings/provider-errors';
 import { MemoryStore } from '../memory/memory-store';
+import { toolCallsContent } from '../memory/history-record';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import { argumentPreview } from './argument-preview';
@@ -376,8 +377,10 @@ export class AgentRunner {
       }
       const assistant: ChatMessage = { role: 'assistant', content: call.content, tool_calls: call.toolCalls };
       const results = await this.executeCalls(request, scope, call.toolCalls, state.ids);
-      // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only)
-      wire.push(toWireMessage(assistant));
+      // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only). The
+      // model gets the tool-call message as the history will give it back on the next turn (`[TOOL_CALLS: …]`, the
+      // `tool_calls` record's content), so the next turn's request starts with this one's bytes (a cacheable prefix)
+      wire.push(toWireMessage({ ...assistant, content: toolCallsContent(call.toolCalls) }));
       state.durable.push(assistant);
       for (const [index, toolCall] of call.toolCalls.entries()) {
         const result = results[index] as ToolExecution;

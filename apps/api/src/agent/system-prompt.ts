@@ -2,12 +2,30 @@
  * The system prompt of a turn (openspec agent-runner): SOUL.md (MemoryStore.readSoul falls back to the built-in English
  * persona when it is missing or blank), then `## Remembered information` + MEMORY.md when MEMORY.md is non-empty,
  * then any sections other modules register (the skills module adds `## Skill usage`, the `## Installed Skills` index
- * and the recently-activated-skills summary). SOUL and MEMORY are re-read every turn.
+ * and the recently-activated-skills summary).
+ *
+ * A chat turn's prompt (a `boundary` given, openspec agent-runner "Requirement: Cacheable request prefix") uses the
+ * chat's snapshot of SOUL + MEMORY, taken at its first turn in this server process and again at each context boundary
+ * (context-window.ts: every CONTEXT_BOUNDARY_TURNS turns, after a consolidation), so the request prefix stays the
+ * same from turn to turn and a provider's prompt cache keeps matching. A Dream rewrite of MEMORY.md, or an edit of the
+ * files outside CashCode, reaches a chat at its next boundary (a new chat at once); a deliberate edit — save_memory,
+ * the REST editor, a Dream revert — bumps MemoryStore.documentRevision and reaches every chat at its next turn. The
+ * sections are rendered every turn (the `## Installed Skills` index is snapshotted per chat by its own section; the
+ * recently-activated-Skills summary changes only when the chat loads a Skill). Without a boundary (the stateless
+ * OpenAI-compatible endpoint) SOUL and MEMORY are read fresh.
  */
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_SOUL, MemoryStore } from '../memory/memory-store';
 
 export const REMEMBERED_INFORMATION_HEADING = '\n\n## Remembered information\n';
+/** chats whose SOUL + MEMORY snapshot is kept (the oldest is dropped and taken again at its next turn) */
+export const PROMPT_SNAPSHOT_CHATS = 1000;
+
+interface PromptSnapshot {
+  boundary: string;
+  revision: number;
+  base: string;
+}
 
 /** A part appended after SOUL and memory; returns null/blank to add nothing this turn. */
 export interface SystemPromptSection {
@@ -20,6 +38,7 @@ export interface SystemPromptSection {
 @Injectable()
 export class SystemPromptBuilder {
   private readonly sections: SystemPromptSection[] = [];
+  private readonly snapshots = new Map<string, PromptSnapshot>();
 
   constructor(private readonly memory: MemoryStore) {}
 
@@ -31,15 +50,36 @@ export class SystemPromptBuilder {
     this.sections.sort((a, b) => a.order - b.order);
   }
 
-  async build(context: { chatId: string }): Promise<string> {
-    const [soul, memory] = await Promise.all([this.memory.readSoul(), this.memory.readLongTermMemory()]);
-    let prompt = soul.trim() !== '' ? soul.trim() : DEFAULT_SOUL;
-    const memoryText = memory.trim();
-    if (memoryText !== '') prompt += REMEMBERED_INFORMATION_HEADING + memoryText;
+  /** The system prompt; with `boundary` (a chat turn's context epoch) SOUL + MEMORY come from the chat's snapshot. */
+  async build(context: { chatId: string; boundary?: string }): Promise<string> {
+    let prompt = context.boundary === undefined ? await this.base() : await this.snapshot(context.chatId, context.boundary);
     for (const section of this.sections) {
       const text = await section.render(context);
       if (text && text.trim() !== '') prompt += '\n\n' + text.trim();
     }
     return prompt;
+  }
+
+  /** SOUL, then the remembered information, as the files are now. */
+  private async base(): Promise<string> {
+    const [soul, memory] = await Promise.all([this.memory.readSoul(), this.memory.readLongTermMemory()]);
+    let prompt = soul.trim() !== '' ? soul.trim() : DEFAULT_SOUL;
+    const memoryText = memory.trim();
+    if (memoryText !== '') prompt += REMEMBERED_INFORMATION_HEADING + memoryText;
+    return prompt;
+  }
+
+  private async snapshot(chatId: string, boundary: string): Promise<string> {
+    const revision = this.memory.documentRevision;
+    const cached = this.snapshots.get(chatId);
+    if (cached && cached.boundary === boundary && cached.revision === revision) return cached.base;
+    const base = await this.base();
+    this.snapshots.delete(chatId);
+    this.snapshots.set(chatId, { boundary, revision, base });
+    if (this.snapshots.size > PROMPT_SNAPSHOT_CHATS) {
+      const oldest = this.snapshots.keys().next().value;
+      if (oldest !== undefined) this.snapshots.delete(oldest);
+    }
+    return base;
   }
 }

@@ -423,6 +423,7 @@ export class ChatService implements OnModuleDestroy {
         content,
         metadata,
         history,
+        keepToolResultsTurns: this.config.contextKeepToolResultsTurns,
         signal,
         attachments: attachments.map(({ name, path, size, mime }) => ({ name, path, size, mime })),
       });

@@ -107,6 +107,27 @@ describe('buildTurnContext', () => {
     expect(context.user).toEqual({ content: '@weather in Paris', mentioned_skills: mentioned });
   });
 
+  it('Scenario: a Skill selected in a later turn goes after the history, right before the user message', async () => {
+    const history = [
+      { role: 'user' as const, content: 'earlier question' },
+      { role: 'assistant' as const, content: 'earlier answer' },
+    ];
+    // another chat and turn: the Skill is not loaded in them yet
+    const ids = { chatId: 'chat-later', turnId: 'd'.repeat(32) };
+    const plain = await buildTurnContext(sources, { ...base, ...ids, history, content: 'hello', metadata: { llm: LLM } });
+    const selected = await buildTurnContext(sources, {
+      ...base,
+      ...ids,
+      history,
+      content: 'in Paris',
+      metadata: { llm: LLM, mentioned_skills: [{ name: 'weather', label: 'Weather' }] },
+    });
+    expect(selected.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'system', 'user']);
+    expect(selected.messages[3]?.content).toContain('Ask for the city first.');
+    // the request up to the history is the one a turn without a selection sends
+    expect(selected.messages.slice(0, 3)).toEqual(plain.messages.slice(0, 3));
+  });
+
   it('Scenario: an unknown leading @word is plain text; an unavailable selection is a warning and the turn still runs', async () => {
     const plain = await buildTurnContext(sources, { ...base, content: '@missing do it', metadata: { llm: LLM } });
     expect(plain.warnings).toEqual([]);

@@ -2,17 +2,20 @@
  * What a turn sends to the model, built before the runner starts:
  * - the explicit Skill selection of the message (`mentioned_skills` plus a legacy leading `@name`; the model gets
  *   the rest of the text),
- * - the system prompt,
+ * - the system prompt: the chat's snapshot for its context epoch, and the history with the tool results of old turns
+ *   stubbed (agent/context-window.ts: the request prefix stays the same from turn to turn between two boundaries),
  * - MCP: the chat's activated tools live again (reconnecting after a restart) and the explicitly selected
  *   connectors' tools visible for this turn only,
- * - the selected Skills loaded before the model runs: their bodies go into a second system message for this turn
- *   only, their receipts come first among the turn's durable messages,
+ * - the selected Skills loaded before the model runs: their bodies go into a system message for this turn only,
+ *   right before the user message (after the history, so the request prefix stays the previous turn's); their
+ *   receipts come first among the turn's durable messages,
  * - the user side of the turn as it will be persisted (with its attachments; the model's text of the message ends
  *   with a line naming their workspace paths).
  * A selection that cannot be honoured (a Skill that cannot load, a connector that cannot be prepared) is left out and
  * reported as a warning; the turn still runs. A leading `@word` that names no Skill is plain text.
  */
 import type { AttachmentReceipt, MessageMetadata } from '@cashcode/contracts';
+import { contextWindow } from '../agent/context-window';
 import { withAttachmentsReference } from '../common/attachment-reference';
 import type { ChatMessage } from '../common/chat-message';
 import { McpError } from '../mcp/mcp.errors';
@@ -22,7 +25,7 @@ import type { ExplicitSkillsResult, TurnSkillContext } from '../skills/skill-tur
 
 /** What building a turn context needs (SystemPromptBuilder, McpService and SkillTurnService fill these in). */
 export interface TurnContextSources {
-  prompt: { build(context: { chatId: string }): Promise<string> };
+  prompt: { build(context: { chatId: string; boundary?: string }): Promise<string> };
   mcp: { prepareTurn(chatId: string, servers: string[], signal: AbortSignal): Promise<Set<string>> };
   skills: { prepareExplicitSkills(names: readonly string[], ctx: TurnSkillContext): Promise<ExplicitSkillsResult> };
 }
@@ -35,13 +38,15 @@ export interface TurnContextInput {
   metadata: MessageMetadata;
   /** the chat's history as the model sees it */
   history: readonly ChatMessage[];
+  /** previous user turns whose tool results stay whole (CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS); default: no pruning */
+  keepToolResultsTurns?: number;
   signal: AbortSignal;
   /** the uploaded files the message refers to, checked to belong to the chat */
   attachments?: readonly AttachmentReceipt[];
 }
 
 export interface TurnContext {
-  /** system prompt, optional selected-Skills system message, history, the user's task text */
+  /** system prompt, history, optional selected-Skills system message, the user's task text */
   messages: ChatMessage[];
   /** tools visible for this turn only (the selected MCP connectors') */
   temporaryTools: Set<string>;
@@ -64,7 +69,8 @@ export interface TurnWarning {
 export async function buildTurnContext(sources: TurnContextSources, input: TurnContextInput): Promise<TurnContext> {
   const { chatId, turnId, content, metadata, signal } = input;
   const selection = explicitSkillSelection(content, metadata.mentioned_skills);
-  const system = await sources.prompt.build({ chatId });
+  const window = input.keepToolResultsTurns === undefined ? null : contextWindow(input.history, input.keepToolResultsTurns);
+  const system = await sources.prompt.build(window ? { chatId, boundary: window.boundary } : { chatId });
   const warnings: TurnWarning[] = [];
   const temporaryTools = await prepareMcp(sources, chatId, metadata, signal, warnings);
   const explicitSkills = await sources.skills.prepareExplicitSkills(selection.names, { chatId, turnId, signal });
@@ -79,8 +85,10 @@ export async function buildTurnContext(sources: TurnContextSources, input: TurnC
   const skillReceipts: ChatMessage[] = explicitSkills.receipts.map((receipt) => ({ role: 'assistant', content: receipt }));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
+    ...(window ? window.messages : input.history),
+    // per-turn material goes at the end — the selected Skills' bodies (this turn only) right before the user message,
+    // the attachment paths in it — so the request up to the history is the previous turn's (a cacheable prefix)
     ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
-    ...input.history,
     { role: 'user', content: withAttachmentsReference(taskText, input.attachments) },
   ];
   const user: UserTurnInput = { content };

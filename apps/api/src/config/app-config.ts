@@ -112,6 +112,11 @@ export interface AppConfig {
    * preview and `read_artifact`; 0 turns it off
    */
   toolOutputBudgetChars: number;
+  /**
+   * CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS (default 3): previous user turns whose tool results the model gets whole;
+   * older ones are stubbed in the request at the chat's context boundaries (agent/context-window.ts)
+   */
+  contextKeepToolResultsTurns: number;
   searxngUrl: string | null;
   /** read-only built-in Skills (openspec skills), <rootDir>/apps/api/src/skills/builtin */
   skillsBuiltinDir: string;
@@ -434,6 +439,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     mcpConnectTimeoutMs: parseInteger('CASHCODE_MCP_CONNECT_TIMEOUT_MS', env['CASHCODE_MCP_CONNECT_TIMEOUT_MS'], 30_000, 100, 600_000),
     mcpToolTimeoutMs: parseInteger('CASHCODE_MCP_TOOL_TIMEOUT_MS', env['CASHCODE_MCP_TOOL_TIMEOUT_MS'], 30_000, 100, 3_600_000),
     toolOutputBudgetChars: parseInteger('CASHCODE_TOOL_OUTPUT_BUDGET_CHARS', env['CASHCODE_TOOL_OUTPUT_BUDGET_CHARS'], 8_000, 0, 10_000_000),
+    contextKeepToolResultsTurns: parseInteger(
+      'CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS',
+      env['CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS'],
+      3,
+      0,
+      100_000,
+    ),
     searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),
     skillsBuiltinDir: join(rootDir, 'apps', 'api', 'src', 'skills', 'builtin'),
     skillsUserDir: join(dataDir, 'skills', 'user'),

@@ -337,7 +337,7 @@ export class DreamService implements OnModuleDestroy {
       if (next === current) return { content: null, result: { status: 'same', current } };
       await this.store.saveSnapshot(runId, current);
       return { content: next, result: { status: 'written', current, next } };
-    });
+    }, { deferred: true });
     switch (written.status) {
       case 'conflict':
         return this.finish(

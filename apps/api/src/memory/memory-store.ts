@@ -162,6 +162,8 @@ export class MemoryStore implements OnApplicationShutdown {
   private readonly logger = new Logger(MemoryStore.name);
   private readonly memoryDir: string;
   private readonly now: MemoryClock;
+  /** see documentRevision */
+  private revision = 0;
   /** loaded chats, least recently used first */
   private readonly states = new Map<string, ChatState>();
   private readonly loading = new Map<string, Promise<ChatState>>();
@@ -565,6 +567,15 @@ export class MemoryStore implements OnApplicationShutdown {
    * Trailing newlines of the file are collapsed to one separator; the file ends with `\n`; the write is atomic.
    * Calls are serialised, so two concurrent saves never lose each other. `content` must be trimmed and non-empty.
    */
+  /**
+   * Counts the deliberate edits of MEMORY.md and SOUL.md made through this store (save_memory, the REST editor, a Dream
+   * revert; not a Dream rewrite, which passes `deferred`): a chat's system prompt snapshot is taken again at its next
+   * turn when this changed (agent/system-prompt.ts).
+   */
+  get documentRevision(): number {
+    return this.revision;
+  }
+
   async saveLongTermMemory(content: string): Promise<LongTermMemorySaveResult> {
     const run = this.longTermLane.then(async (): Promise<LongTermMemorySaveResult> => {
       const existing = await this.readOptionalText(LONG_TERM_FILE);
@@ -573,6 +584,7 @@ export class MemoryStore implements OnApplicationShutdown {
       const line = `[${formatLocalMinute(this.now())}] ${content}`;
       await mkdirPrivate(this.memoryDir);
       await writeFileAtomic(join(this.memoryDir, LONG_TERM_FILE), head === '' ? `${line}\n` : `${head}\n${line}\n`);
+      this.revision++;
       this.logger.log(`event=memory.long_term.saved chars=${content.length}`);
       return 'saved';
     });
@@ -592,10 +604,12 @@ export class MemoryStore implements OnApplicationShutdown {
    * Reads the document and lets `update` decide its new content, on the document's lane: serialised with every other
    * write of that file (save_memory, REST edits, Dream, revert), so a read-modify-write never loses a concurrent
    * change. A non-null `content` replaces the file atomically. Errors thrown by `update` leave the file unchanged.
+   * `deferred` (a Dream rewrite): the change reaches running chats at their next context boundary only.
    */
   async updateDocument<T>(
     document: MemoryDocument,
     update: (current: string) => Promise<MemoryDocumentUpdate<T>> | MemoryDocumentUpdate<T>,
+    options: { deferred?: boolean } = {},
   ): Promise<T> {
     const lane = document === LONG_TERM_FILE ? this.longTermLane : this.soulLane;
     const run = lane.then(async (): Promise<T> => {
@@ -604,6 +618,7 @@ export class MemoryStore implements OnApplicationShutdown {
       if (decision.content !== null && decision.content !== current) {
         await mkdirPrivate(this.memoryDir);
         await writeFileAtomic(join(this.memoryDir, document), decision.content);
+        if (options.deferred !== true) this.revision++;
         this.logger.log(`event=memory.document.replaced document=${document} chars=${decision.content.length}`);
       }
       return decision.result;
