@@ -12,6 +12,7 @@ import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
 import { runTextBench } from './text-bench';
 import { runToolBench } from './tool-bench';
+import { runUsageBench } from './usage-bench';
 
 /** Each suite by name; `npm run bench -- server mcp` runs only those. */
 const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>> = {
@@ -22,6 +23,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   skills: runSkillsBench,
   text: runTextBench,
   openai: runOpenAiBench,
+  usage: runUsageBench,
 };
 
 async function main(): Promise<void> {
