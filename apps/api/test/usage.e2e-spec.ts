@@ -309,6 +309,25 @@ describe('usage ledger, prices and spend limits', () => {
     expect((await api<{ prices: unknown[] }>('/api/usage/prices')).body).toEqual({ prices: [] });
   });
 
+  it('documents every usage route in OpenAPI with problem+json errors', async () => {
+    const doc = (await api<{ paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> }>('/api/docs-json')).body;
+    for (const [path, method] of [
+      ['/api/usage/summary', 'get'],
+      ['/api/usage/records', 'get'],
+      ['/api/usage/export.csv', 'get'],
+      ['/api/usage/chats/{chat_id}', 'get'],
+      ['/api/usage/prices', 'put'],
+      ['/api/usage/limits', 'put'],
+      ['/api/usage/limits/status', 'get'],
+    ] as const) {
+      const responses = doc.paths[path]?.[method]?.responses ?? {};
+      expect([path, Object.keys(responses)]).toEqual([path, expect.arrayContaining(['200', '401', '403'])]);
+      if (method === 'put' || path !== '/api/usage/limits/status') {
+        expect(responses['422']?.content).toHaveProperty('application/problem+json');
+      }
+    }
+  });
+
   it('Scenario: the CSV export quotes cells and neutralises formulas', async () => {
     const usage = t.app.get(UsageService);
     const model = '=HYPERLINK("http://x"),1';
