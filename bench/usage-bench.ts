@@ -86,7 +86,7 @@ export async function runUsageBench(log: (line: string) => void): Promise<Figure
       pass: perCall <= TARGET_MS_PER_CALL,
     });
   } finally {
-    service.onModuleDestroy();
+    service.onApplicationShutdown();
   }
 
   // queries over 100,000 calls spread over 400 days

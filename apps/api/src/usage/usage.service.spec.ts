@@ -55,7 +55,7 @@ describe('UsageService (spend guard)', () => {
   });
 
   afterEach(() => {
-    service.onModuleDestroy();
+    service.onApplicationShutdown();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -175,7 +175,7 @@ describe('UsageService (spend guard)', () => {
   it('Scenario: totals and limits survive a restart', async () => {
     await limits([{ id: 'g', scope: 'global', window: 'month', unit: 'tokens', amount: 1000 }]);
     spend(900);
-    service.onModuleDestroy();
+    service.onApplicationShutdown();
     service = await start();
     expect(service.limits().limits.map((limit) => limit.id)).toEqual(['g']);
     expect(service.limitsStatus().limits[0]!.used).toBe(900);

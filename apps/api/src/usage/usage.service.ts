@@ -11,7 +11,7 @@
  * - Running totals of the current day and month are read from the ledger (so they survive restarts) and kept in
  *   memory, updated by each record; a new day or month reloads them.
  */
-import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
@@ -124,7 +124,7 @@ export function priceCall(price: ModelPrice, promptTokens: number, cachedTokens:
 }
 
 @Injectable()
-export class UsageService implements OnModuleInit, OnModuleDestroy {
+export class UsageService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(UsageService.name);
   private readonly files: UsageSettingsFiles;
   private ledgerInstance: UsageLedger | null = null;
@@ -167,7 +167,11 @@ export class UsageService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  /**
+   * After every module's onModuleDestroy: turns cancelled by the shutdown settle their calls first, then the ledger
+   * closes.
+   */
+  onApplicationShutdown(): void {
     this.warnings$.complete();
     this.ledgerInstance?.close();
     this.ledgerInstance = null;
@@ -213,8 +217,9 @@ export class UsageService implements OnModuleInit, OnModuleDestroy {
     const tokens = promptTokens + outputTokens;
     for (const limit of this.limitSettings.limits) {
       if (!limitCovers(limit, request.provider, request.model, request.purpose)) continue;
-      const adds = limit.unit === 'tokens' ? tokens : cost && cost.currency === limit.currency ? cost.amount : 0;
-      if (limit.unit === 'money' && adds === 0 && !(cost && cost.currency === limit.currency)) continue;
+      // a money limit counts only calls priced in its currency: others neither count nor are refused by it
+      if (limit.unit === 'money' && cost?.currency !== limit.currency) continue;
+      const adds = limit.unit === 'tokens' ? tokens : (cost?.amount ?? 0);
       const status = this.limitStatus(limit, startedAt);
       if (status.used + status.reserved + adds > limit.amount) {
         this.recordRefusal(request, startedAt);
