@@ -139,6 +139,23 @@ describe('usage ledger, prices and spend limits', () => {
     expect(summary.totals.unpriced_calls).toBeGreaterThanOrEqual(2);
   });
 
+  it('Scenario: failed and cancelled calls are recorded with their outcome', async () => {
+    const failed = newChatId();
+    fake.enqueue({ status: 401, errorBody: { error: { message: 'bad key', code: 'invalid_api_key' } } });
+    expect((await turn(failed, 'Who am I?')).at(-1)).toMatchObject({ event: 'error', code: 'auth' });
+    expect(await chatRecords(failed)).toEqual([expect.objectContaining({ outcome: 'error', error_code: 'auth', estimated: true })]);
+
+    const cancelled = newChatId();
+    fake.enqueue({ chunks: ['partial ', 'answer'], hangAfterChunks: true });
+    const done = client.next('done', (e) => e.chat_id === cancelled);
+    client.sendMessage(cancelled, 'Tell me a long story');
+    await client.waitForText(cancelled, 'partial answer');
+    client.send({ type: 'cancel', chat_id: cancelled });
+    expect(await done).toMatchObject({ cancelled: true });
+    const [record] = await chatRecords(cancelled);
+    expect(record).toMatchObject({ outcome: 'cancelled', estimated: true, completion_tokens: Math.ceil('partial answer'.length / 4) });
+  });
+
   it('Scenario: a provider without usage gives estimated records', async () => {
     const chatId = newChatId();
     fake.enqueue({ content: 'An answer of forty characters, roughly!!', omitUsage: true });
