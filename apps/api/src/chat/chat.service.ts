@@ -132,12 +132,18 @@ function answerStats(usage: TokenUsage, started: number, cost?: Money): Pick<Fin
   };
 }
 
-/** A continued answer counts the stopped part's tokens and time too. */
+/** A continued answer counts the stopped part's tokens, cost and time too. */
 function continuedStats(
   plan: Extract<ChatActionPlan, { kind: 'continue' }>,
   final: FinalAnswer,
-): Pick<FinalAnswer, 'usage' | 'duration_ms'> {
-  const stats: Pick<FinalAnswer, 'usage' | 'duration_ms'> = {};
+): Pick<FinalAnswer, 'usage' | 'duration_ms' | 'cost'> {
+  const stats: Pick<FinalAnswer, 'usage' | 'duration_ms' | 'cost'> = {};
+  // both parts priced in one currency: their sum; otherwise the answer shows no cost ("no price")
+  if (plan.cost && final.cost && plan.cost.currency === final.cost.currency) {
+    stats.cost = { amount: Math.round((plan.cost.amount + final.cost.amount) * 1e9) / 1e9, currency: final.cost.currency };
+  } else if (final.cost) {
+    stats.cost = undefined;
+  }
   if (typeof final.duration_ms === 'number') stats.duration_ms = final.duration_ms + (plan.durationMs ?? 0);
   const parts = [plan.usage, final.usage].filter((usage): usage is TokenUsage => usage !== undefined);
   if (parts.length > 0) {
