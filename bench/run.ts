@@ -13,6 +13,7 @@ import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
 import { runTextBench } from './text-bench';
 import { runToolBench } from './tool-bench';
+import { runUsageBench } from './usage-bench';
 
 /** Each suite by name; `npm run bench -- server mcp` runs only those. */
 const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>> = {
@@ -24,6 +25,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   text: runTextBench,
   openai: runOpenAiBench,
   prefix: runPrefixBench,
+  usage: runUsageBench,
 };
 
 async function main(): Promise<void> {

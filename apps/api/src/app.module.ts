@@ -16,6 +16,7 @@ import { MemoryModule } from './memory/memory.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { SkillsModule } from './skills/skills.module';
+import { UsageModule } from './usage/usage.module';
 
 /** Root module; built with the boot-validated configuration (main.ts, or a test with its own temp dirs). */
 @Module({})
@@ -29,6 +30,7 @@ export class AppModule {
         EventEmitterModule.forRoot(),
         EventsModule,
         ScheduleModule.forRoot(),
+        UsageModule,
         HealthModule,
         LlmSettingsModule,
         MemoryModule,

@@ -12,7 +12,7 @@
  *   last assistant message plus an instruction works with every OpenAI-compatible provider (assistant prefill is not
  *   part of that API).
  */
-import type { ChatActionName, McpConnectorReceipt, MessageMetadata, SkillReceipt, TokenUsage } from '@cashcode/contracts';
+import type { ChatActionName, McpConnectorReceipt, MessageMetadata, SkillReceipt, TokenUsage, Money } from '@cashcode/contracts';
 import { currentBranch } from '../memory/history-branch';
 import type { HistoryRecord } from '../memory/memory.types';
 
@@ -44,8 +44,9 @@ export type ChatActionPlan =
       partial: string;
       /** the user message the stopped answer belongs to (for listeners of turn.completed) */
       userContent: string;
-      /** the stopped answer's stored usage and duration: the continued answer adds its own */
+      /** the stopped answer's stored usage, cost and duration: the continued answer adds its own */
       usage?: TokenUsage;
+      cost?: Money;
       durationMs?: number;
       metadata: MessageMetadata;
     };
@@ -115,6 +116,7 @@ export function planChatAction(records: readonly HistoryRecord[], request: ChatA
           userContent: lastUser?.content ?? '',
           metadata: request.metadata,
           ...(last.usage ? { usage: last.usage } : {}),
+          ...(last.cost ? { cost: last.cost } : {}),
           ...(typeof last.duration_ms === 'number' ? { durationMs: last.duration_ms } : {}),
         },
       };

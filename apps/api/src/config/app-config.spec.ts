@@ -48,6 +48,8 @@ describe('loadConfig', () => {
       dreamIntervalSec: 300,
       consolidationThresholdChars: 40_000,
       maxIterations: 8,
+      usageRetentionDays: 400,
+      usageDefaultMaxOutputTokens: 4096,
       attachmentMaxBytes: 10 * 1024 * 1024,
       attachmentMaxRequestBytes: 25 * 1024 * 1024,
       attachmentMaxFiles: 10,
@@ -145,6 +147,8 @@ describe('loadConfig', () => {
     [{ CASHCODE_MAX_ITERATIONS: '1.5' }, 'CASHCODE_MAX_ITERATIONS must be an integer, got "1.5"'],
     [{ CASHCODE_MAX_ITERATIONS: '0' }, 'CASHCODE_MAX_ITERATIONS must be between 1 and 100, got 0'],
     [{ CASHCODE_LOG_RETENTION_DAYS: '9999' }, 'CASHCODE_LOG_RETENTION_DAYS must be between 1 and 3650, got 9999'],
+    [{ CASHCODE_USAGE_RETENTION_DAYS: '0' }, 'CASHCODE_USAGE_RETENTION_DAYS must be between 1 and 3650, got 0'],
+    [{ CASHCODE_USAGE_DEFAULT_MAX_OUTPUT_TOKENS: 'lots' }, 'CASHCODE_USAGE_DEFAULT_MAX_OUTPUT_TOKENS must be an integer, got "lots"'],
     [{ CASHCODE_EXEC_NETWORK: 'maybe' }, 'CASHCODE_EXEC_NETWORK must be true or false, got "maybe"'],
     [{ CASHCODE_CONSOLE_DEV: '2' }, 'CASHCODE_CONSOLE_DEV must be true or false, got "2"'],
     [
