@@ -88,6 +88,12 @@ describe('metrics (e2e)', () => {
       expect(delta('cashcode_tool_calls_total', { tool: 'exec', outcome: 'ok' })).toBe(1);
       expect(delta('cashcode_tool_calls_total', { tool: 'list_dir', outcome: 'ok' })).toBe(1);
       expect(delta('cashcode_approval_decisions_total', { decision: 'allow_once', by: 'user' })).toBe(1);
+      // the turn's two model calls (the tool round and the answer), as the usage ledger recorded them
+      const chatCalls = (samples: readonly Sample[]) =>
+        samples
+          .filter((s) => s.name === 'cashcode_model_calls_total' && s.labels['purpose'] === 'chat' && s.labels['outcome'] === 'ok')
+          .reduce((sum, s) => sum + s.value, 0);
+      expect(chatCalls(after) - chatCalls(before)).toBe(2);
 
       // neither the chat id nor anything the user or the model wrote is a label value
       const text = (await request(t.httpUrl).get('/metrics').expect(200)).text;
@@ -116,14 +122,15 @@ describe('metrics (e2e)', () => {
   });
 
   it('Scenario: the model-call metrics follow model_call.recorded', async () => {
-    // The usage ledger that publishes model_call.recorded is built on another branch; until it is merged, the test
-    // publishes the event itself through the app's real event bus, as the ledger will after each model call.
+    // The event is published here through the app's real event bus, with a model name no real call of this suite uses,
+    // so the exact values (error outcome, bucket edges) can be asserted; the turn scenario above checks that the usage
+    // ledger's own records of real model calls reach the same counters.
     const bus = t.app.get(AppEventBus);
     const record: UsageRecord = {
       id: 1,
       at: new Date().toISOString(),
       provider: 'openai_compatible',
-      model: 'fake-model',
+      model: 'metrics-recorded-model',
       purpose: 'chat',
       chat_id: 'metrics-chat-usage',
       prompt_tokens: 200,
@@ -137,7 +144,7 @@ describe('metrics (e2e)', () => {
     bus.emit(MODEL_CALL_RECORDED_EVENT, record);
     bus.emit(MODEL_CALL_RECORDED_EVENT, { ...record, id: 2, purpose: 'title', prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, duration_ms: 300 });
     const samples = await scrape(t);
-    const chat = { provider: 'openai_compatible', model: 'fake-model', purpose: 'chat', outcome: 'ok' };
+    const chat = { provider: 'openai_compatible', model: 'metrics-recorded-model', purpose: 'chat', outcome: 'ok' };
     const title = { ...chat, purpose: 'title' };
     expect(sampleValue(samples, 'cashcode_model_calls_total', chat)).toBe(1);
     expect(sampleValue(samples, 'cashcode_model_calls_total', title)).toBe(1);
