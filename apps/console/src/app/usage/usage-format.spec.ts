@@ -1,4 +1,4 @@
-import type { SpendLimitStatus, UsageSummary, UsageSummaryRow } from '@cashcode/contracts';
+import type { UsageSummary, UsageSummaryRow } from '@cashcode/contracts';
 
 import {
   addMoney,
@@ -15,6 +15,7 @@ import {
   mergeLimitStatus,
   parseLimitStatus,
 } from './usage-format';
+import { limitStatus } from './usage-testing';
 
 function row(partial: Partial<UsageSummaryRow>): UsageSummaryRow {
   return {
@@ -41,22 +42,6 @@ function summary(rows: UsageSummaryRow[], cost: UsageSummary['totals']['cost'] =
     time_zone: 'UTC',
     rows,
     totals: { ...row({}), calls: rows.length, cost },
-  };
-}
-
-export function limitStatus(partial: Partial<SpendLimitStatus> = {}): SpendLimitStatus {
-  return {
-    id: 'daily',
-    scope: 'global',
-    window: 'day',
-    unit: 'tokens',
-    amount: 1000,
-    used: 850,
-    reserved: 0,
-    share: 0.85,
-    state: 'warning',
-    resets_at: '2026-12-03T00:00:00+00:00',
-    ...partial,
   };
 }
 

@@ -104,7 +104,7 @@ export function emptyLimit(taken: readonly LimitDraft[]): LimitDraft {
 /** A decimal as typed (`0.15`, `2`), or null: blank, not a number, negative. */
 function parseAmount(text: string): number | null {
   const trimmed = text.trim();
-  if (trimmed === '' || !/^\d+(\.\d+)?$/.test(trimmed)) return null;
+  if (trimmed === '' || !/^\d+(?:\.\d+)?$/.test(trimmed)) return null;
   const value = Number(trimmed);
   return Number.isFinite(value) ? value : null;
 }
