@@ -4,13 +4,15 @@
  * Dependency rules of the API (apps/api/src), enforced below: a folder may import only the folders listed for it
  * (and external packages, @cashcode/contracts, @cashcode/skill-format). The chain is one-way, lowest first:
  *
- *   common, config, events  →  llm-settings  →  memory  →  agent (+ approvals)  →  health, mcp  →  skills
+ *   common, config, events  →  usage  →  llm-settings  →  memory  →  agent (+ approvals)  →  health, mcp  →  skills
  *                                                                                      →  chat, evolution
  *                                                                                      →  openai-compat (on chat)
  *
  *   common        config (the AppConfig type)
  *   config        common (pure helpers)
  *   events        common (the typed event map and bus; no feature folder, so every module can publish/listen)
+ *   usage         common, config, events (the usage ledger, prices and spend limits: every folder may import it, so
+ *                 each model call site checks and records its calls; it imports no feature folder)
  *   llm-settings  common, config, events
  *   memory        llm-settings, common, config, events
  *   agent         approvals, memory, llm-settings, common, config, events
@@ -47,6 +49,8 @@ const ALLOWED = {
   common: [],
   config: [],
   events: [],
+  // not in FEATURE_FOLDERS: no folder is forbidden to import usage; usage itself may import no feature folder
+  usage: [],
   'llm-settings': [],
   memory: ['llm-settings'],
   agent: ['approvals', 'memory', 'llm-settings'],

@@ -15,6 +15,7 @@ import { McpModule } from './mcp/mcp.module';
 import { MemoryModule } from './memory/memory.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { SkillsModule } from './skills/skills.module';
+import { UsageModule } from './usage/usage.module';
 
 /** Root module; built with the boot-validated configuration (main.ts, or a test with its own temp dirs). */
 @Module({})
@@ -28,6 +29,7 @@ export class AppModule {
         EventEmitterModule.forRoot(),
         EventsModule,
         ScheduleModule.forRoot(),
+        UsageModule,
         HealthModule,
         LlmSettingsModule,
         MemoryModule,

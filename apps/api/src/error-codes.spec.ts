@@ -11,6 +11,7 @@ import { LlmSettingsError, type LlmSettingsErrorCode } from './llm-settings/llm-
 import { McpError, type McpErrorCode } from './mcp/mcp.errors';
 import { MemoryError, type MemoryErrorCode } from './memory/memory.errors';
 import { SkillError, type SkillErrorCode } from './skills/skills.errors';
+import { SpendLimitError, UsageError, type UsageErrorCode } from './usage/usage.errors';
 import { type DomainError, domainErrorEvent } from './common/domain-error';
 import { toProblemInit } from './common/problem-details.filter';
 
@@ -87,6 +88,7 @@ const ATTACHMENTS: Record<AttachmentErrorCode, true> = {
   attachment_too_many: true,
   attachment_not_found: true,
 };
+const USAGE: Record<UsageErrorCode, true> = { invalid_usage_query: true, invalid_usage_settings: true, settings_save_failed: true };
 const OPENAI_COMPAT_SETTINGS: Record<OpenAiCompatSettingsErrorCode, true> = { key_not_found: true, too_many_keys: true, settings_save_failed: true };
 const CHAT_ACTION_REFUSALS: Record<Extract<ChatActionCheck, { ok: false }>['code'] | 'turn_running', true> = {
   turn_running: true,
@@ -122,6 +124,19 @@ function domainErrors(): DomainError[] {
     ...codes(OPENAI_COMPAT_SETTINGS).map((code) => new OpenAiCompatSettingsError(code, 'x')),
     ...codes(SKILLS).map((code) => new SkillError(code, 'x')),
     ...codes(PROVIDER).map((kind) => new ModelCallError({ kind, retryable: false, retryAfterMs: null, message: 'x' })),
+    ...codes(USAGE).map((code) => new UsageError(code, 'x')),
+    new SpendLimitError({
+      id: 'day',
+      scope: 'global',
+      window: 'day',
+      unit: 'tokens',
+      amount: 1,
+      used: 1,
+      reserved: 0,
+      share: 1,
+      state: 'reached',
+      resets_at: '2026-01-02T00:00:00+00:00',
+    }),
     new LlmNotConfiguredError(null),
   ];
 }

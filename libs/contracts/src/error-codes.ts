@@ -61,6 +61,10 @@ export const PROBLEM_CODES = [
   // OpenAI-compatible API settings
   'key_not_found',
   'too_many_keys',
+  // usage, prices and spend limits
+  'invalid_usage_query',
+  'invalid_usage_settings',
+  'spend_limit_reached',
 ] as const;
 
 /** The `code`s of WS `error` events that are not also REST problem codes. */

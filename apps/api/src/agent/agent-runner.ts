@@ -31,6 +31,7 @@ import type {
   ElicitationRequestEvent,
   ElicitationResolvedEvent,
   LlmProvider,
+  Money,
   TokenUsage,
 } from '@cashcode/contracts';
 import { ApprovalsService, type ApprovalEmitter, type ApprovalVerdict } from '../approvals/approvals.service';
@@ -41,6 +42,7 @@ import { DomainError } from '../common/domain-error';
 import type { ClassifiedProviderError, ProviderErrorKind } from '../llm-settings/llm-provider';
 import { classifyProviderError } from '../llm-settings/provider-errors';
 import { MemoryStore } from '../memory/memory-store';
+import { UsageService, type UsageReservation } from '../usage/usage.service';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import { argumentPreview } from './argument-preview';
@@ -129,6 +131,11 @@ export interface RunRequest {
    * are declined. Default false.
    */
   headless?: boolean;
+  /**
+   * what the turn's model calls are recorded as in the usage ledger (openspec usage): `chat` (default) for a turn of a
+   * chat, `api` for a stateless OpenAI-compatible request (recorded without its throwaway chat id)
+   */
+  purpose?: 'chat' | 'api';
   /** sampling options of the client's request, passed to every model call of the turn when set */
   temperature?: number;
   maxTokens?: number;
@@ -153,6 +160,8 @@ export interface RunOutcome {
   /** assistant tool-call messages and tool results (persisted projections) of this turn, in order */
   durable: ChatMessage[];
   usage: TokenUsage;
+  /** the summed cost of the turn's model calls when every one of them had a price (openspec usage) */
+  cost?: Money;
   /** model calls made */
   modelCalls: number;
   iterationLimitReached: boolean;
@@ -169,6 +178,7 @@ export interface PartialTurn {
   /** complete tool rounds only (an assistant tool-call message always with all of its results) */
   durable: ChatMessage[];
   usage: TokenUsage;
+  cost?: Money;
 }
 
 export class AgentCancelledError extends Error {
@@ -268,6 +278,13 @@ export function toolImagesMessage(
   return parts.length > 0 ? { role: 'user', content: parts } : null;
 }
 
+/** Characters of a call's answer (text and tool calls) for an estimate when the provider reports no usage. */
+function answerChars(call: StreamedCall): number {
+  let chars = call.content.length;
+  for (const toolCall of call.toolCalls) chars += toolCall.function.name.length + toolCall.function.arguments.length;
+  return chars;
+}
+
 function generateCallId(): string {
   return `call_${randomBytes(12).toString('hex')}`;
 }
@@ -291,6 +308,31 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 interface StreamedCall {
   content: string;
   toolCalls: ToolCallRecord[];
+  /** what the provider reported for this call (null: nothing) */
+  usage: ChatCompletionChunk['usage'] | null;
+}
+
+/** Characters an image part counts as in a spend-limit estimate (about 750 tokens; providers price images apart). */
+export const IMAGE_PART_ESTIMATE_CHARS = 3000;
+
+/** Characters of a request for the usage estimate: message texts, tool calls and the tool schemas. */
+export function requestChars(wire: readonly ChatCompletionMessageParam[], toolsJsonChars: number): number {
+  let chars = toolsJsonChars;
+  for (const message of wire) {
+    const content = message.content;
+    if (typeof content === 'string') chars += content.length;
+    else if (Array.isArray(content)) {
+      for (const part of content as Array<{ type: string; text?: string }>) {
+        chars += part.type === 'text' ? (part.text?.length ?? 0) : IMAGE_PART_ESTIMATE_CHARS;
+      }
+    }
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) {
+        if (call.type === 'function') chars += call.function.name.length + call.function.arguments.length;
+      }
+    }
+  }
+  return chars;
 }
 
 /** Mutable state of one turn, shared by the loop and the cancellation path. */
@@ -303,6 +345,8 @@ interface TurnState {
   usedCallIds: Set<string>;
   /** the turn's chat and turn ids for its log lines */
   ids: LogIds;
+  /** summed cost of the recorded calls; null once a call had no price */
+  cost: Money | null | undefined;
 }
 
 @Injectable()
@@ -318,6 +362,8 @@ export class AgentRunner {
     @Optional() private readonly elicitations?: ElicitationsService,
     /** where over-budget tool results are kept (the memory store); without it (unit tests) results go whole */
     @Optional() @Inject(MemoryStore) private readonly artifacts?: ArtifactSink,
+    /** the usage ledger and spend limits; without it (unit tests) nothing is checked or recorded */
+    @Optional() private readonly usage?: UsageService,
   ) {}
 
   /**
@@ -332,6 +378,7 @@ export class AgentRunner {
       streamed: false,
       usedCallIds: new Set(),
       ids: logIds({ chatId: request.chatId, turnId: request.turnId }),
+      cost: undefined,
     };
     try {
       return await this.loop(request, state);
@@ -342,6 +389,7 @@ export class AgentRunner {
           streamed: state.streamed,
           durable: state.durable,
           usage: state.usage,
+          ...(state.cost ? { cost: state.cost } : {}),
         });
       }
       throw err;
@@ -368,6 +416,7 @@ export class AgentRunner {
           content: call.content,
           durable: state.durable,
           usage: state.usage,
+          ...(state.cost ? { cost: state.cost } : {}),
           modelCalls,
           iterationLimitReached: false,
           toolCalls,
@@ -408,6 +457,7 @@ export class AgentRunner {
       content: final.content,
       durable: state.durable,
       usage: state.usage,
+      ...(state.cost ? { cost: state.cost } : {}),
       modelCalls,
       iterationLimitReached: true,
       toolCalls,
@@ -424,13 +474,17 @@ export class AgentRunner {
     iteration: number,
   ): Promise<StreamedCall> {
     const maxRetries = Math.max(0, this.config.llmMaxRetries);
+    const schemas = tools.map(toolSchema);
     for (let attempt = 0; ; attempt++) {
       const logFields = { provider: request.provider, model: request.model, iteration, attempt };
+      // the spend limits are checked before every attempt; a refusal (SpendLimitError) ends the turn unretried
+      const reservation = this.reserveCall(request, wire, schemas);
       this.logger.debug(formatEvent('llm.call.started', { ...logFields, tool_count: tools.length }), state.ids);
       const started = performance.now();
       const progress = { emitted: false };
       try {
-        const result = await this.streamOnce(request, state, wire, tools, progress);
+        const result = await this.streamOnce(request, state, wire, schemas, progress);
+        this.settleCall(state, reservation, { outcome: 'ok', usage: result.usage, answerChars: answerChars(result) });
         this.logger.debug(
           formatEvent('llm.call.completed', {
             ...logFields,
@@ -442,10 +496,12 @@ export class AgentRunner {
         return result;
       } catch (err) {
         if (request.signal.aborted) {
+          this.settleCall(state, reservation, { outcome: 'cancelled', answerChars: state.currentContent.length });
           this.logger.log(formatEvent('llm.call.cancelled', logFields), state.ids);
           throw err;
         }
         const classified = classifyProviderError(err);
+        this.settleCall(state, reservation, { outcome: 'error', errorCode: classified.kind, answerChars: state.currentContent.length });
         const retryAfterTooLong = classified.retryAfterMs !== null && classified.retryAfterMs > RETRY_AFTER_LIMIT_MS;
         const willRetry = classified.retryable && !progress.emitted && attempt < maxRetries && !retryAfterTooLong;
         this.logger.warn(
@@ -472,12 +528,40 @@ export class AgentRunner {
     }
   }
 
+  private reserveCall(
+    request: RunRequest,
+    wire: readonly ChatCompletionMessageParam[],
+    schemas: readonly ReturnType<typeof toolSchema>[],
+  ): UsageReservation | null {
+    if (!this.usage) return null;
+    const purpose = request.purpose ?? 'chat';
+    return this.usage.reserve({
+      provider: request.provider,
+      model: request.model,
+      purpose,
+      ...(purpose === 'chat' ? { chatId: request.chatId } : {}),
+      promptChars: requestChars(wire, schemas.length > 0 ? JSON.stringify(schemas).length : 0),
+      ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
+    });
+  }
+
+  private settleCall(state: TurnState, reservation: UsageReservation | null, result: Parameters<UsageService['settle']>[1]): void {
+    if (!reservation || !this.usage) return;
+    const record = this.usage.settle(reservation, result);
+    if (!record || state.cost === null) return;
+    if (!record.cost || (state.cost && state.cost.currency !== record.cost.currency)) {
+      state.cost = null;
+      return;
+    }
+    state.cost = { amount: Math.round(((state.cost?.amount ?? 0) + record.cost.amount) * 1e9) / 1e9, currency: record.cost.currency };
+  }
+
   /** Streams one completion: deltas are forwarded as they arrive; tool calls are accumulated by index. */
   private async streamOnce(
     request: RunRequest,
     state: TurnState,
     wire: ChatCompletionMessageParam[],
-    tools: readonly AgentTool[],
+    schemas: readonly ReturnType<typeof toolSchema>[],
     progress: { emitted: boolean },
   ): Promise<StreamedCall> {
     const params: ChatCompletionCreateParamsStreaming = {
@@ -488,8 +572,8 @@ export class AgentRunner {
     };
     if (request.temperature !== undefined) params.temperature = request.temperature;
     if (request.maxTokens !== undefined) params.max_tokens = request.maxTokens;
-    if (tools.length > 0) {
-      params.tools = tools.map(toolSchema);
+    if (schemas.length > 0) {
+      params.tools = [...schemas];
       params.tool_choice = 'auto';
     }
     const stream = await request.client.chat.completions.create(params, { signal: request.signal, maxRetries: 0 });
@@ -528,7 +612,7 @@ export class AgentRunner {
         state.usedCallIds.add(id);
         return { id, type: 'function', function: { name: entry.name, arguments: entry.arguments } };
       });
-    return { content, toolCalls };
+    return { content, toolCalls, usage: callUsage };
   }
 
   /**

@@ -104,6 +104,8 @@ export class ChatTitleService implements OnModuleDestroy {
     const selection = background && this.llm.isReady(background.provider) ? background : request.chatModel;
     try {
       const answer = await this.model.complete({
+        purpose: 'title',
+        chatId: request.chatId,
         selection,
         system: TITLE_SYSTEM_PROMPT,
         user: [

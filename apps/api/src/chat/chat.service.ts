@@ -18,12 +18,13 @@
  *   critical path. The answer record keeps the turn's usage (when reported) and duration.
  */
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { AppEventBus, OnAppEvent } from '../events/event-bus';
-import { Subject } from 'rxjs';
+import { Subject, type Subscription } from 'rxjs';
 import {
   codePointLength,
   type MessageMetadata,
+  type Money,
   type ServerEvent,
   type TokenUsage,
 } from '@cashcode/contracts';
@@ -45,6 +46,8 @@ import { McpService } from '../mcp/mcp.service';
 import { AttachmentsService } from '../attachments/attachments.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { DomainError, domainErrorEvent } from '../common/domain-error';
+import { SpendLimitError } from '../usage/usage.errors';
+import { UsageService } from '../usage/usage.service';
 import { buildTurnContext } from './turn-context';
 import { DeltaCoalescer } from './delta-coalescer';
 import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionPlan, type ChatActionRequest } from './chat-actions';
@@ -119,10 +122,14 @@ function withoutTitle(metadata: ChatMetadata): string {
   return JSON.stringify(rest);
 }
 
-/** The usage (when the provider reported any) and duration stored with a turn's answer. */
-function answerStats(usage: TokenUsage, started: number): Pick<FinalAnswer, 'usage' | 'duration_ms'> {
+/** The usage (when the provider reported any), cost (when priced) and duration stored with a turn's answer. */
+function answerStats(usage: TokenUsage, started: number, cost?: Money): Pick<FinalAnswer, 'usage' | 'duration_ms' | 'cost'> {
   const reported = usage.prompt_tokens > 0 || usage.completion_tokens > 0 || usage.total_tokens > 0;
-  return { duration_ms: Math.round(performance.now() - started), ...(reported ? { usage: { ...usage } } : {}) };
+  return {
+    duration_ms: Math.round(performance.now() - started),
+    ...(reported ? { usage: { ...usage } } : {}),
+    ...(cost ? { cost: { ...cost } } : {}),
+  };
 }
 
 /** A continued answer counts the stopped part's tokens and time too. */
@@ -193,7 +200,13 @@ export class ChatService implements OnModuleDestroy {
     private readonly titles: ChatTitleService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly attachments: AttachmentsService,
-  ) {}
+    /** spend-limit warnings of a chat's model calls go to the chat's connections (usage_warning) */
+    @Optional() usage?: UsageService,
+  ) {
+    this.usageWarnings = usage?.warnings$.subscribe((warning) => this.emit(warning.chat_id, warning));
+  }
+
+  private readonly usageWarnings: Subscription | undefined;
 
   /** Queues a validated message on its chat's lane. */
   submit(
@@ -278,6 +291,7 @@ export class ChatService implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.shuttingDown = true;
+    this.usageWarnings?.unsubscribe();
     const running: Promise<void>[] = [];
     for (const [chatId, lane] of this.lanes) {
       lane.queue.length = 0;
@@ -462,12 +476,15 @@ export class ChatService implements OnModuleDestroy {
       // explicit Skill receipts come first among the turn's durable messages
       outcome = { ...outcome, durable: [...skillReceipts, ...outcome.durable] };
       // persist, then stream_end and done (done only after the turn is on disk)
-      const final = { content: outcome.content, ...answerStats(outcome.usage, started) };
+      const final = { content: outcome.content, ...answerStats(outcome.usage, started, outcome.cost) };
       const written = await this.persist(job, user, outcome.durable, final);
       const durationSec = this.elapsedSec(started);
       this.emitAll(
         chatId,
-        withCursors(turnEndEvents(chatId, streamId, { durationSec, usage: outcome.usage, cancelled: false }), written),
+        withCursors(
+          turnEndEvents(chatId, streamId, { durationSec, usage: outcome.usage, cancelled: false, ...(outcome.cost ? { cost: outcome.cost } : {}) }),
+          written,
+        ),
       );
       if (autoTitle !== null && this.config.modelTitles) this.requestModelTitle(chatId, autoTitle, content, outcome.content, selection);
       this.logger.log(
@@ -523,7 +540,7 @@ export class ChatService implements OnModuleDestroy {
     // a deleted session stays deleted; otherwise keep what the user already saw
     if (cause !== 'deleted' && (partial.streamed || partial.durable.length > 0)) {
       try {
-        const final = { content: partial.content, cancelled: true, ...answerStats(partial.usage, started) };
+        const final = { content: partial.content, cancelled: true, ...answerStats(partial.usage, started, partial.cost) };
         written = await this.persist(job, user, partial.durable, final);
         persisted = true;
       } catch (err) {
@@ -541,7 +558,10 @@ export class ChatService implements OnModuleDestroy {
     );
     this.emitAll(
       chatId,
-      withCursors(turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true }), written),
+      withCursors(
+        turnEndEvents(chatId, streamId, { durationSec, usage: partial.usage, cancelled: true, ...(partial.cost ? { cost: partial.cost } : {}) }),
+        written,
+      ),
     );
   }
 
@@ -593,7 +613,8 @@ export class ChatService implements OnModuleDestroy {
       this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }), ids);
     }
     if (metadataBefore) await this.restoreMetadata(chatId, metadataBefore, ids);
-    if (user && err instanceof ModelCallError) {
+    // a refused model call (spend limit) is kept like a failed one: the user message with its error, Retry later
+    if (user && (err instanceof ModelCallError || err instanceof SpendLimitError)) {
       try {
         const options = supersedes === undefined ? this.appendOptions() : { ...this.appendOptions(), supersedes };
         await this.memory.appendFailedTurn(chatId, user, { kind: code, message: detail }, options);
@@ -604,7 +625,13 @@ export class ChatService implements OnModuleDestroy {
         );
       }
     }
-    this.emit(chatId, { event: 'error', chat_id: chatId, detail, code });
+    this.emit(chatId, {
+      event: 'error',
+      chat_id: chatId,
+      detail,
+      code,
+      ...(err instanceof SpendLimitError ? { limit: err.limit } : {}),
+    });
   }
 
   private async restoreMetadata(chatId: string, before: ChatMetadata, ids: LogIds): Promise<void> {

@@ -3,7 +3,7 @@
  * approval requests and decisions) and the end of a turn (`stream_end`, then `done`). Every event names its chat;
  * the streaming ones carry the turn's stream id.
  */
-import type { ServerEvent, TokenUsage } from '@cashcode/contracts';
+import type { Money, ServerEvent, TokenUsage } from '@cashcode/contracts';
 import type { RunnerListener } from '../agent/agent-runner';
 
 /** The runner listener of one turn: each notice becomes one event, passed to `emit` as it happens. */
@@ -51,10 +51,17 @@ export function turnEventsListener(chatId: string, streamId: number, emit: (even
 export function turnEndEvents(
   chatId: string,
   streamId: number,
-  end: { durationSec: number; usage: TokenUsage; cancelled: boolean },
+  end: { durationSec: number; usage: TokenUsage; cancelled: boolean; cost?: Money },
 ): ServerEvent[] {
   return [
     { event: 'stream_end', chat_id: chatId, stream_id: streamId },
-    { event: 'done', chat_id: chatId, duration_sec: end.durationSec, usage: end.usage, cancelled: end.cancelled },
+    {
+      event: 'done',
+      chat_id: chatId,
+      duration_sec: end.durationSec,
+      usage: end.usage,
+      cancelled: end.cancelled,
+      ...(end.cost ? { cost: end.cost } : {}),
+    },
   ];
 }

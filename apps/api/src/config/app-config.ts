@@ -44,6 +44,10 @@ export interface AppConfig {
   consolidationThresholdChars: number;
   /** timeout of one background model call: a consolidation summary or one Dream phase (openspec memory: 120 s) */
   backgroundModelTimeoutMs: number;
+  /** days of model calls the usage ledger keeps (CASHCODE_USAGE_RETENTION_DAYS, openspec usage: 400) */
+  usageRetentionDays: number;
+  /** output tokens a spend-limit estimate assumes when a call sets no max_tokens (CASHCODE_USAGE_DEFAULT_MAX_OUTPUT_TOKENS: 4096) */
+  usageDefaultMaxOutputTokens: number;
   /** whether the model writes a chat's title after its first turn (CASHCODE_MODEL_TITLES, openspec chat) */
   modelTitles: boolean;
   /** ReAct iterations before the final no-tools answer */
@@ -393,6 +397,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       120_000,
       100,
       3_600_000,
+    ),
+    usageRetentionDays: parseInteger('CASHCODE_USAGE_RETENTION_DAYS', env['CASHCODE_USAGE_RETENTION_DAYS'], 400, 1, 3650),
+    usageDefaultMaxOutputTokens: parseInteger(
+      'CASHCODE_USAGE_DEFAULT_MAX_OUTPUT_TOKENS',
+      env['CASHCODE_USAGE_DEFAULT_MAX_OUTPUT_TOKENS'],
+      4096,
+      1,
+      10_000_000,
     ),
     maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
     attachmentMaxBytes: parseInteger('CASHCODE_ATTACHMENT_MAX_BYTES', env['CASHCODE_ATTACHMENT_MAX_BYTES'], 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),

@@ -137,7 +137,7 @@ export class EvolutionEvaluator implements OnApplicationShutdown {
     });
     let reply: string;
     try {
-      reply = await this.evolver.complete(selection, request, this.shutdown.signal);
+      reply = await this.evolver.complete(selection, request, this.shutdown.signal, event.chatId);
     } catch (error) {
       if (!(error instanceof EvolverCallError)) throw error;
       this.logger.warn(

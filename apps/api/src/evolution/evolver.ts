@@ -4,12 +4,14 @@
  * redacted evidence, and whose reply is parsed strictly into a proposal draft. It can neither call tools nor touch
  * files; a person reviews what it proposes.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { LlmSelection, SkillEvolutionAction, SkillEvolutionEvidence } from '@cashcode/contracts';
 import { isValidSkillName, SKILL_MD_MAX_BYTES, utf8ByteLength } from '@cashcode/skill-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { LLM_CLIENT_PROVIDER, LlmNotConfiguredError, type LlmClientProvider } from '../llm-settings/llm-provider';
 import { classifyProviderError } from '../llm-settings/provider-errors';
+import { SpendLimitError } from '../usage/usage.errors';
+import { UsageService, type UsageReservation } from '../usage/usage.service';
 import { truncateText } from './evidence';
 import type { EvolutionSkillSummary } from './evolution-skills.port';
 
@@ -160,14 +162,36 @@ export class Evolver {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
+    /** the usage ledger and spend limits (purpose `evolution`); without it (unit tests) nothing is checked */
+    @Optional() private readonly usage?: UsageService,
   ) {}
 
-  /** The reply text ('' when the model sent none). Throws EvolverCallError. */
-  async complete(selection: LlmSelection, request: string, signal: AbortSignal): Promise<string> {
+  /**
+   * The reply text ('' when the model sent none). Throws EvolverCallError (`spend_limit_reached` when a spend limit
+   * refused the call: nothing was sent, the refusal is in the usage ledger).
+   */
+  async complete(selection: LlmSelection, request: string, signal: AbortSignal, chatId?: string): Promise<string> {
+    let reservation: UsageReservation | undefined;
+    try {
+      reservation = this.usage?.reserve({
+        provider: selection.provider,
+        model: selection.model,
+        purpose: 'evolution',
+        ...(chatId !== undefined ? { chatId } : {}),
+        promptChars: EVOLVER_SYSTEM_PROMPT.length + request.length,
+      });
+    } catch (error) {
+      if (error instanceof SpendLimitError) throw new EvolverCallError('spend_limit_reached');
+      throw error;
+    }
+    const settle = (result: Parameters<UsageService['settle']>[1]) => {
+      if (reservation) this.usage?.settle(reservation, result);
+    };
     let lease;
     try {
       lease = this.llm.acquire(selection.provider);
     } catch (error) {
+      settle({ outcome: 'error', errorCode: 'not_configured' });
       if (error instanceof LlmNotConfiguredError) throw new EvolverCallError('not_configured');
       throw error;
     }
@@ -195,11 +219,21 @@ export class Evolver {
         { signal: controller.signal, maxRetries: 0, timeout: timeoutMs },
       );
       const content = response.choices[0]?.message?.content;
-      return typeof content === 'string' ? content : '';
+      const text = typeof content === 'string' ? content : '';
+      settle({ outcome: 'ok', usage: response.usage ?? null, answerChars: text.length });
+      return text;
     } catch (error) {
-      if (timedOut) throw new EvolverCallError('timeout');
-      if (controller.signal.aborted) throw new EvolverCallError('cancelled');
-      throw new EvolverCallError(classifyProviderError(error).kind);
+      if (timedOut) {
+        settle({ outcome: 'error', errorCode: 'timeout' });
+        throw new EvolverCallError('timeout');
+      }
+      if (controller.signal.aborted) {
+        settle({ outcome: 'cancelled' });
+        throw new EvolverCallError('cancelled');
+      }
+      const kind = classifyProviderError(error).kind;
+      settle({ outcome: 'error', errorCode: kind });
+      throw new EvolverCallError(kind);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);

@@ -229,6 +229,8 @@ export class Consolidator implements OnModuleDestroy {
     try {
       text = (
         await this.model.complete({
+          purpose: 'consolidation',
+          chatId,
           selection,
           system: CONSOLIDATION_SYSTEM_PROMPT,
           user: formatForSummary(toCompress),

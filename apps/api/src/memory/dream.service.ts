@@ -288,6 +288,7 @@ export class DreamService implements OnModuleDestroy {
     let proposal: string;
     try {
       const analysis = await this.model.complete({
+        purpose: 'dream',
         selection: choice.selection,
         system: DREAM_ANALYSIS_PROMPT,
         user: `## Recent conversation\n${formatDreamLines(batch)}\n\n## Current long-term memory\n${memoryText}`,
@@ -296,6 +297,7 @@ export class DreamService implements OnModuleDestroy {
       });
       proposal = normaliseMemoryOutput(
         await this.model.complete({
+          purpose: 'dream',
           selection: choice.selection,
           system: DREAM_EDITOR_PROMPT,
           user: `## Analysis report\n${analysis.trim()}\n\n## Current MEMORY.md\n${memoryText}`,

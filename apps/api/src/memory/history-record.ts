@@ -2,7 +2,7 @@
  * history.jsonl records (openspec memory): parsing one line, building the records of a turn (openspec memory) and
  * turning records back into model messages (openspec memory). Pure functions, no I/O.
  */
-import { isRecord, type AttachmentReceipt, type TokenUsage } from '@cashcode/contracts';
+import { isRecord, type AttachmentReceipt, type Money, type TokenUsage } from '@cashcode/contracts';
 import { withAttachmentsReference } from '../common/attachment-reference';
 import type {
   ChatMessage,
@@ -118,6 +118,11 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
     if (usage) record.usage = usage;
     else delete record.usage;
   }
+  if ('cost' in value) {
+    const cost = parseMoney(value['cost']);
+    if (cost) record.cost = cost;
+    else delete record.cost;
+  }
   if ('ok' in value) {
     if (typeof value['ok'] === 'boolean') record.ok = value['ok'];
     else delete record.ok;
@@ -143,6 +148,15 @@ export function parseUsage(value: unknown): TokenUsage | null {
     completion_tokens: value['completion_tokens'] as number,
     total_tokens: value['total_tokens'] as number,
   };
+}
+
+/** A stored cost: a finite amount >= 0 and a three-letter currency, else null. */
+export function parseMoney(value: unknown): Money | null {
+  if (!isRecord(value)) return null;
+  const { amount, currency } = value;
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return null;
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return null;
+  return { amount, currency };
 }
 
 /** Keeps only well-formed attachment receipts (name, path and mime strings, a size in bytes). */
@@ -258,6 +272,7 @@ export function answerRecords(durable: readonly ChatMessage[], final: FinalAnswe
   if (final.cancelled) finalRecord.cancelled = true;
   // additive: shown on the answer after a reload, never sent to the model
   if (final.usage) finalRecord.usage = { ...final.usage };
+  if (final.cost) finalRecord.cost = { ...final.cost };
   if (typeof final.duration_ms === 'number') finalRecord.duration_ms = final.duration_ms;
   records.push(finalRecord);
   return records;

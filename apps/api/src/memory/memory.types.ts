@@ -2,7 +2,7 @@
  * Chat memory shapes: history.jsonl records, metadata.json and the in-memory message list the agent sends to the
  * model (ChatMessage, defined in common/ because the agent and the turn-completed event use it too).
  */
-import type { AttachmentReceipt, McpConnectorReceipt, SkillReceipt, TokenUsage } from '@cashcode/contracts';
+import type { AttachmentReceipt, McpConnectorReceipt, Money, SkillReceipt, TokenUsage } from '@cashcode/contracts';
 
 export type { ChatMessage, ToolCallRecord } from '../common/chat-message';
 import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
@@ -33,6 +33,8 @@ export interface HistoryRecord {
   duration_ms?: number;
   /** additive (final assistant records): the turn's token usage when the provider reported it */
   usage?: TokenUsage;
+  /** additive (final assistant records): the turn's cost from the price table (openspec usage; absent: no price) */
+  cost?: Money;
   /** additive (tool records): whether the call succeeded */
   ok?: boolean;
   /**
@@ -85,6 +87,8 @@ export interface FinalAnswer {
   cancelled?: boolean;
   /** additive: the turn's token usage, only when the provider reported it */
   usage?: TokenUsage;
+  /** additive: the turn's cost, only when its model has a price */
+  cost?: Money;
   /** additive: how long the turn took until its answer was complete */
   duration_ms?: number;
 }

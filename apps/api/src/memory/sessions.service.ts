@@ -69,6 +69,7 @@ export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessa
       const message: PublicMessage = { role: 'assistant', content: record.content, cursor: record.cursor };
       if (record.cancelled === true) message.cancelled = true;
       if (record.usage) message.usage = { ...record.usage };
+      if (record.cost) message.cost = { ...record.cost };
       if (typeof record.duration_ms === 'number') message.duration_ms = record.duration_ms;
       if (pendingTools.length > 0) message.tools = pendingTools;
       pendingTools = [];

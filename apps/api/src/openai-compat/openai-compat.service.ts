@@ -11,10 +11,12 @@
  *   message runs through ChatService exactly like a WebSocket turn (persisted, shown in the console, live to the
  *   chat's subscribers); the request's earlier messages are ignored, the chat's history is the context.
  * - Headless: a tool whose policy is `ask` is denied at once with a clear result, elicitations are declined.
- * - Spend limits: `admit` is the seam where a pre-turn budget check plugs in (none exists yet in this codebase).
+ * - Spend limits (openspec usage): `admit` refuses a turn whose model already reached a limit, and every model call
+ *   of a turn is checked before it is made (AgentRunner, or ChatService for a chat); a refusal is an OpenAI-style 429
+ *   with code `spend_limit_reached` and a Retry-After until the limit's window restarts.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { HttpStatus, Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { filter } from 'rxjs';
 import {
   CHAT_ID_PATTERN,
@@ -38,6 +40,8 @@ import { SkillTurnService } from '../skills/skill-turn.service';
 import type { CompletionRequest } from './completion-request';
 import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
 import { invalidRequest, OpenAiError } from '../common/openai-error';
+import { SpendLimitError } from '../usage/usage.errors';
+import { UsageService } from '../usage/usage.service';
 
 export const CASHCODE_MODEL_ID = 'cashcode';
 const MODEL_ID_PATTERN = /^cashcode:([a-z_]+)\/(.+)$/;
@@ -104,9 +108,24 @@ export function upstreamError(code: string, message: string): OpenAiError {
   );
 }
 
+/** 429 `spend_limit_reached`: a spend limit refused the turn's model call; retry once its window restarts. */
+export function spendLimitError(detail: string, resetsAt?: string): OpenAiError {
+  const waitSec = resetsAt ? Math.max(1, Math.ceil((Date.parse(resetsAt) - Date.now()) / 1000)) : undefined;
+  return new OpenAiError(
+    HttpStatus.TOO_MANY_REQUESTS,
+    'rate_limit_error',
+    'spend_limit_reached',
+    detail,
+    null,
+    waitSec !== undefined && Number.isFinite(waitSec) ? { 'Retry-After': String(waitSec) } : {},
+  );
+}
+
 /** The OpenAI error for a chat turn's `error` event (the WS codes). */
-export function chatTurnError(code: string, detail: string): OpenAiError {
+export function chatTurnError(code: string, detail: string, resetsAt?: string): OpenAiError {
   switch (code) {
+    case 'spend_limit_reached':
+      return spendLimitError(detail, resetsAt);
     case 'llm_not_configured':
     case 'llm_unavailable':
       return notConfigured(detail);
@@ -151,6 +170,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
     private readonly chat: ChatService,
     private readonly memory: MemoryStore,
     private readonly eventBus: AppEventBus,
+    @Optional() private readonly usage?: UsageService,
   ) {}
 
   onModuleDestroy(): void {
@@ -228,19 +248,24 @@ export class OpenAiCompatService implements OnModuleDestroy {
     sink: TurnSink,
     signal: AbortSignal,
   ): Promise<TurnResult> {
-    this.admit(request, selection);
+    this.admit(request, selection, conversation);
     return conversation.kind === 'chat'
       ? this.runChatTurn(request, selection, conversation.chatId, sink, signal)
       : this.runStateless(request, selection, sink, signal);
   }
 
   /**
-   * Whether a turn may start now: 503 while the server stops, 429 over the concurrency limit. The place where a
-   * spend limit (a pre-turn budget check) would refuse a turn once one exists.
+   * Whether a turn may start now: 503 while the server stops; 429 `spend_limit_reached` when a limit covering the
+   * model is already used up (each model call is still checked with its own estimate when it is made).
    */
-  private admit(_request: CompletionRequest, _selection: LlmSelection): void {
+  private admit(_request: CompletionRequest, selection: LlmSelection, conversation: Conversation): void {
     if (this.stopping) {
       throw new OpenAiError(HttpStatus.SERVICE_UNAVAILABLE, 'server_error', 'shutting_down', 'The server is shutting down.');
+    }
+    const reached = this.usage?.reachedLimit(selection.provider, selection.model, conversation.kind === 'chat' ? 'chat' : 'api');
+    if (reached) {
+      const refusal = new SpendLimitError(reached);
+      throw spendLimitError(refusal.message, reached.resets_at);
     }
   }
 
@@ -282,6 +307,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
         turnId,
         signal,
         headless: true,
+        purpose: 'api',
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
         ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
         listener: {
@@ -310,6 +336,10 @@ export class OpenAiCompatService implements OnModuleDestroy {
       if (err instanceof ModelCallError) {
         this.logger.warn(formatEvent('openai.turn.failed', { error_kind: err.code }), ids);
         throw upstreamError(err.code, err.message);
+      }
+      if (err instanceof SpendLimitError) {
+        this.logger.warn(formatEvent('openai.turn.refused', { error_kind: err.code, limit: err.limit.id }), ids);
+        throw spendLimitError(err.message, err.limit.resets_at);
       }
       throw err;
     } finally {
@@ -400,7 +430,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
             });
             return;
           case 'error':
-            finish(() => reject(chatTurnError(event.code ?? 'internal_error', event.detail)));
+            finish(() => reject(chatTurnError(event.code ?? 'internal_error', event.detail, event.limit?.resets_at)));
             return;
           default:
             return;

@@ -15,6 +15,7 @@ import type {
   SessionSummary,
   SkillReceipt,
   TokenUsage,
+  Money,
 } from '@cashcode/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
@@ -148,6 +149,14 @@ export class PublicMessageDto implements PublicMessage {
     description: "assistant rows: the turn's token usage, only when the provider reported it",
   })
   usage?: TokenUsageDto;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { amount: { type: 'number', example: 0.0123 }, currency: { type: 'string', example: 'USD' } },
+    required: ['amount', 'currency'],
+    description: "assistant rows: the turn's cost from the price table when it was recorded; absent: its model had no price",
+  })
+  cost?: Money;
 
   @ApiPropertyOptional({ example: 2400, description: 'assistant rows: how long the turn took until the answer was complete, in ms' })
   duration_ms?: number;
