@@ -107,6 +107,8 @@ export const PERSISTED_TURN_ERROR_CODES: ReadonlySet<string> = new Set([
   'context_length',
   'transient',
   'fatal',
+  // a model call refused by a spend limit is kept the same way (Retry once the limit resets)
+  'spend_limit_reached',
 ]);
 
 /**

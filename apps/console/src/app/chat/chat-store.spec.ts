@@ -151,8 +151,13 @@ describe('ChatStore', () => {
       state: 'reached',
       resets_at: '2026-12-03T00:00:00+00:00',
     };
+    store.selectModel({ provider: 'openai_compatible', model: 'm1' });
+    expect(store.send('over the limit')).toEqual({ ok: true });
     sockets[0].emit({ event: 'error', chat_id: 'fresh-1', detail: 'spend limit reached', code: 'spend_limit_reached', limit });
-    const shown = store.chatError() ?? store.banner() ?? '';
+    // kept like a failed model call: inline under the user message (the server stored it so), not as a banner
+    expect(store.chatError()).toBeNull();
+    const shown = store.messages().at(-1)?.error?.message ?? '';
+    expect(store.messages().at(-1)?.error?.kind).toBe('spend_limit_reached');
     expect(shown).toContain('Refused: this would cross your daily limit for all models ($2.50 of $2.00 spent). It resets ');
     expect(shown).toContain('2026');
     // without a readable limit the server's detail stays

@@ -362,7 +362,6 @@ export const EN_MESSAGES = {
   'problem.attachment_not_found': 'An attached file is no longer there; attach it again',
   'problem.key_not_found': 'This API key no longer exists',
   'problem.too_many_keys': 'There are too many API keys; revoke one first',
-  'problem.spend_limit_reached': 'A spend limit would be crossed by this model call; it was not sent',
   'problem.invalid_usage_query': 'The usage query is invalid; check the dates and filters',
   'problem.invalid_usage_settings': 'The prices or spend limits are invalid; check the marked fields',
   'problem.invalid_attachments': 'The attachments of the message are not valid',

@@ -359,7 +359,6 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'problem.attachment_not_found': '附件已不存在，请重新添加',
   'problem.key_not_found': '该 API 密钥已不存在',
   'problem.too_many_keys': 'API 密钥过多，请先撤销一个',
-  'problem.spend_limit_reached': '此次模型调用将超出支出限额，未发送',
   'problem.invalid_usage_query': '用量查询无效，请检查日期和筛选条件',
   'problem.invalid_usage_settings': '价格或支出限额无效，请检查标出的字段',
   'problem.invalid_attachments': '消息的附件无效',
