@@ -805,7 +805,6 @@ export const EN_MESSAGES = {
   'usage.empty': 'No model calls in this range',
   'usage.limits': 'Spend limits',
   'usage.noLimits': 'No limits set: nothing is refused.',
-  'usage.editLimits': 'Edit prices and limits',
   'usage.limitUse': '{used} of {amount} ({share})',
   'usage.resetsAt': 'resets {at}',
   'usage.state.ok': 'OK',

@@ -797,7 +797,6 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'usage.empty': '此期间没有模型调用',
   'usage.limits': '支出限额',
   'usage.noLimits': '未设置限额：不会拒绝任何调用。',
-  'usage.editLimits': '编辑价格与限额',
   'usage.limitUse': '已用 {used}，共 {amount}（{share}）',
   'usage.resetsAt': '{at} 重置',
   'usage.state.ok': '正常',
