@@ -181,6 +181,27 @@ describe('CashCode console: usage, prices and spend limits', { timeout: 180_000 
     assert.equal(rows.filter((row) => row.includes('refused')).length, 1);
   });
 
+  test('Scenario: leaving Prices & limits with an unsaved edit asks first', async () => {
+    await page.getByTestId('nav-usage-settings').click();
+    await page.waitForURL(/\/settings\/usage$/);
+    const amount = page.getByTestId('limit-amount');
+    await amount.fill('9999');
+    await page.getByTestId('nav-usage').click();
+    const dialog = page.getByRole('dialog').filter({ hasText: 'Leave without saving?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Stay' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.match(page.url(), /\/settings\/usage$/);
+    assert.equal(await amount.inputValue(), '9999');
+    await page.getByTestId('nav-usage').click();
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForURL(/\/usage$/);
+    // nothing was saved behind the user's back
+    const stored = await rest('GET', '/api/usage/limits');
+    assert.equal(stored.body.limits[0].amount, 2300);
+  });
+
   test('the console raised no uncaught errors during the scenarios', () => {
     assert.deepEqual(pageErrors, []);
   });
