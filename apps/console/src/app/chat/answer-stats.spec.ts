@@ -94,6 +94,14 @@ describe('answer stats', () => {
     continued = reduceServerEvent(continued, { event: 'delta', chat_id: 'c1', text: ' more', stream_id: 3 });
     continued = reduceServerEvent(continued, { ...done({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, 0.2), cost: { amount: 0.25, currency: 'EUR' } } as ServerEvent);
     expect(continued.threads['c1'].messages.at(-1)?.cost).toEqual({ amount: 0.75, currency: 'EUR' });
+    // a stopped part without a price leaves the whole answer without one (as the server stores it)
+    let unpricedPart = continueSent(historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', [
+      { role: 'user', content: 'a', cursor: 1 },
+      { role: 'assistant', content: 'b', cancelled: true, usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }, cursor: 2 },
+    ]), 'c1');
+    unpricedPart = reduceServerEvent(unpricedPart, { event: 'delta', chat_id: 'c1', text: ' more', stream_id: 4 });
+    unpricedPart = reduceServerEvent(unpricedPart, { ...done({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, 0.2), cost: { amount: 0.25, currency: 'EUR' } } as ServerEvent);
+    expect(unpricedPart.threads['c1'].messages.at(-1)?.cost).toBeUndefined();
   });
 
   it('formats durations and recognises reported usage', () => {

@@ -61,16 +61,18 @@ describe('usage formatting', () => {
     expect(formatLimitAmount({ unit: 'money', currency: 'USD' }, 5, 'en')).toBe('$5.00');
   });
 
-  it('accepts only well-formed money and adds costs of one currency', () => {
+  it('accepts only well-formed money and adds the costs of two parts of an answer in one currency', () => {
     expect(isMoney({ amount: 0.1, currency: 'USD' })).toBe(true);
     expect(isMoney({ amount: -1, currency: 'USD' })).toBe(false);
     expect(isMoney({ amount: 1, currency: 'usd' })).toBe(false);
     expect(isMoney({ amount: Number.NaN, currency: 'USD' })).toBe(false);
     expect(isMoney(null)).toBe(false);
     expect(addMoney({ amount: 1, currency: 'USD' }, { amount: 0.5, currency: 'USD' })).toEqual({ amount: 1.5, currency: 'USD' });
-    expect(addMoney(undefined, { amount: 0.5, currency: 'USD' })).toEqual({ amount: 0.5, currency: 'USD' });
-    expect(addMoney({ amount: 1, currency: 'USD' }, undefined)).toEqual({ amount: 1, currency: 'USD' });
-    expect(addMoney({ amount: 1, currency: 'USD' }, { amount: 2, currency: 'EUR' })).toEqual({ amount: 2, currency: 'EUR' });
+    expect(addMoney({ amount: 0.1, currency: 'USD' }, { amount: 0.2, currency: 'USD' })).toEqual({ amount: 0.3, currency: 'USD' });
+    // a part without a price or in another currency: the whole is unknown, as the server stores it
+    expect(addMoney(undefined, { amount: 0.5, currency: 'USD' })).toBeUndefined();
+    expect(addMoney({ amount: 1, currency: 'USD' }, undefined)).toBeUndefined();
+    expect(addMoney({ amount: 1, currency: 'USD' }, { amount: 2, currency: 'EUR' })).toBeUndefined();
   });
 
   it('lists every day of a range', () => {

@@ -36,11 +36,13 @@ export function formatCosts(costs: readonly Money[], locale: string): string {
   return costs.map((cost) => formatMoney(cost, locale)).join(' + ');
 }
 
-/** The sum of two costs; in different currencies (cannot be added) the newer one is kept. */
+/**
+ * The cost of two parts of one answer (a stopped answer and its continuation), as the server stores it: their sum when
+ * both were priced in one currency, else unknown (the answer shows "no price").
+ */
 export function addMoney(a: Money | undefined, b: Money | undefined): Money | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return a.currency === b.currency ? { amount: a.amount + b.amount, currency: a.currency } : b;
+  if (!a || !b || a.currency !== b.currency) return undefined;
+  return { amount: Math.round((a.amount + b.amount) * 1e9) / 1e9, currency: a.currency };
 }
 
 export function formatCount(value: number, locale: string): string {
