@@ -122,6 +122,8 @@ describe('Accessibility', { timeout: 600_000 }, () => {
     { name: 'evolution', open: async (page) => (await page.goto(`${api.url}/evolution`), page.locator('main h1').first().waitFor()) },
     { name: 'settings-llm', open: async (page) => (await page.goto(`${api.url}/settings/llm`), page.locator('main h1').first().waitFor()) },
     { name: 'settings-tools', open: async (page) => (await page.goto(`${api.url}/settings/tools`), page.locator('main h1').first().waitFor()) },
+    { name: 'usage', open: async (page) => (await page.goto(`${api.url}/usage`), page.getByTestId('usage-totals').waitFor()) },
+    { name: 'settings-usage', open: async (page) => (await page.goto(`${api.url}/settings/usage`), page.getByTestId('limits-form').waitFor()) },
   ];
 
   for (const theme of ['light', 'dark']) {

@@ -87,6 +87,8 @@ describe('Phone layout and connection pill', { timeout: 600_000 }, () => {
     { name: 'evolution', path: () => `${api.url}/evolution`, ready: (page) => page.locator('main h1').first().waitFor() },
     { name: 'settings-llm', path: () => `${api.url}/settings/llm`, ready: (page) => page.locator('main h1').first().waitFor() },
     { name: 'settings-tools', path: () => `${api.url}/settings/tools`, ready: (page) => page.locator('main h1').first().waitFor() },
+    { name: 'usage', path: () => `${api.url}/usage`, ready: (page) => page.getByTestId('usage-totals').waitFor() },
+    { name: 'settings-usage', path: () => `${api.url}/settings/usage`, ready: (page) => page.getByTestId('limits-form').waitFor() },
   ];
 
   /** the elements wider than the viewport (a page that scrolls sideways names its culprits) */

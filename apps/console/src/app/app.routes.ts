@@ -14,6 +14,7 @@ export const routes: Routes = [
       { path: 'mcp', loadChildren: () => import('./mcp-market/mcp-market.routes').then((m) => m.MCP_MARKET_ROUTES) },
       { path: 'skills', loadChildren: () => import('./skill-market/skill-market.routes').then((m) => m.SKILL_MARKET_ROUTES) },
       { path: 'evolution', loadChildren: () => import('./evolution/evolution.routes').then((m) => m.EVOLUTION_ROUTES) },
+      { path: 'usage', loadChildren: () => import('./usage/usage.routes').then((m) => m.USAGE_ROUTES) },
       { path: 'memory', loadChildren: () => import('./memory/memory.routes').then((m) => m.MEMORY_ROUTES) },
       { path: '**', redirectTo: '' },
     ],

@@ -64,6 +64,46 @@ describe('answer stats', () => {
     expect(answer.resumed).toBeUndefined();
   });
 
+  it('Scenario: an answer shows its cost, or "no price" when its model has none', () => {
+    let state = userMessageSent(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', 'hi', LLM);
+    state = reduceServerEvent(state, { event: 'delta', chat_id: 'c1', text: 'priced', stream_id: 1 });
+    state = reduceServerEvent(state, { ...done({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }, 1), cost: { amount: 0.0021, currency: 'USD' } } as ServerEvent);
+    expect(state.threads['c1'].messages[1].cost).toEqual({ amount: 0.0021, currency: 'USD' });
+    state = userMessageSent(state, 'c1', 'again', LLM);
+    state = reduceServerEvent(state, { event: 'delta', chat_id: 'c1', text: 'unpriced', stream_id: 2 });
+    // no `cost` on done: the model has no price (the answer shows its tokens and "no price")
+    state = reduceServerEvent(state, done({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }, 1));
+    expect(state.threads['c1'].messages[3].usage).toBeDefined();
+    expect(state.threads['c1'].messages[3].cost).toBeUndefined();
+
+    // after a reload the projection's `cost` comes back; a malformed one is ignored
+    const loaded = historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', [
+      { role: 'user', content: 'a', cursor: 1 },
+      { role: 'assistant', content: 'b', usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }, cost: { amount: 0.5, currency: 'EUR' }, cursor: 2 },
+      { role: 'assistant', content: 'c', usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }, cost: { amount: 'lots', currency: 'EUR' } as never },
+    ]);
+    expect(loaded.threads['c1'].messages[1].cost).toEqual({ amount: 0.5, currency: 'EUR' });
+    expect(loaded.threads['c1'].messages[2].cost).toBeUndefined();
+
+    // a continued answer adds the continuation's cost
+    const stopped = historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', [
+      { role: 'user', content: 'a', cursor: 1 },
+      { role: 'assistant', content: 'b', cancelled: true, usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }, cost: { amount: 0.5, currency: 'EUR' }, cursor: 2 },
+    ]);
+    let continued = continueSent(stopped, 'c1');
+    continued = reduceServerEvent(continued, { event: 'delta', chat_id: 'c1', text: ' more', stream_id: 3 });
+    continued = reduceServerEvent(continued, { ...done({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, 0.2), cost: { amount: 0.25, currency: 'EUR' } } as ServerEvent);
+    expect(continued.threads['c1'].messages.at(-1)?.cost).toEqual({ amount: 0.75, currency: 'EUR' });
+    // a stopped part without a price leaves the whole answer without one (as the server stores it)
+    let unpricedPart = continueSent(historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', [
+      { role: 'user', content: 'a', cursor: 1 },
+      { role: 'assistant', content: 'b', cancelled: true, usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }, cursor: 2 },
+    ]), 'c1');
+    unpricedPart = reduceServerEvent(unpricedPart, { event: 'delta', chat_id: 'c1', text: ' more', stream_id: 4 });
+    unpricedPart = reduceServerEvent(unpricedPart, { ...done({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, 0.2), cost: { amount: 0.25, currency: 'EUR' } } as ServerEvent);
+    expect(unpricedPart.threads['c1'].messages.at(-1)?.cost).toBeUndefined();
+  });
+
   it('formats durations and recognises reported usage', () => {
     expect([formatSeconds(800), formatSeconds(12_440), formatSeconds(75_400)]).toEqual(['0.8', '12.4', '75']);
     expect(reportedUsage(null)).toBeNull();

@@ -4,6 +4,7 @@
  */
 import type { ServerEvent, TokenUsage } from '@cashcode/contracts';
 
+import { addMoney, isMoney } from '../usage/usage-format';
 import type { ChatMessage, ChatThread } from './chat-state';
 
 type DoneEvent = Extract<ServerEvent, { event: 'done' }>;
@@ -30,7 +31,7 @@ function addUsage(a: TokenUsage | undefined, b: TokenUsage | null): TokenUsage |
 }
 
 /**
- * The answer `done` ends (the last assistant message after the last user message) takes the turn's usage and
+ * The answer `done` ends (the last assistant message after the last user message) takes the turn's usage, cost and
  * duration; a continued answer (`resumed`) adds them to what it had.
  */
 export function applyDoneStats(thread: ChatThread, event: DoneEvent): ChatThread {
@@ -40,12 +41,15 @@ export function applyDoneStats(thread: ChatThread, event: DoneEvent): ChatThread
   const answer = messages[index];
   const usage = reportedUsage(event.usage);
   const durationMs = typeof event.duration_sec === 'number' ? Math.round(event.duration_sec * 1000) : null;
+  const cost = isMoney(event.cost) ? event.cost : undefined;
   const updated: ChatMessage = { ...answer, resumed: undefined };
   if (answer.resumed) {
     updated.usage = addUsage(answer.usage, usage);
+    updated.cost = addMoney(answer.cost, cost);
     if (durationMs !== null) updated.durationMs = (answer.durationMs ?? 0) + durationMs;
   } else {
     updated.usage = usage ?? undefined;
+    updated.cost = cost;
     if (durationMs !== null) updated.durationMs = durationMs;
   }
   const next = [...messages];

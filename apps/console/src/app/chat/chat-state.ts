@@ -11,6 +11,7 @@ import type {
   LoadedSkillReceipt,
   McpConnectorReceipt,
   MessageMetadata,
+  Money,
   PublicMessage,
   PublicToolRecord,
   PublicTurnError,
@@ -36,6 +37,7 @@ import {
 } from './approval-state';
 import { assignCursors } from './chat-actions-state';
 import { applyDoneStats, reportedUsage } from './answer-stats';
+import { isMoney } from '../usage/usage-format';
 import { normalizeAttachments } from './attachments/attachment-rules';
 import { normalizeLoadedSkills, normalizePersistedReceipts } from './capability-picker/capability-rules';
 import { elicitationCard, type ElicitationCardState, type ElicitationStatus, type ToolProgressState } from './tool-live-state';
@@ -80,6 +82,8 @@ export interface ChatMessage {
   cursor?: number;
   /** assistant rows: the turn's token usage, when the provider reported it */
   usage?: TokenUsage;
+  /** assistant rows: the turn's cost from the price table (absent with a usage: the model has no price) */
+  cost?: Money;
   /** assistant rows: how long the turn took */
   durationMs?: number;
   /** assistant rows: a stopped answer being continued (its `done` adds to the stats) */
@@ -103,6 +107,8 @@ export const PERSISTED_TURN_ERROR_CODES: ReadonlySet<string> = new Set([
   'context_length',
   'transient',
   'fatal',
+  // a model call refused by a spend limit is kept the same way (Retry once the limit resets)
+  'spend_limit_reached',
 ]);
 
 /**
@@ -240,6 +246,7 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
     if (message.role === 'assistant') {
       const usage = reportedUsage(message.usage);
       if (usage) row.usage = usage;
+      if (isMoney(message.cost)) row.cost = message.cost;
       if (typeof message.duration_ms === 'number') row.durationMs = message.duration_ms;
     }
     if (message.role === 'user' && message.error && typeof message.error.message === 'string') {

@@ -133,6 +133,38 @@ describe('ChatStore', () => {
     expect(store.banner()).toBe('frame too large');
   });
 
+  it('Scenario: a turn refused by a spend limit says which limit, what was spent and when it resets', async () => {
+    store.init();
+    http.expectOne('/api/sessions').flush({ sessions: [] });
+    await flushAsync();
+    sockets[0].open('fresh-1');
+    const limit = {
+      id: 'daily',
+      scope: 'global',
+      window: 'day',
+      unit: 'money',
+      currency: 'USD',
+      amount: 2,
+      used: 2.5,
+      reserved: 0,
+      share: 1.25,
+      state: 'reached',
+      resets_at: '2026-12-03T00:00:00+00:00',
+    };
+    store.selectModel({ provider: 'openai_compatible', model: 'm1' });
+    expect(store.send('over the limit')).toEqual({ ok: true });
+    sockets[0].emit({ event: 'error', chat_id: 'fresh-1', detail: 'spend limit reached', code: 'spend_limit_reached', limit });
+    // kept like a failed model call: inline under the user message (the server stored it so), not as a banner
+    expect(store.chatError()).toBeNull();
+    const shown = store.messages().at(-1)?.error?.message ?? '';
+    expect(store.messages().at(-1)?.error?.kind).toBe('spend_limit_reached');
+    expect(shown).toContain('Refused: this would cross your daily limit for all models ($2.50 of $2.00 spent). It resets ');
+    expect(shown).toContain('2026');
+    // without a readable limit the server's detail stays
+    sockets[0].emit({ event: 'error', detail: 'spend limit reached', code: 'spend_limit_reached' });
+    expect(store.banner()).toBe('spend limit reached');
+  });
+
   it('Scenario: a stale history response is discarded', async () => {
     await startWithSessions(['s1', 's2']);
     const first = http.expectOne('/api/sessions/s1/messages');

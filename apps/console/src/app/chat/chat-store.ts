@@ -46,6 +46,8 @@ import {
   type ChatThread,
 } from './chat-state';
 import { buildMessageFrame } from './composer-rules';
+import { parseLimitStatus } from '../usage/usage-format';
+import { spendLimitRefusal } from '../usage/usage-messages';
 import { CHAT_ACTION_REFUSALS, chatActionFrame, continueSent, editSent, regenerateSent } from './chat-actions-state';
 import {
   MODEL_SELECTION_STORAGE_KEY,
@@ -368,9 +370,14 @@ export class ChatStore {
 
   // ---- internals ---------------------------------------------------------------------------------------
 
-  /** A WS `error` event with a known code shows the console's translation, like a REST problem with that code. */
+  /**
+   * A WS `error` event with a known code shows the console's translation, like a REST problem with that code; a turn
+   * refused by a spend limit names the limit, what was spent and when it resets.
+   */
   private localizeError(event: ServerEvent): ServerEvent {
     if (event.event !== 'error' || event.code === undefined) return event;
+    const limit = event.code === 'spend_limit_reached' ? parseLimitStatus(event.limit) : null;
+    if (limit) return { ...event, detail: spendLimitRefusal(this.i18n, limit) };
     const detail = localizeProblem(this.i18n, event.code, event);
     return detail === undefined ? event : { ...event, detail };
   }

@@ -1,11 +1,11 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, signal, untracked, viewChild } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
-import { ActivatedRoute, Router } from '@angular/router';
+import { ActivatedRoute, Router, RouterLink } from '@angular/router';
 import { map } from 'rxjs';
 import { MatButtonModule } from '@angular/material/button';
 import { MatDialog } from '@angular/material/dialog';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
-import type { LlmSelection } from '@cashcode/contracts';
+import type { LlmSelection, SpendLimitStatus } from '@cashcode/contracts';
 
 import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
@@ -19,19 +19,23 @@ import { ShortcutsDialog } from '../shortcuts-dialog/shortcuts-dialog';
 import { Composer, type ComposerSubmission } from '../composer/composer';
 import { MessageList } from '../message-list/message-list';
 import { OnboardingCard } from '../onboarding-card/onboarding-card';
+import { UsageLive } from '../../usage/usage-live';
+import { limitBannerText } from '../../usage/usage-messages';
 
 /** The chat view: conversation, inline errors, onboarding when no model is configured, and the composer. */
 @Component({
   selector: 'cc-chat-page',
   host: { '(document:keydown)': 'onShortcut($event)' },
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, MatProgressSpinnerModule, MessageList, Composer, OnboardingCard, Icon, Logo],
+  imports: [MatButtonModule, MatProgressSpinnerModule, RouterLink, MessageList, Composer, OnboardingCard, Icon, Logo],
   templateUrl: './chat-page.html',
   styleUrl: './chat-page.scss',
 })
 export class ChatPage {
   protected readonly store = inject(ChatStore);
   protected readonly i18n = inject(I18n);
+  /** the spend-limit banner (usage-live.ts) */
+  protected readonly usage = inject(UsageLive);
   private readonly composer = viewChild.required(Composer);
 
   private readonly sendErrorKey = signal<MessageKey | null>(null);
@@ -59,6 +63,7 @@ export class ChatPage {
   });
 
   constructor() {
+    this.usage.start();
     void this.store.loadModels();
     void this.store.loadLlmStatus();
     this.watchQueue();
@@ -79,6 +84,10 @@ export class ChatPage {
         else if (action.kind === 'navigate') void this.router.navigateByUrl(action.url, { replaceUrl: true });
       });
     });
+  }
+
+  protected limitBanner(limit: SpendLimitStatus): string {
+    return limitBannerText(this.i18n, limit);
   }
 
   /** "Start a new chat" of the not-found state. */

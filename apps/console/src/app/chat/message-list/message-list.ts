@@ -4,6 +4,7 @@ import {
   ElementRef,
   afterRenderEffect,
   computed,
+  effect,
   inject,
   input,
   signal,
@@ -23,6 +24,8 @@ import { chipOfReceipt, type AttachmentChip } from '../attachments/attachment-ru
 import type { ChatMessage, TurnWarning } from '../chat-state';
 import { warningReasonKey } from './turn-warning';
 import { ChatStore } from '../chat-store';
+import { formatCosts, formatMoney } from '../../usage/usage-format';
+import { UsageLive } from '../../usage/usage-live';
 
 /** Distance from the bottom (px) beyond which the list stops following new content. */
 export const STICK_THRESHOLD_PX = 80;
@@ -44,15 +47,22 @@ export class MessageList {
 
   protected readonly i18n = inject(I18n);
   private readonly store = inject(ChatStore);
+  private readonly usage = inject(UsageLive);
   protected readonly showJump = signal(false);
-  /** the per-chat total of tokens and answer time ('' before any answer has stats) */
+  /**
+   * the per-chat total of tokens and answer time ('' before any answer has stats), with what the chat has cost so far
+   * by the usage ledger (its background calls, such as the title, included) when any of its calls was priced
+   */
   protected readonly totalText = computed(() => {
     const totals = chatTotals(this.messages());
     if (totals.answers === 0 && totals.tokens === 0) return '';
     const seconds = formatSeconds(totals.durationMs);
-    return totals.tokens > 0
-      ? this.i18n.t('chat.stats.total', { tokens: totals.tokens, seconds })
-      : this.i18n.t('chat.stats.totalTime', { seconds });
+    const text =
+      totals.tokens > 0
+        ? this.i18n.t('chat.stats.total', { tokens: totals.tokens, seconds })
+        : this.i18n.t('chat.stats.totalTime', { seconds });
+    const cost = formatCosts(this.usage.chatUsage(this.chatId())?.totals.cost ?? [], this.i18n.locale());
+    return cost === '' ? text : `${text} · ${this.i18n.t('chat.stats.chatCost', { cost })}`;
   });
   /** which actions the open chat offers now (none while a turn runs) */
   protected readonly actions = computed(() => availableActions(this.store.activeThread()));
@@ -64,6 +74,10 @@ export class MessageList {
   private renderedChat: string | null | undefined = undefined;
 
   constructor() {
+    effect(() => {
+      const chatId = this.chatId();
+      if (chatId !== null) void this.usage.loadChat(chatId);
+    });
     afterRenderEffect({
       write: () => {
         this.messages();
@@ -109,6 +123,12 @@ export class MessageList {
       );
     }
     return parts.join(' · ');
+  }
+
+  /** The answer's cost (`$0.0012`), `no price` when its model has none; '' while the usage is unknown. */
+  protected costText(message: ChatMessage): string {
+    if (!message.usage) return '';
+    return message.cost ? formatMoney(message.cost, this.i18n.locale()) : this.i18n.t('chat.stats.noPrice');
   }
 
   protected startEdit(message: ChatMessage): void {
