@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
 import { runOpenAiBench } from './openai-bench';
+import { runRestartBench } from './restart-bench';
 import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
 import { runTextBench } from './text-bench';
@@ -22,6 +23,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   skills: runSkillsBench,
   text: runTextBench,
   openai: runOpenAiBench,
+  restart: runRestartBench,
 };
 
 async function main(): Promise<void> {

@@ -417,6 +417,33 @@ export class MemoryStore implements OnApplicationShutdown {
     return typeof metadata.title === 'string' && metadata.title.trim() !== '' ? metadata.title : null;
   }
 
+  /**
+   * Size and mtime of the chat's history.jsonl (null when there is none), from one `stat`: the session index compares
+   * them with what it recorded to know whether the chat is indexed, without reading the history. `sync` is for the
+   * append listener (the stat of a local file costs microseconds, less than a thread-pool round trip).
+   */
+  historyFileState(chatId: string, sync: true): { size: number; mtimeMs: number } | null;
+  historyFileState(chatId: string): Promise<{ size: number; mtimeMs: number } | null>;
+  historyFileState(
+    chatId: string,
+    sync?: true,
+  ): { size: number; mtimeMs: number } | null | Promise<{ size: number; mtimeMs: number } | null> {
+    this.assertChatId(chatId);
+    const missing = (error: unknown) => {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return null;
+      throw error;
+    };
+    if (sync) {
+      try {
+        const { size, mtimeMs } = statSync(this.historyPath(chatId));
+        return { size, mtimeMs };
+      } catch (error) {
+        return missing(error);
+      }
+    }
+    return fs.stat(this.historyPath(chatId)).then(({ size, mtimeMs }) => ({ size, mtimeMs }), missing);
+  }
+
   /** Ids of every chat directory (non-hidden, valid chat id), unsorted; reads only the directory listing. */
   async listChatIds(): Promise<string[]> {
     let entries: Dirent[];

@@ -34,7 +34,7 @@ describe(SessionIndex.name, () => {
 
   it('Scenario: the index is built from every chat at start and ranks the right chat first (English)', async () => {
     await seed();
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     index.onApplicationBootstrap();
     await index.ready();
     expect(index.size).toBe(6);
@@ -46,7 +46,7 @@ describe(SessionIndex.name, () => {
 
   it('Scenario: Chinese queries match by CJK bigrams; camelCase is split', async () => {
     await seed();
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     const zh = await index.search('机器学习的书');
     expect(zh[0]).toMatchObject({ chatId: 'zh', title: null });
@@ -56,7 +56,7 @@ describe(SessionIndex.name, () => {
   });
 
   it('Scenario: appended turns are searchable at once without a rebuild; a deleted chat disappears', async () => {
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     expect(await index.search('sourdough')).toEqual([]);
     await store.appendTurn('bake', { content: 'My sourdough starter smells of acetone' }, [], { content: 'Feed it more often.' });
@@ -70,7 +70,7 @@ describe(SessionIndex.name, () => {
   });
 
   it('Scenario: tool activity and summaries are not indexed, and a record is indexed once', async () => {
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     await store.appendTurn(
       'tools',
