@@ -231,6 +231,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
       if (!db) return;
       const indexed = db.indexedChats();
       const chatIds = await this.store.listChatIds();
+      if (!db.isOpen) return; // closed meanwhile (module destroyed)
       const onDisk = new Set(chatIds);
       for (const chatId of indexed.keys()) {
         if (!onDisk.has(chatId)) db.removeChat(chatId);
@@ -242,6 +243,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
         const stats = await Promise.all(batch.map((chatId) => this.store.historyFileState(chatId)));
         batch.forEach((chatId, j) => states.set(chatId, stats[j] ?? null));
       }
+      if (!db.isOpen) return;
       for (const chatId of chatIds) {
         const recorded = db.fileState(chatId);
         const state = states.get(chatId) ?? null;
