@@ -154,13 +154,15 @@ export class SessionIndexDb {
       ),
       updateState: db.prepare('UPDATE chats SET size = ?, mtime_ms = ? WHERE chat_id = ?'),
       deleteState: db.prepare('DELETE FROM chats WHERE chat_id = ?'),
+      // the best ids first (FTS5 alone), then the few records they name
       search: db.prepare(`
         SELECT r.chat_id AS chatId, r.cursor AS cursor, r.role AS role, r.timestamp AS timestamp, r.content AS content,
-               bm25(record_terms) AS rank
-        FROM record_terms JOIN records r ON r.id = record_terms.rowid
-        WHERE record_terms MATCH ?
-        ORDER BY rank, r.id
-        LIMIT ?`),
+               hits.rank AS rank
+        FROM (
+          SELECT rowid AS id, bm25(record_terms) AS rank FROM record_terms WHERE record_terms MATCH ?
+          ORDER BY rank, rowid LIMIT ?
+        ) AS hits JOIN records r ON r.id = hits.id
+        ORDER BY hits.rank, hits.id`),
       count: db.prepare('SELECT count(*) AS n FROM records'),
       chats: db.prepare('SELECT chat_id AS chatId, size, mtime_ms AS mtimeMs FROM chats'),
     };
