@@ -133,6 +133,12 @@ interface WriterState {
   nextCursor: number;
 }
 
+/** Size and mtime (ms) of a history.jsonl. */
+export interface HistoryFileStat {
+  size: number;
+  mtimeMs: number;
+}
+
 /** Called after records were appended to a chat's history.jsonl (the session index keeps itself current with it). */
 export type AppendListener = (chatId: string, records: readonly HistoryRecord[]) => void;
 
@@ -419,29 +425,32 @@ export class MemoryStore implements OnApplicationShutdown {
 
   /**
    * Size and mtime of the chat's history.jsonl (null when there is none), from one `stat`: the session index compares
-   * them with what it recorded to know whether the chat is indexed, without reading the history. `sync` is for the
-   * append listener (the stat of a local file costs microseconds, less than a thread-pool round trip).
+   * them with what it recorded to know whether the chat is indexed, without reading the history.
    */
-  historyFileState(chatId: string, sync: true): { size: number; mtimeMs: number } | null;
-  historyFileState(chatId: string): Promise<{ size: number; mtimeMs: number } | null>;
-  historyFileState(
-    chatId: string,
-    sync?: true,
-  ): { size: number; mtimeMs: number } | null | Promise<{ size: number; mtimeMs: number } | null> {
+  async historyFileState(chatId: string): Promise<HistoryFileStat | null> {
     this.assertChatId(chatId);
-    const missing = (error: unknown) => {
+    try {
+      const { size, mtimeMs } = await fs.stat(this.historyPath(chatId));
+      return { size, mtimeMs };
+    } catch (error) {
       if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return null;
       throw error;
-    };
-    if (sync) {
-      try {
-        const { size, mtimeMs } = statSync(this.historyPath(chatId));
-        return { size, mtimeMs };
-      } catch (error) {
-        return missing(error);
-      }
     }
-    return fs.stat(this.historyPath(chatId)).then(({ size, mtimeMs }) => ({ size, mtimeMs }), missing);
+  }
+
+  /**
+   * historyFileState on the calling thread, for the append listener: the stat of a local file costs microseconds,
+   * less than the thread-pool round trip of an asynchronous one.
+   */
+  historyFileStateSync(chatId: string): HistoryFileStat | null {
+    this.assertChatId(chatId);
+    try {
+      const { size, mtimeMs } = statSync(this.historyPath(chatId));
+      return { size, mtimeMs };
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return null;
+      throw error;
+    }
   }
 
   /** Ids of every chat directory (non-hidden, valid chat id), unsorted; reads only the directory listing. */

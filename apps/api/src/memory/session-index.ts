@@ -217,7 +217,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
     this.guard('append', () => {
       const db = this.open();
       if (!db) return;
-      const file = this.store.historyFileState(chatId, true);
+      const file = this.store.historyFileStateSync(chatId);
       const current = this.compared && !this.pending.has(chatId);
       db.addRecords(chatId, records, file ? { file, mode: current ? 'put' : 'update' } : undefined);
     });
