@@ -5,12 +5,12 @@
  *   session index is current), as a ratio to the same figure on an empty data directory (target ≤ 1.2× at 20k and 200k);
  * - the cold build of the session index (first start of the data directory), from the `memory.session_index.built`
  *   log line;
- * - RSS with 100k records indexed (after a search answered).
+ * - RSS with 100k records indexed (after a search answered), and the size of the index file next to the histories'.
  * CASHCODE_BENCH_QUICK=1: one warm start per size instead of three.
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeModelServer } from '../apps/api/test/support/fake-model-server';
@@ -159,6 +159,15 @@ export async function runRestartBench(log: (line: string) => void): Promise<Figu
       await warm.server.stop();
       figures.push({ name: 'RSS with 100k records indexed', value: rss, unit: 'MB' });
       log(`restart: RSS with 100k records indexed ${rss.toFixed(1)} MB`);
+      const indexFile = join(dataDir, 'memory-index', 'sessions.sqlite');
+      let indexBytes = 0;
+      for (const path of [indexFile, `${indexFile}-wal`]) indexBytes += (await stat(path).catch(() => ({ size: 0 }))).size;
+      let historyBytes = 0;
+      for (const chat of await readdir(join(dataDir, 'memory'))) {
+        historyBytes += (await stat(join(dataDir, 'memory', chat, 'history.jsonl')).catch(() => ({ size: 0 }))).size;
+      }
+      figures.push({ name: 'session index file, 100k records', value: indexBytes / (1024 * 1024), unit: 'MB', note: `histories: ${(historyBytes / (1024 * 1024)).toFixed(0)} MB` });
+      log(`restart: index file ${(indexBytes / (1024 * 1024)).toFixed(1)} MB for ${(historyBytes / (1024 * 1024)).toFixed(1)} MB of histories`);
     }
   } finally {
     await fake.close();
