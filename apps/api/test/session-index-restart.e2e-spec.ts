@@ -51,7 +51,7 @@ describe('Persisted session index across a restart (e2e)', () => {
     await t.close();
     t = null;
 
-    const reads = jest.spyOn(MemoryStore.prototype, 'readRecords');
+    const reads = jest.spyOn(MemoryStore.prototype, 'readRecordsWithPositions');
     t = await startTestApp({ dataDir, configDir, env: { DREAM_INTERVAL: '0' } });
     const index = t.app.get(SessionIndex);
     await index.ready();

@@ -4,9 +4,10 @@
  * costs a background rebuild from the history files.
  *
  * Tables (schema version in `meta`; another version, or a file that is not a readable database, is replaced):
- * - `records`: the searchable user/assistant records — chat id, cursor, role, timestamp and the first
- *   STORED_CONTENT_CHARS characters of the content (what snippets are cut from; the JS heap keeps no record text);
- *   its integer id is the insertion order (ties in the ranking).
+ * - `records`: the searchable user/assistant records — chat id, cursor, role, timestamp and the position of the
+ *   record's line in history.jsonl (byte offset and length): snippets are cut from that line, read at search time for
+ *   the few hits, so neither this file nor the JS heap keeps a copy of the text; the integer id is the insertion order
+ *   (ties in the ranking).
  * - `record_terms`: a contentless FTS5 table (`contentless_delete=1`, rowid = records.id) over the record's search
  *   tokens. The tokens are those of the shared tokenizer (common/bm25.ts: ASCII words, camelCase split, CJK bigrams),
  *   joined by spaces, so search matches exactly as every other search of the server; FTS5's own tokenizer is `ascii`
@@ -19,12 +20,11 @@
 import { rmSync } from 'node:fs';
 import { tokenize } from '../common/bm25';
 import { inTransaction, openSqlite, type SqliteDatabase } from '../common/sqlite';
+import type { LinePosition } from './history-scan';
 import type { HistoryRecord } from './memory.types';
 
 /** bumped when the tables change: an index of another version is dropped and rebuilt */
 export const SESSION_INDEX_SCHEMA_VERSION = 1;
-/** characters of a record kept for snippets (the whole record is indexed) */
-export const STORED_CONTENT_CHARS = 20_000;
 
 export type SearchableRecord = HistoryRecord & { role: 'user' | 'assistant' };
 
@@ -43,8 +43,8 @@ export interface IndexedHit {
   cursor: number;
   role: 'user' | 'assistant';
   timestamp: string;
-  /** the stored (possibly truncated) content, for the snippet */
-  content: string;
+  /** where the record's line is in the chat's history.jsonl */
+  position: LinePosition;
   score: number;
 }
 
@@ -116,7 +116,8 @@ export class SessionIndexDb {
               cursor INTEGER NOT NULL,
               role TEXT NOT NULL,
               timestamp TEXT NOT NULL,
-              content TEXT NOT NULL,
+              line_offset INTEGER NOT NULL,
+              line_length INTEGER NOT NULL,
               UNIQUE (chat_id, cursor)
             );
             CREATE VIRTUAL TABLE record_terms USING fts5(terms, content = '', contentless_delete = 1, tokenize = 'ascii');
@@ -143,7 +144,7 @@ export class SessionIndexDb {
   private static prepare(db: SqliteDatabase): Statements {
     return {
       insertRecord: db.prepare(
-        'INSERT OR IGNORE INTO records (chat_id, cursor, role, timestamp, content) VALUES (?, ?, ?, ?, ?)',
+        'INSERT OR IGNORE INTO records (chat_id, cursor, role, timestamp, line_offset, line_length) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       insertTerms: db.prepare('INSERT INTO record_terms (rowid, terms) VALUES (?, ?)'),
       deleteTerms: db.prepare('DELETE FROM record_terms WHERE rowid IN (SELECT id FROM records WHERE chat_id = ?)'),
@@ -156,8 +157,8 @@ export class SessionIndexDb {
       deleteState: db.prepare('DELETE FROM chats WHERE chat_id = ?'),
       // the best ids first (FTS5 alone), then the few records they name
       search: db.prepare(`
-        SELECT r.chat_id AS chatId, r.cursor AS cursor, r.role AS role, r.timestamp AS timestamp, r.content AS content,
-               hits.rank AS rank
+        SELECT r.chat_id AS chatId, r.cursor AS cursor, r.role AS role, r.timestamp AS timestamp,
+               r.line_offset AS lineOffset, r.line_length AS lineLength, hits.rank AS rank
         FROM (
           SELECT rowid AS id, bm25(record_terms) AS rank FROM record_terms WHERE record_terms MATCH ?
           ORDER BY rank, rowid LIMIT ?
@@ -182,21 +183,23 @@ export class SessionIndexDb {
   }
 
   /**
-   * Adds a chat's searchable records (idempotent per chat and cursor) in one transaction; with `state`, also records
-   * the history file's state — `'update'` only when the chat already has one (it was current before this append).
+   * Adds a chat's searchable records (idempotent per chat and cursor), each with the position of its line
+   * (`positions` is parallel to `records`), in one transaction; with `state`, also records the history file's
+   * state — `'update'` only when the chat already has one (it was current before this append).
    */
   addRecords(
     chatId: string,
     records: readonly HistoryRecord[],
+    positions: readonly LinePosition[],
     state?: { file: HistoryFileState; mode: 'put' | 'update' },
   ): number {
     const { insertRecord, insertTerms, putState, updateState } = this.statements;
     return inTransaction(this.db, () => {
       let added = 0;
-      for (const record of records) {
-        if (!isSearchable(record)) continue;
-        const content = record.content.length > STORED_CONTENT_CHARS ? record.content.slice(0, STORED_CONTENT_CHARS) : record.content;
-        const result = insertRecord.run(chatId, record.cursor, record.role, record.timestamp, content);
+      for (const [i, record] of records.entries()) {
+        const position = positions[i];
+        if (!isSearchable(record) || !position) continue;
+        const result = insertRecord.run(chatId, record.cursor, record.role, record.timestamp, position.offset, position.length);
         if (result.changes === 0) continue;
         insertTerms.run(result.lastInsertRowid, tokenize(record.content).join(' '));
         added++;
@@ -240,7 +243,13 @@ export class SessionIndexDb {
   /** The best `limit` records for the tokens, best first (empty without tokens). */
   search(tokens: readonly string[], limit: number): IndexedHit[] {
     if (tokens.length === 0 || limit <= 0) return [];
-    const rows = this.statements.search.all(ftsQuery(tokens), limit) as Array<Omit<IndexedHit, 'score'> & { rank: number }>;
-    return rows.map(({ rank, ...row }) => ({ ...row, score: -rank }));
+    const rows = this.statements.search.all(ftsQuery(tokens), limit) as Array<
+      Omit<IndexedHit, 'score' | 'position'> & { lineOffset: number; lineLength: number; rank: number }
+    >;
+    return rows.map(({ rank, lineOffset, lineLength, ...row }) => ({
+      ...row,
+      position: { offset: lineOffset, length: lineLength },
+      score: -rank,
+    }));
   }
 }

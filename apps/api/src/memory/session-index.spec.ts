@@ -85,7 +85,8 @@ describe(SessionIndex.name, () => {
     );
     await store.appendSummary('tools', 'zebra summary', null);
     expect(await index.search('zebra')).toEqual([]);
-    index.addRecords('tools', await store.readRecords('tools'));
+    const { records, positions } = await store.readRecordsWithPositions('tools');
+    index.addRecords('tools', records, positions);
     expect(index.size).toBe(2);
   });
 });
@@ -128,7 +129,7 @@ describe('SessionIndex persisted in SQLite', () => {
     await store.appendTurn('trip', { content: 'Plan a trip to Kyoto in spring' }, [], { content: 'See the cherry blossoms.' });
     await store.appendTurn('code', { content: 'How do I parse JSON?' }, [], { content: 'Use JSON.parse.' });
     await restart();
-    const reads = jest.spyOn(store, 'readRecords');
+    const reads = jest.spyOn(store, 'readRecordsWithPositions');
     const second = start();
     await second.ready();
     expect(reads).not.toHaveBeenCalled();
@@ -147,7 +148,7 @@ describe('SessionIndex persisted in SQLite', () => {
     await restart();
     const line = { cursor: 3, timestamp: '2026-07-26 12:00', role: 'user', content: 'the albatross arrived' };
     await fs.appendFile(join(dir, 'memory', 'grown', 'history.jsonl'), `${JSON.stringify(line)}\n`);
-    const reads = jest.spyOn(store, 'readRecords');
+    const reads = jest.spyOn(store, 'readRecordsWithPositions');
     const second = start();
     await second.ready();
     expect(reads.mock.calls).toEqual([['grown']]);
@@ -156,7 +157,7 @@ describe('SessionIndex persisted in SQLite', () => {
     // and current again: a third start reads nothing
     await restart();
     const third = start();
-    const again = jest.spyOn(store, 'readRecords');
+    const again = jest.spyOn(store, 'readRecordsWithPositions');
     await third.ready();
     expect(again).not.toHaveBeenCalled();
   });
@@ -180,7 +181,7 @@ describe('SessionIndex persisted in SQLite', () => {
     db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema_version'`).run(String(SESSION_INDEX_SCHEMA_VERSION + 1));
     db.prepare('DELETE FROM records').run();
     db.close();
-    const reads = jest.spyOn(store, 'readRecords');
+    const reads = jest.spyOn(store, 'readRecordsWithPositions');
     const second = start();
     await second.ready();
     expect(reads).toHaveBeenCalledWith('trip');
@@ -216,6 +217,22 @@ describe('SessionIndex persisted in SQLite', () => {
     await second.ready();
     expect(await second.search('marmalade')).toEqual([]);
     expect(second.size).toBe(0);
+  });
+
+  it('Scenario: snippets are read from the history line; the index file keeps no copy of the text', async () => {
+    const index = start();
+    await index.ready();
+    await store.appendTurn('vault', { content: 'The vault code is marmalade, written in Ünïcödé 字 too' }, [], { content: 'Noted.' });
+    const hits = await index.search('marmalade');
+    expect(hits).toEqual([expect.objectContaining({ chatId: 'vault', cursor: 1, snippet: 'The vault code is marmalade, written in Ünïcödé 字 too' })]);
+    let stored = '';
+    for (const file of [indexFile, `${indexFile}-wal`]) stored += (await fs.readFile(file).catch(() => Buffer.alloc(0))).toString('latin1');
+    expect(stored).not.toContain('The vault code');
+    // a history rewritten behind the server's back: the line no longer holds that record, the hit is dropped
+    const history = join(dir, 'memory', 'vault', 'history.jsonl');
+    const text = await fs.readFile(history, 'utf8');
+    await fs.writeFile(history, text.replace('"cursor":1', '"cursor":9'));
+    expect(await index.search('marmalade')).toEqual([]);
   });
 
   it('Scenario: a search during a re-index answers from what is indexed so far', async () => {

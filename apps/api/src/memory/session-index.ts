@@ -1,10 +1,12 @@
 /**
  * Recall across sessions: a full-text index over the `user` and `assistant` records of every chat, persisted in SQLite
  * FTS5 (session-index-db.ts: `<dataDir>/memory-index/sessions.sqlite`), so a restart reads no history and the JS heap
- * keeps no record text (snippets are cut from the stored content of the few hits).
+ * keeps no record text: the index keeps each record's line position, and a search reads the lines of its few hits
+ * from history.jsonl to cut the snippets (a line that no longer holds that record drops the hit).
  *
- * - Per turn: MemoryStore tells it about every append (on the chat's lane, after the write); the new records and the
- *   history file's size/mtime are written in one transaction. A deleted session's records are removed. Superseded
+ * - Per turn: MemoryStore tells it about every append (on the chat's lane, after the write); the new records, their
+ *   line positions (counted back from the file's new size: the append is the end of the file) and the history file's
+ *   size/mtime are written in one transaction. A deleted session's records are removed. Superseded
  *   records (regenerate, edit, continue) stay indexed like any other record: they are part of the history.
  * - At start (after the server listens, in the background): one `stat` per history file, compared with the recorded
  *   size/mtime; only a chat that differs (or is unknown) is re-read and re-indexed, in time slices that yield to the
@@ -19,6 +21,8 @@ import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { OnAppEvent } from '../events/event-bus';
 import { SERVER_LISTENING_EVENT, SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
+import { serializeHistoryRecord } from './history-record';
+import type { LinePosition } from './history-scan';
 import { MemoryStore } from './memory-store';
 import { type HistoryRecord } from './memory.types';
 import { isSearchable, SessionIndexDb, type HistoryFileState } from './session-index-db';
@@ -132,9 +136,12 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
     return this.open()?.size ?? 0;
   }
 
-  /** Adds a chat's new records (idempotent per cursor); no file state is recorded (the next start re-checks). */
-  addRecords(chatId: string, records: readonly HistoryRecord[]): void {
-    this.guard('add', () => this.open()?.addRecords(chatId, records));
+  /**
+   * Adds a chat's records with the positions of their lines (parallel arrays; idempotent per cursor); no file state
+   * is recorded (the next start re-checks the chat).
+   */
+  addRecords(chatId: string, records: readonly HistoryRecord[], positions: readonly LinePosition[]): void {
+    this.guard('add', () => this.open()?.addRecords(chatId, records, positions));
   }
 
   /** Removes every record of a chat. */
@@ -157,6 +164,12 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
     clearTimeout(timer);
     const tokens = tokenize(query);
     const hits = this.guard('search', () => this.open()?.search(tokens, Math.max(1, Math.min(limit, SESSION_SEARCH_MAX_RESULTS)))) ?? [];
+    // the hits' lines, read once per chat: the snippet text and a check that the line still holds that record
+    const lines = new Map<string, Promise<Array<HistoryRecord | null>>>();
+    for (const chatId of new Set(hits.map((hit) => hit.chatId))) {
+      const positions = hits.filter((hit) => hit.chatId === chatId).map((hit) => hit.position);
+      lines.set(chatId, this.store.readRecordsAt(chatId, positions).catch(() => positions.map(() => null)));
+    }
     const titles = new Map<string, Promise<string | null>>();
     const titleOf = (chatId: string) => {
       let title = titles.get(chatId);
@@ -166,17 +179,25 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
       }
       return title;
     };
-    return Promise.all(
-      hits.map(async (hit) => ({
-        chatId: hit.chatId,
-        title: await titleOf(hit.chatId),
-        cursor: hit.cursor,
-        role: hit.role,
-        date: hit.timestamp,
-        snippet: makeSnippet(hit.content, tokens),
-        score: hit.score,
-      })),
+    const seen = new Map<string, number>();
+    const results = await Promise.all(
+      hits.map(async (hit) => {
+        const at = seen.get(hit.chatId) ?? 0;
+        seen.set(hit.chatId, at + 1);
+        const record = (await lines.get(hit.chatId)!)[at];
+        if (!record || record.cursor !== hit.cursor || !isSearchable(record)) return null;
+        return {
+          chatId: hit.chatId,
+          title: await titleOf(hit.chatId),
+          cursor: hit.cursor,
+          role: hit.role,
+          date: hit.timestamp,
+          snippet: makeSnippet(record.content, tokens),
+          score: hit.score,
+        };
+      }),
     );
+    return results.filter((hit): hit is SessionSearchHit => hit !== null);
   }
 
   /** The open index (opened, and recreated when unusable, on first use); null when it cannot be opened. */
@@ -218,8 +239,17 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
       const db = this.open();
       if (!db) return;
       const file = this.store.historyFileStateSync(chatId);
+      if (!file) return;
+      // the append is the end of the file: its lines, counted back from the file's size
+      const positions: LinePosition[] = new Array<LinePosition>(records.length);
+      let end = file.size;
+      for (let i = records.length - 1; i >= 0; i--) {
+        const length = Buffer.byteLength(serializeHistoryRecord(records[i]!), 'utf8');
+        end -= length + 1;
+        positions[i] = { offset: end, length };
+      }
       const current = this.compared && !this.pending.has(chatId);
-      db.addRecords(chatId, records, file ? { file, mode: current ? 'put' : 'update' } : undefined);
+      db.addRecords(chatId, records, positions, { file, mode: current ? 'put' : 'update' });
     });
   }
 
@@ -289,7 +319,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
     const state = await this.store.historyFileState(chatId);
     if (deleted() || !this.db?.isOpen) return;
     this.db.removeChat(chatId);
-    const records = (await this.store.readRecords(chatId)).filter(isSearchable);
+    const { records, positions } = await this.store.readRecordsWithPositions(chatId);
     let at = 0;
     while (at < records.length) {
       if (deleted() || !this.db?.isOpen) return;
@@ -298,7 +328,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
       let end = at;
       do {
         end = Math.min(records.length, end + 50);
-        this.db.addRecords(chatId, records.slice(at, end));
+        this.db.addRecords(chatId, records.slice(at, end), positions.slice(at, end));
         at = end;
       } while (at < records.length && performance.now() - sliceStart < SLICE_MS);
       await nextTick();
