@@ -9,6 +9,7 @@ import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
 import { runOpenAiBench } from './openai-bench';
 import { runPrefixBench } from './prefix-bench';
+import { runRestartBench } from './restart-bench';
 import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
 import { runTextBench } from './text-bench';
@@ -26,6 +27,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   openai: runOpenAiBench,
   prefix: runPrefixBench,
   usage: runUsageBench,
+  restart: runRestartBench,
 };
 
 async function main(): Promise<void> {

@@ -19,6 +19,8 @@ import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { registerSecretValue } from './common/redact';
 import { createValidationPipe } from './common/validation';
 import { type AppConfig, isLoopbackHost } from './config/app-config';
+import { SERVER_LISTENING_EVENT } from './events/app-events';
+import { AppEventBus } from './events/event-bus';
 import { openAiCompatEdgeMiddleware, type OpenAiCompatAccess } from './openai-compat/openai-compat-edge';
 import { OpenAiCompatSettingsService } from './openai-compat/openai-compat-settings.service';
 
@@ -206,6 +208,14 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
     bootLogger.log(
       formatEvent('server.started', { http_url: httpUrl, ws_url: wsUrl, token_required: config.apiToken !== null }),
     );
+    // background work that must not delay the first health answer starts now (the session index sync, the warm-up)
+    let bus: AppEventBus | null = null;
+    try {
+      bus = app.get(AppEventBus, { strict: false });
+    } catch {
+      bus = null; // a test module without the event bus
+    }
+    bus?.emit(SERVER_LISTENING_EVENT, {});
 
     const nestApp = app;
     const wsAdapter = adapter;

@@ -8,6 +8,7 @@ import { SkillsModule } from '../skills/skills.module';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
 import { ChatTitleService } from './chat-title';
+import { FirstTurnWarmup } from './first-turn-warmup';
 
 /**
  * The WebSocket chat and turn orchestration (openspec chat): ChatGateway (transport) and ChatService (lanes, turns,
@@ -15,7 +16,7 @@ import { ChatTitleService } from './chat-title';
  */
 @Module({
   imports: [AgentModule, AttachmentsModule, MemoryModule, LlmSettingsModule, McpModule, SkillsModule],
-  providers: [ChatService, ChatGateway, ChatTitleService],
+  providers: [ChatService, ChatGateway, ChatTitleService, FirstTurnWarmup],
   exports: [ChatService, ChatGateway],
 })
 export class ChatModule {}

@@ -100,6 +100,8 @@ export interface AppConfig {
   mcpUserCatalogPath: string;
   /** MCP tool-schema cache, one JSON per server: <dataDir>/mcp_cache */
   mcpCacheDir: string;
+  /** the persisted session search index (SQLite, 0600; derived from the histories): <dataDir>/memory-index/sessions.sqlite */
+  sessionIndexFile: string;
   /** MCP OAuth tokens and client registrations, one 0600 JSON per server: <dataDir>/mcp/oauth */
   mcpOAuthDir: string;
   /**
@@ -446,6 +448,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     mcpUserCatalogPath: join(dataDir, 'mcp', 'servers.json'),
     mcpConnectionStatePath: join(dataDir, 'mcp', 'connections.json'),
     mcpCacheDir: join(dataDir, 'mcp_cache'),
+    sessionIndexFile: join(dataDir, 'memory-index', 'sessions.sqlite'),
     mcpOAuthDir: join(dataDir, 'mcp', 'oauth'),
     publicUrl: parseUrl('CASHCODE_PUBLIC_URL', env['CASHCODE_PUBLIC_URL']),
     mcpConnectTimeoutMs: parseInteger('CASHCODE_MCP_CONNECT_TIMEOUT_MS', env['CASHCODE_MCP_CONNECT_TIMEOUT_MS'], 30_000, 100, 600_000),

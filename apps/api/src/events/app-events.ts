@@ -14,6 +14,7 @@
  * | mcp.tools.changed              | mcp (McpService)                   | skills (availability of `mcp:` requirements)  |
  * | skill_evolution.evaluated      | evolution (EvolutionEvaluator)     | tests and logs                                |
  * | model_call.recorded            | usage (UsageLedger)                | metrics                                       |
+ * | server.listening               | bootstrap (createCashcodeApp)      | session index (sync), first-turn warm-up      |
  */
 import type { DreamTriggerResponse, LlmProvider, TokenUsage, UsageRecord } from '@cashcode/contracts';
 import type { ChatMessage } from '../common/chat-message';
@@ -25,6 +26,7 @@ export const DREAM_FINISHED_EVENT = 'memory.dream.finished';
 export const MCP_TOOLS_CHANGED_EVENT = 'mcp.tools.changed';
 export const SKILL_EVOLUTION_EVALUATED_EVENT = 'skill_evolution.evaluated';
 export const MODEL_CALL_RECORDED_EVENT = 'model_call.recorded';
+export const SERVER_LISTENING_EVENT = 'server.listening';
 
 /** After a successful turn has been persisted (not for failed or cancelled turns). */
 export interface TurnCompletedEvent {
@@ -100,6 +102,12 @@ export interface EvaluationFinishedEvent {
   proposalId?: string;
 }
 
+/**
+ * Once the server listens (HTTP and WebSocket): background work that must not delay the first health answer starts
+ * here (the session index sync, warming the first-turn code paths). Not emitted by test modules that never listen.
+ */
+export type ServerListeningEvent = Record<string, never>;
+
 /** The map: event name → payload. */
 export interface AppEvents {
   [TURN_COMPLETED_EVENT]: TurnCompletedEvent;
@@ -111,6 +119,7 @@ export interface AppEvents {
   [SKILL_EVOLUTION_EVALUATED_EVENT]: EvaluationFinishedEvent;
   /** after every model call was written to the usage ledger (refused calls included) */
   [MODEL_CALL_RECORDED_EVENT]: UsageRecord;
+  [SERVER_LISTENING_EVENT]: ServerListeningEvent;
 }
 
 export type AppEventName = keyof AppEvents;

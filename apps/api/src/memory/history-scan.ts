@@ -155,9 +155,17 @@ export async function scanHistoryBackward(
   return { messages, records, summary, lastCursor, validSize, size, malformedOffsets, bytesRead };
 }
 
+/** Where a record's line is in history.jsonl: its first byte and its length in bytes, without the newline. */
+export interface LinePosition {
+  offset: number;
+  length: number;
+}
+
 export interface ParsedHistory {
   /** every valid record in file order */
   records: HistoryRecord[];
+  /** the line of each record (parallel to `records`) */
+  positions: LinePosition[];
   validSize: number;
   malformedOffsets: number[];
 }
@@ -173,11 +181,11 @@ export function parseHistoryBuffer(data: Buffer): ParsedHistory {
     start = newline + 1;
   }
   let validSize = start < data.length ? start : data.length;
-  const parsed: Array<{ record: HistoryRecord | null; start: number }> = [];
+  const parsed: Array<{ record: HistoryRecord | null; start: number; length: number }> = [];
   for (const line of lines) {
     const bytes = data.subarray(line.start, line.end);
     if (isBlank(bytes)) continue;
-    parsed.push({ record: parseHistoryLine(bytes.toString('utf8')), start: line.start });
+    parsed.push({ record: parseHistoryLine(bytes.toString('utf8')), start: line.start, length: line.end - line.start });
   }
   const last = parsed[parsed.length - 1];
   if (last && last.record === null) {
@@ -185,10 +193,13 @@ export function parseHistoryBuffer(data: Buffer): ParsedHistory {
     parsed.pop();
   }
   const records: HistoryRecord[] = [];
+  const positions: LinePosition[] = [];
   const malformedOffsets: number[] = [];
   for (const entry of parsed) {
-    if (entry.record) records.push(entry.record);
-    else malformedOffsets.push(entry.start);
+    if (entry.record) {
+      records.push(entry.record);
+      positions.push({ offset: entry.start, length: entry.length });
+    } else malformedOffsets.push(entry.start);
   }
-  return { records, validSize, malformedOffsets };
+  return { records, positions, validSize, malformedOffsets };
 }

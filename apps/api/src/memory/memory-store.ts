@@ -21,13 +21,20 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import {
   answerRecords,
   failedTurnRecord,
+  parseHistoryLine,
   recordToMessage,
   summaryToMessage,
   serializeHistoryRecord,
   turnRecords,
   type PendingRecord,
 } from './history-record';
-import { parseHistoryBuffer, scanHistoryBackward, type ReadAt, type SmartLoadResult } from './history-scan';
+import {
+  parseHistoryBuffer,
+  scanHistoryBackward,
+  type LinePosition,
+  type ReadAt,
+  type SmartLoadResult,
+} from './history-scan';
 import { formatLocalMinute } from './local-time';
 import { MemoryError } from './memory.errors';
 import type {
@@ -131,6 +138,12 @@ export interface AppendOptions {
 
 interface WriterState {
   nextCursor: number;
+}
+
+/** Size and mtime (ms) of a history.jsonl. */
+export interface HistoryFileStat {
+  size: number;
+  mtimeMs: number;
 }
 
 /** Called after records were appended to a chat's history.jsonl (the session index keeps itself current with it). */
@@ -366,17 +379,49 @@ export class MemoryStore implements OnApplicationShutdown {
 
   /** Every valid record of the chat in file order (torn tail dropped, malformed lines skipped and logged). */
   async readRecords(chatId: string): Promise<HistoryRecord[]> {
+    return (await this.readRecordsWithPositions(chatId)).records;
+  }
+
+  /** readRecords with the position of each record's line in history.jsonl (the session index keeps them). */
+  async readRecordsWithPositions(chatId: string): Promise<{ records: HistoryRecord[]; positions: LinePosition[] }> {
     this.assertChatId(chatId);
     let data: Buffer;
     try {
       data = await fs.readFile(this.historyPath(chatId));
     } catch (error) {
-      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return [];
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return { records: [], positions: [] };
       throw error;
     }
     const parsed = parseHistoryBuffer(data);
     this.reportMalformed(chatId, parsed.malformedOffsets);
-    return parsed.records;
+    return { records: parsed.records, positions: parsed.positions };
+  }
+
+  /**
+   * The records on the given lines of the chat's history.jsonl (null for a line that is not a record any more, or
+   * beyond the end of the file): what session search cuts its snippets from.
+   */
+  async readRecordsAt(chatId: string, positions: readonly LinePosition[]): Promise<Array<HistoryRecord | null>> {
+    this.assertChatId(chatId);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.historyPath(chatId), 'r');
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return positions.map(() => null);
+      throw error;
+    }
+    try {
+      const readAt = readerFor(handle);
+      const records: Array<HistoryRecord | null> = [];
+      for (const { offset, length } of positions) {
+        const buffer = Buffer.allocUnsafe(length);
+        const read = await readAt(buffer, offset);
+        records.push(read === length ? parseHistoryLine(buffer.toString('utf8')) : null);
+      }
+      return records;
+    } finally {
+      await handle.close();
+    }
   }
 
   /**
@@ -417,6 +462,36 @@ export class MemoryStore implements OnApplicationShutdown {
     const cached = this.states.get(chatId);
     const metadata = cached ? cached.metadata : await this.readMetadata(chatId);
     return typeof metadata.title === 'string' && metadata.title.trim() !== '' ? metadata.title : null;
+  }
+
+  /**
+   * Size and mtime of the chat's history.jsonl (null when there is none), from one `stat`: the session index compares
+   * them with what it recorded to know whether the chat is indexed, without reading the history.
+   */
+  async historyFileState(chatId: string): Promise<HistoryFileStat | null> {
+    this.assertChatId(chatId);
+    try {
+      const { size, mtimeMs } = await fs.stat(this.historyPath(chatId));
+      return { size, mtimeMs };
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * historyFileState on the calling thread, for the append listener: the stat of a local file costs microseconds,
+   * less than the thread-pool round trip of an asynchronous one.
+   */
+  historyFileStateSync(chatId: string): HistoryFileStat | null {
+    this.assertChatId(chatId);
+    try {
+      const { size, mtimeMs } = statSync(this.historyPath(chatId));
+      return { size, mtimeMs };
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return null;
+      throw error;
+    }
   }
 
   /** Ids of every chat directory (non-hidden, valid chat id), unsorted; reads only the directory listing. */

@@ -1,9 +1,11 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSqlite } from '../common/sqlite';
 import type { AppConfig } from '../config/app-config';
 import { MemoryStore } from './memory-store';
 import { makeSnippet, SessionIndex } from './session-index';
+import { SESSION_INDEX_SCHEMA_VERSION } from './session-index-db';
 
 describe(SessionIndex.name, () => {
   let dir: string;
@@ -34,7 +36,7 @@ describe(SessionIndex.name, () => {
 
   it('Scenario: the index is built from every chat at start and ranks the right chat first (English)', async () => {
     await seed();
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     index.onApplicationBootstrap();
     await index.ready();
     expect(index.size).toBe(6);
@@ -46,7 +48,7 @@ describe(SessionIndex.name, () => {
 
   it('Scenario: Chinese queries match by CJK bigrams; camelCase is split', async () => {
     await seed();
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     const zh = await index.search('机器学习的书');
     expect(zh[0]).toMatchObject({ chatId: 'zh', title: null });
@@ -56,7 +58,7 @@ describe(SessionIndex.name, () => {
   });
 
   it('Scenario: appended turns are searchable at once without a rebuild; a deleted chat disappears', async () => {
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     expect(await index.search('sourdough')).toEqual([]);
     await store.appendTurn('bake', { content: 'My sourdough starter smells of acetone' }, [], { content: 'Feed it more often.' });
@@ -70,7 +72,7 @@ describe(SessionIndex.name, () => {
   });
 
   it('Scenario: tool activity and summaries are not indexed, and a record is indexed once', async () => {
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     await store.appendTurn(
       'tools',
@@ -83,8 +85,173 @@ describe(SessionIndex.name, () => {
     );
     await store.appendSummary('tools', 'zebra summary', null);
     expect(await index.search('zebra')).toEqual([]);
-    index.addRecords('tools', await store.readRecords('tools'));
+    const { records, positions } = await store.readRecordsWithPositions('tools');
+    index.addRecords('tools', records, positions);
     expect(index.size).toBe(2);
+  });
+});
+
+describe('SessionIndex persisted in SQLite', () => {
+  let dir: string;
+  let indexFile: string;
+  let store: MemoryStore;
+  const open: SessionIndex[] = [];
+
+  /** A new index on the same file, as a restart creates it. */
+  function start(): SessionIndex {
+    const index = new SessionIndex(store, { sessionIndexFile: indexFile });
+    open.push(index);
+    return index;
+  }
+
+  /** Stops the index and the store, and starts a new store on the same directory (a restart). */
+  async function restart(): Promise<void> {
+    for (const index of open.splice(0)) index.onModuleDestroy();
+    await store.onApplicationShutdown();
+    store = new MemoryStore({ memoryDir: join(dir, 'memory') } as AppConfig, () => new Date(2026, 6, 26, 12, 0));
+  }
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-index-db-'));
+    indexFile = join(dir, 'memory-index', 'sessions.sqlite');
+    store = new MemoryStore({ memoryDir: join(dir, 'memory') } as AppConfig, () => new Date(2026, 6, 26, 12, 0));
+  });
+
+  afterEach(async () => {
+    for (const index of open.splice(0)) index.onModuleDestroy();
+    await store.onApplicationShutdown();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('Scenario: a restart finds the indexed records without reading any history', async () => {
+    const first = start();
+    await first.ready();
+    await store.appendTurn('trip', { content: 'Plan a trip to Kyoto in spring' }, [], { content: 'See the cherry blossoms.' });
+    await store.appendTurn('code', { content: 'How do I parse JSON?' }, [], { content: 'Use JSON.parse.' });
+    await restart();
+    const reads = jest.spyOn(store, 'readRecordsWithPositions');
+    const second = start();
+    await second.ready();
+    expect(reads).not.toHaveBeenCalled();
+    expect(second.size).toBe(4);
+    const hits = await second.search('cherry blossoms');
+    expect(hits[0]).toMatchObject({ chatId: 'trip', cursor: 2, role: 'assistant', snippet: 'See the cherry blossoms.' });
+    expect((await fs.stat(indexFile)).mode & 0o777).toBe(0o600);
+    expect((await fs.stat(join(dir, 'memory-index'))).mode & 0o777).toBe(0o700);
+  });
+
+  it('Scenario: a history changed while the server was stopped is re-indexed, the others are not read', async () => {
+    const first = start();
+    await first.ready();
+    await store.appendTurn('kept', { content: 'nothing changes here' }, [], { content: 'fine' });
+    await store.appendTurn('grown', { content: 'first words' }, [], { content: 'reply' });
+    await restart();
+    const line = { cursor: 3, timestamp: '2026-07-26 12:00', role: 'user', content: 'the albatross arrived' };
+    await fs.appendFile(join(dir, 'memory', 'grown', 'history.jsonl'), `${JSON.stringify(line)}\n`);
+    const reads = jest.spyOn(store, 'readRecordsWithPositions');
+    const second = start();
+    await second.ready();
+    expect(reads.mock.calls).toEqual([['grown']]);
+    expect(await second.search('albatross')).toEqual([expect.objectContaining({ chatId: 'grown', cursor: 3 })]);
+    expect(second.size).toBe(5);
+    // and current again: a third start reads nothing
+    await restart();
+    const third = start();
+    const again = jest.spyOn(store, 'readRecordsWithPositions');
+    await third.ready();
+    expect(again).not.toHaveBeenCalled();
+  });
+
+  it('Scenario: a corrupt index file is replaced and rebuilt from the histories', async () => {
+    await store.appendTurn('trip', { content: 'Kyoto in spring' }, [], { content: 'cherry blossoms' });
+    await fs.mkdir(join(dir, 'memory-index'), { recursive: true });
+    await fs.writeFile(indexFile, 'this is not a database '.repeat(100));
+    const index = start();
+    await index.ready();
+    expect(await index.search('kyoto')).toEqual([expect.objectContaining({ chatId: 'trip', cursor: 1 })]);
+    expect((await fs.stat(indexFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it('Scenario: an index of another schema version is rebuilt', async () => {
+    const first = start();
+    await first.ready();
+    await store.appendTurn('trip', { content: 'Kyoto in spring' }, [], { content: 'cherry blossoms' });
+    await restart();
+    const db = openSqlite(indexFile);
+    db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema_version'`).run(String(SESSION_INDEX_SCHEMA_VERSION + 1));
+    db.prepare('DELETE FROM records').run();
+    db.close();
+    const reads = jest.spyOn(store, 'readRecordsWithPositions');
+    const second = start();
+    await second.ready();
+    expect(reads).toHaveBeenCalledWith('trip');
+    expect(second.size).toBe(2);
+    const check = openSqlite(indexFile);
+    expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get()).toEqual({ value: String(SESSION_INDEX_SCHEMA_VERSION) });
+    check.close();
+  });
+
+  it('Scenario: superseded records stay searchable; a deletion is kept across a restart', async () => {
+    const first = start();
+    await first.ready();
+    await store.appendTurn('edit', { content: 'tell me about walruses' }, [], { content: 'Walruses are large.' });
+    await store.appendTurn('edit', { content: 'tell me about narwhals' }, [], { content: 'Narwhals have tusks.' }, { supersedes: 1 });
+    expect((await first.search('walruses')).map((hit) => hit.cursor).sort()).toEqual([1, 2]);
+    expect((await first.search('narwhals')).map((hit) => hit.cursor).sort()).toEqual([3, 4]);
+    await store.deleteChat('edit');
+    first.onSessionDeleted({ chatId: 'edit' });
+    await restart();
+    const second = start();
+    await second.ready();
+    expect(await second.search('narwhals')).toEqual([]);
+    expect(second.size).toBe(0);
+  });
+
+  it('Scenario: a chat deleted while the server was stopped is dropped from the index at start', async () => {
+    const first = start();
+    await first.ready();
+    await store.appendTurn('gone', { content: 'the vault code is marmalade' }, [], { content: 'noted' });
+    await restart();
+    await fs.rm(join(dir, 'memory', 'gone'), { recursive: true });
+    const second = start();
+    await second.ready();
+    expect(await second.search('marmalade')).toEqual([]);
+    expect(second.size).toBe(0);
+  });
+
+  it('Scenario: snippets are read from the history line; the index file keeps no copy of the text', async () => {
+    const index = start();
+    await index.ready();
+    await store.appendTurn('vault', { content: 'The vault code is marmalade, written in Ünïcödé 字 too' }, [], { content: 'Noted.' });
+    const hits = await index.search('marmalade');
+    expect(hits).toEqual([expect.objectContaining({ chatId: 'vault', cursor: 1, snippet: 'The vault code is marmalade, written in Ünïcödé 字 too' })]);
+    let stored = '';
+    for (const file of [indexFile, `${indexFile}-wal`]) stored += (await fs.readFile(file).catch(() => Buffer.alloc(0))).toString('latin1');
+    expect(stored).not.toContain('The vault code');
+    // a history rewritten behind the server's back: the line no longer holds that record, the hit is dropped
+    const history = join(dir, 'memory', 'vault', 'history.jsonl');
+    const text = await fs.readFile(history, 'utf8');
+    await fs.writeFile(history, text.replace('"cursor":1', '"cursor":9'));
+    expect(await index.search('marmalade')).toEqual([]);
+  });
+
+  it('Scenario: a search during a re-index answers from what is indexed so far', async () => {
+    const lines: string[] = [];
+    for (let cursor = 1; cursor <= 6000; cursor++) {
+      lines.push(JSON.stringify({ cursor, timestamp: '2026-07-26 12:00', role: 'user', content: `lighthouse keeper note ${cursor}` }));
+    }
+    await fs.mkdir(join(dir, 'memory', 'big'), { recursive: true });
+    await fs.writeFile(join(dir, 'memory', 'big', 'history.jsonl'), `${lines.join('\n')}\n`);
+    const index = start();
+    index.searchWaitMs = 0;
+    let synced = false;
+    const ready = index.ready().then(() => (synced = true));
+    const early = await index.search('lighthouse', 20);
+    expect(synced).toBe(false);
+    expect(early.length).toBeLessThanOrEqual(20);
+    await ready;
+    expect(await index.search('lighthouse', 20)).toHaveLength(20);
+    expect(index.size).toBe(6000);
   });
 });
 

@@ -1,33 +1,40 @@
 /**
- * Recall across sessions: a BM25 index (common/bm25.ts: the tokenizer shared by every search — ASCII words,
- * camelCase, CJK bigrams) over the `user` and `assistant` records of every chat. Built once in the background at
- * start, then kept current incrementally: MemoryStore tells it about every append, and a deleted session's records
- * are removed. Never rebuilt per query.
+ * Recall across sessions: a full-text index over the `user` and `assistant` records of every chat, persisted in SQLite
+ * FTS5 (session-index-db.ts: `<dataDir>/memory-index/sessions.sqlite`), so a restart reads no history and the JS heap
+ * keeps no record text: the index keeps each record's line position, and a search reads the lines of its few hits
+ * from history.jsonl to cut the snippets (a line that no longer holds that record drops the hit).
+ *
+ * - Per turn: MemoryStore tells it about every append (on the chat's lane, after the write); the new records, their
+ *   line positions (counted back from the file's new size: the append is the end of the file) and the history file's
+ *   size/mtime are written in one transaction. A deleted session's records are removed. Superseded
+ *   records (regenerate, edit, continue) stay indexed like any other record: they are part of the history.
+ * - At start (after the server listens, in the background): one `stat` per history file, compared with the recorded
+ *   size/mtime; only a chat that differs (or is unknown) is re-read and re-indexed, in time slices that yield to the
+ *   event loop, so turns never wait behind it. A missing, corrupt or older-schema index file is recreated and every
+ *   chat is indexed that way. Chats gone from disk are dropped from the index.
+ * - A search while that sync runs waits for it at most `searchWaitMs`, then answers from what is indexed so far.
+ * - If the index file cannot be opened at all, search answers no results and turns are unaffected (logged once).
  */
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { OnAppEvent } from '../events/event-bus';
-import { Bm25Index, isCjkCodePoint, tokenize } from '../common/bm25';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { isCjkCodePoint, tokenize } from '../common/bm25';
 import { formatEvent } from '../common/log-format';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { OnAppEvent } from '../events/event-bus';
+import { SERVER_LISTENING_EVENT, SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
+import { serializeHistoryRecord } from './history-record';
+import type { LinePosition } from './history-scan';
 import { MemoryStore } from './memory-store';
 import { type HistoryRecord } from './memory.types';
-import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
+import { isSearchable, SessionIndexDb, type HistoryFileState } from './session-index-db';
 
-/** characters of a record kept for snippets (the whole record is indexed) */
-const STORED_CONTENT_CHARS = 20_000;
 /** snippet window around the first match */
 const SNIPPET_BEFORE = 80;
 const SNIPPET_AFTER = 200;
 export const SESSION_SEARCH_MAX_RESULTS = 20;
-/** records indexed between two yields to the event loop during the initial build */
-const BUILD_SLICE_RECORDS = 500;
-
-interface IndexedRecord {
-  chatId: string;
-  cursor: number;
-  role: 'user' | 'assistant';
-  timestamp: string;
-  content: string;
-}
+/** milliseconds of indexing between two yields to the event loop while re-indexing chats */
+const SLICE_MS = 8;
+/** history files stat'ed at once while comparing them with the index at start */
+const STAT_CONCURRENCY = 16;
 
 export interface SessionSearchHit {
   chatId: string;
@@ -39,10 +46,6 @@ export interface SessionSearchHit {
   date: string;
   snippet: string;
   score: number;
-}
-
-function isSearchable(record: HistoryRecord): record is HistoryRecord & { role: 'user' | 'assistant' } {
-  return (record.role === 'user' || record.role === 'assistant') && record.content.trim() !== '';
 }
 
 /** A window of the content around the first occurrence of any query token, whitespace collapsed. */
@@ -72,66 +75,80 @@ export function makeSnippet(content: string, tokens: readonly string[]): string 
   return `${start > 0 ? '… ' : ''}${text}${end < content.length ? ' …' : ''}`;
 }
 
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function sameState(a: HistoryFileState | null, b: HistoryFileState | null): boolean {
+  return a !== null && b !== null && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
 @Injectable()
 export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(SessionIndex.name);
-  private readonly index = new Bm25Index<IndexedRecord>();
-  private readonly byChat = new Map<string, Map<number, IndexedRecord>>();
-  /** deletions per chat, so a build that read a chat before its deletion does not add it back */
+  private db: SessionIndexDb | null = null;
+  /** the index file could not be opened: search answers nothing (logged once) */
+  private unavailable = false;
+  private destroyed = false;
+  /** deletions per chat, so a sync that read a chat before its deletion does not add it back */
   private readonly deletions = new Map<string, number>();
-  private built: Promise<void> | null = null;
+  /** chats the running sync still has to re-index (their appends add records but record no file state) */
+  private readonly pending = new Set<string>();
+  /** true once the sync has compared every history file with the index */
+  private compared = false;
+  private synced: Promise<void> | null = null;
   private unsubscribe: (() => void) | null = null;
+  /** milliseconds a search waits for a running sync before answering from what is indexed so far */
+  searchWaitMs = 1000;
 
-  constructor(private readonly store: MemoryStore) {}
+  constructor(
+    private readonly store: MemoryStore,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'sessionIndexFile'>,
+  ) {}
 
   onApplicationBootstrap(): void {
-    this.unsubscribe ??= this.store.onAppend((chatId, records) => this.addRecords(chatId, records));
-    void this.ready();
+    this.unsubscribe ??= this.store.onAppend((chatId, records) => this.onAppend(chatId, records));
+  }
+
+  /** The sync starts once the server listens, so it never delays the first health answer. */
+  @OnAppEvent(SERVER_LISTENING_EVENT)
+  onServerListening(): void {
+    setImmediate(() => void this.ready());
   }
 
   onModuleDestroy(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.destroyed = true;
+    const db = this.db;
+    this.db = null;
+    // a running sync notices the closed index and stops
+    db?.close();
   }
 
-  /** Resolves once the initial build (started at application bootstrap, or now) is done. */
+  /** Resolves once the index is in step with the history files (the sync started after listen, or now). */
   ready(): Promise<void> {
-    this.unsubscribe ??= this.store.onAppend((chatId, records) => this.addRecords(chatId, records));
-    this.built ??= this.build();
-    return this.built;
+    this.unsubscribe ??= this.store.onAppend((chatId, records) => this.onAppend(chatId, records));
+    this.synced ??= this.sync();
+    return this.synced;
   }
 
   /** Indexed records. */
   get size(): number {
-    return this.index.size;
+    return this.open()?.size ?? 0;
   }
 
-  /** Adds a chat's new records (idempotent per cursor). */
-  addRecords(chatId: string, records: readonly HistoryRecord[]): void {
-    let chat = this.byChat.get(chatId);
-    for (const record of records) {
-      if (!isSearchable(record)) continue;
-      if (!chat) this.byChat.set(chatId, (chat = new Map()));
-      if (chat.has(record.cursor)) continue;
-      const entry: IndexedRecord = {
-        chatId,
-        cursor: record.cursor,
-        role: record.role,
-        timestamp: record.timestamp,
-        content: record.content.length > STORED_CONTENT_CHARS ? record.content.slice(0, STORED_CONTENT_CHARS) : record.content,
-      };
-      chat.set(record.cursor, entry);
-      this.index.add(entry, record.content);
-    }
+  /**
+   * Adds a chat's records with the positions of their lines (parallel arrays; idempotent per cursor); no file state
+   * is recorded (the next start re-checks the chat).
+   */
+  addRecords(chatId: string, records: readonly HistoryRecord[], positions: readonly LinePosition[]): void {
+    this.guard('add', () => this.open()?.addRecords(chatId, records, positions));
   }
 
   /** Removes every record of a chat. */
   removeChat(chatId: string): void {
     this.deletions.set(chatId, (this.deletions.get(chatId) ?? 0) + 1);
-    const chat = this.byChat.get(chatId);
-    if (!chat) return;
-    for (const entry of chat.values()) this.index.remove(entry);
-    this.byChat.delete(chatId);
+    this.pending.delete(chatId);
+    this.guard('remove', () => this.open()?.removeChat(chatId));
   }
 
   @OnAppEvent(SESSION_DELETED_EVENT)
@@ -141,9 +158,18 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The best `limit` user/assistant messages of all chats for the query, best first. */
   async search(query: string, limit = 5): Promise<SessionSearchHit[]> {
-    await this.ready();
+    const ready = this.ready();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ready, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.searchWaitMs)))]);
+    clearTimeout(timer);
     const tokens = tokenize(query);
-    const hits = this.index.searchTokens(tokens, Math.max(1, Math.min(limit, SESSION_SEARCH_MAX_RESULTS)));
+    const hits = this.guard('search', () => this.open()?.search(tokens, Math.max(1, Math.min(limit, SESSION_SEARCH_MAX_RESULTS)))) ?? [];
+    // the hits' lines, read once per chat: the snippet text and a check that the line still holds that record
+    const lines = new Map<string, Promise<Array<HistoryRecord | null>>>();
+    for (const chatId of new Set(hits.map((hit) => hit.chatId))) {
+      const positions = hits.filter((hit) => hit.chatId === chatId).map((hit) => hit.position);
+      lines.set(chatId, this.store.readRecordsAt(chatId, positions).catch(() => positions.map(() => null)));
+    }
     const titles = new Map<string, Promise<string | null>>();
     const titleOf = (chatId: string) => {
       let title = titles.get(chatId);
@@ -153,38 +179,122 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
       }
       return title;
     };
-    return Promise.all(
-      hits.map(async ({ key, score }) => ({
-        chatId: key.chatId,
-        title: await titleOf(key.chatId),
-        cursor: key.cursor,
-        role: key.role,
-        date: key.timestamp,
-        snippet: makeSnippet(key.content, tokens),
-        score,
-      })),
+    const seen = new Map<string, number>();
+    const results = await Promise.all(
+      hits.map(async (hit) => {
+        const at = seen.get(hit.chatId) ?? 0;
+        seen.set(hit.chatId, at + 1);
+        const record = (await lines.get(hit.chatId)!)[at];
+        if (!record || record.cursor !== hit.cursor || !isSearchable(record)) return null;
+        return {
+          chatId: hit.chatId,
+          title: await titleOf(hit.chatId),
+          cursor: hit.cursor,
+          role: hit.role,
+          date: hit.timestamp,
+          snippet: makeSnippet(record.content, tokens),
+          score: hit.score,
+        };
+      }),
     );
+    return results.filter((hit): hit is SessionSearchHit => hit !== null);
   }
 
-  private async build(): Promise<void> {
-    const started = performance.now();
-    let chats = 0;
+  /** The open index (opened, and recreated when unusable, on first use); null when it cannot be opened. */
+  private open(): SessionIndexDb | null {
+    if (this.db?.isOpen) return this.db;
+    if (this.unavailable || this.destroyed) return null;
     try {
-      for (const chatId of await this.store.listChatIds()) {
-        const deletionsBefore = this.deletions.get(chatId) ?? 0;
-        const records = await this.store.readRecords(chatId);
-        // index in slices, yielding to the event loop so a huge history never stalls turns at start
-        for (let start = 0; start < records.length; start += BUILD_SLICE_RECORDS) {
-          if ((this.deletions.get(chatId) ?? 0) !== deletionsBefore) break;
-          this.addRecords(chatId, records.slice(start, start + BUILD_SLICE_RECORDS));
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-        chats++;
+      this.db = SessionIndexDb.open(this.config.sessionIndexFile);
+      if (this.db.created) this.logger.log(formatEvent('memory.session_index.created', {}));
+      return this.db;
+    } catch (error) {
+      this.unavailable = true;
+      this.logger.error(
+        formatEvent('memory.session_index.unavailable', { error_type: error instanceof Error ? error.name : 'unknown' }),
+      );
+      return null;
+    }
+  }
+
+  /** Runs an index operation; a failure is logged and never reaches the caller (a turn, a deletion, a search). */
+  private guard<T>(operation: string, work: () => T): T | undefined {
+    try {
+      return work();
+    } catch (error) {
+      this.logger.error(
+        formatEvent('memory.session_index.failed', { operation, error_type: error instanceof Error ? error.name : 'unknown' }),
+      );
+      return undefined;
+    }
+  }
+
+  /**
+   * An append (on the chat's lane, right after the write): the records and the file's new size/mtime in one
+   * transaction. The file state is recorded only for a chat that is current: one with a state already, or one the
+   * sync has not to re-index (a new chat); a chat still pending gets its state from the sync.
+   */
+  private onAppend(chatId: string, records: readonly HistoryRecord[]): void {
+    this.guard('append', () => {
+      const db = this.open();
+      if (!db) return;
+      const file = this.store.historyFileStateSync(chatId);
+      if (!file) return;
+      // the append is the end of the file: its lines, counted back from the file's size
+      const positions: LinePosition[] = new Array<LinePosition>(records.length);
+      let end = file.size;
+      for (let i = records.length - 1; i >= 0; i--) {
+        const length = Buffer.byteLength(serializeHistoryRecord(records[i]!), 'utf8');
+        end -= length + 1;
+        positions[i] = { offset: end, length };
+      }
+      const current = this.compared && !this.pending.has(chatId);
+      db.addRecords(chatId, records, positions, { file, mode: current ? 'put' : 'update' });
+    });
+  }
+
+  private async sync(): Promise<void> {
+    const started = performance.now();
+    let reindexed = 0;
+    try {
+      const db = this.open();
+      if (!db) return;
+      const indexed = db.indexedChats();
+      const chatIds = await this.store.listChatIds();
+      if (!db.isOpen) return; // closed meanwhile (module destroyed)
+      const onDisk = new Set(chatIds);
+      for (const chatId of indexed.keys()) {
+        if (!onDisk.has(chatId)) db.removeChat(chatId);
+      }
+      // one stat per history file: a chat whose size and mtime are those recorded is current
+      const states = new Map<string, HistoryFileState | null>();
+      for (let i = 0; i < chatIds.length; i += STAT_CONCURRENCY) {
+        const batch = chatIds.slice(i, i + STAT_CONCURRENCY);
+        const stats = await Promise.all(batch.map((chatId) => this.store.historyFileState(chatId)));
+        batch.forEach((chatId, j) => states.set(chatId, stats[j] ?? null));
+      }
+      if (!db.isOpen) return;
+      for (const chatId of chatIds) {
+        const recorded = db.fileState(chatId);
+        const state = states.get(chatId) ?? null;
+        if (state === null && recorded === null) continue; // a chat without history: nothing to index
+        if (sameState(recorded, state)) continue;
+        // no longer known to be current: an append before its re-index must not record a state for it
+        this.pending.add(chatId);
+        if (recorded) db.forgetFileState(chatId);
+      }
+      this.compared = true;
+      for (const chatId of chatIds) {
+        if (!this.pending.has(chatId)) continue;
+        if (!this.db?.isOpen) return; // closed (module destroyed)
+        await this.reindexChat(chatId);
+        reindexed++;
       }
       this.logger.log(
         formatEvent('memory.session_index.built', {
-          chats,
-          records: this.index.size,
+          chats: chatIds.length,
+          reindexed,
+          records: this.db?.isOpen ? this.db.size : 0,
           duration_ms: Math.round(performance.now() - started),
         }),
       );
@@ -192,6 +302,39 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.error(
         formatEvent('memory.session_index.build_failed', { error_type: error instanceof Error ? error.name : 'unknown' }),
       );
+    } finally {
+      // chats still pending (a failed sync) stay so: no append records a state for them, the next start re-checks them
+      this.compared = true;
     }
+  }
+
+  /**
+   * Re-reads one chat's history and indexes it from scratch, in time slices. The file state recorded at the end is
+   * the one stat'ed before reading: appends meanwhile are indexed by onAppend, and a state older than the file only
+   * makes the next start re-check the chat.
+   */
+  private async reindexChat(chatId: string): Promise<void> {
+    const deletionsBefore = this.deletions.get(chatId) ?? 0;
+    const deleted = () => (this.deletions.get(chatId) ?? 0) !== deletionsBefore;
+    const state = await this.store.historyFileState(chatId);
+    if (deleted() || !this.db?.isOpen) return;
+    this.db.removeChat(chatId);
+    const { records, positions } = await this.store.readRecordsWithPositions(chatId);
+    let at = 0;
+    while (at < records.length) {
+      if (deleted() || !this.db?.isOpen) return;
+      const sliceStart = performance.now();
+      // whole turns of records per transaction until the slice's time is used up
+      let end = at;
+      do {
+        end = Math.min(records.length, end + 50);
+        this.db.addRecords(chatId, records.slice(at, end), positions.slice(at, end));
+        at = end;
+      } while (at < records.length && performance.now() - sliceStart < SLICE_MS);
+      await nextTick();
+    }
+    if (deleted() || !this.db?.isOpen || !this.pending.has(chatId)) return;
+    if (state) this.db.setFileState(chatId, state);
+    this.pending.delete(chatId);
   }
 }

@@ -20,7 +20,7 @@ describe(SessionSearchTool.name, () => {
     for (let i = 1; i <= 8; i++) {
       await store.appendTurn(`chat-${i}`, { content: `note ${i} about the lighthouse keeper` }, [], { content: 'ok' });
     }
-    index = new SessionIndex(store);
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     tool = new SessionSearchTool(index);
   });
