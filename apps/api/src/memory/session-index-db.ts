@@ -60,6 +60,35 @@ interface Statements {
   search: ReturnType<SqliteDatabase['prepare']>;
   count: ReturnType<SqliteDatabase['prepare']>;
   chats: ReturnType<SqliteDatabase['prepare']>;
+  documentFrequency: ReturnType<SqliteDatabase['prepare']>;
+}
+
+/**
+ * A query term found in more than this share of all records is left out of the query when the query has a rarer term
+ * (as a stopword would be): BM25 gives such a term little weight anyway (idf below ln(1 + 0.75 / 0.25) ≈ 1.4, against
+ * about 7 for a term in one record of a thousand), but FTS5 scores every record that contains any query term, so one
+ * word like "the" in the query made `bm25()` run over most of the index: 100k records, p50 28 ms → see
+ * `npm run bench -- memory` for the figure with it. A query of common terms only keeps its rarest one.
+ */
+export const COMMON_TERM_SHARE = 0.25;
+
+/**
+ * The tokens of the query that are worth matching: every token whose term is in at most COMMON_TERM_SHARE of the
+ * `total` records, or, when none is, the rarest one(s). Terms found nowhere are dropped (they match nothing); repeats of
+ * a kept token stay (they weigh it more, as before).
+ */
+export function selectQueryTokens(tokens: readonly string[], total: number, frequency: (term: string) => number): string[] {
+  const df = new Map<string, number>();
+  for (const token of tokens) if (!df.has(token)) df.set(token, frequency(token));
+  const present = [...df].filter(([, n]) => n > 0);
+  if (present.length === 0) return [];
+  const limit = total * COMMON_TERM_SHARE;
+  let kept = new Set(present.filter(([, n]) => n <= limit).map(([term]) => term));
+  if (kept.size === 0) {
+    const rarest = Math.min(...present.map(([, n]) => n));
+    kept = new Set(present.filter(([, n]) => n === rarest).map(([term]) => term));
+  }
+  return tokens.filter((token) => kept.has(token));
 }
 
 /** The FTS5 query for the tokens: any of them (each a quoted string), repeated tokens counting repeatedly. */
@@ -75,6 +104,9 @@ export class SessionIndexDb {
     /** true when the file was created (or replaced) now: every chat needs indexing */
     readonly created: boolean,
   ) {}
+
+  /** Records in the index (cached; reset by every write that adds or removes records). */
+  private total: number | null = null;
 
   /**
    * Opens the index file, creating it when missing; a file of another schema version, or one that cannot be read as
@@ -134,6 +166,7 @@ export class SessionIndexDb {
       db.prepare('SELECT count(*) FROM chats').get();
       db.prepare('SELECT max(id) FROM records').get();
       db.prepare(`SELECT rowid FROM record_terms WHERE record_terms MATCH '"x"' LIMIT 1`).get();
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.record_vocab USING fts5vocab(main, record_terms, 'row')`);
       return new SessionIndexDb(db, SessionIndexDb.prepare(db), created);
     } catch (error) {
       if (db.isOpen) db.close();
@@ -166,6 +199,8 @@ export class SessionIndexDb {
         ORDER BY hits.rank, hits.id`),
       count: db.prepare('SELECT count(*) AS n FROM records'),
       chats: db.prepare('SELECT chat_id AS chatId, size, mtime_ms AS mtimeMs FROM chats'),
+      // records containing a term, from the FTS5 index itself (a temp view: nothing is added to the file)
+      documentFrequency: db.prepare('SELECT doc FROM temp.record_vocab WHERE term = ?'),
     };
   }
 
@@ -179,7 +214,8 @@ export class SessionIndexDb {
 
   /** Indexed records. */
   get size(): number {
-    return (this.statements.count.get() as { n: number }).n;
+    this.total ??= (this.statements.count.get() as { n: number }).n;
+    return this.total;
   }
 
   /**
@@ -204,6 +240,7 @@ export class SessionIndexDb {
         insertTerms.run(result.lastInsertRowid, tokenize(record.content).join(' '));
         added++;
       }
+      if (added > 0) this.total = null;
       if (state?.mode === 'put') putState.run(chatId, state.file.size, state.file.mtimeMs);
       else if (state?.mode === 'update') updateState.run(state.file.size, state.file.mtimeMs, chatId);
       return added;
@@ -218,6 +255,7 @@ export class SessionIndexDb {
       deleteRecords.run(chatId);
       deleteState.run(chatId);
     });
+    this.total = null;
   }
 
   /** The history file state recorded for the chat, or null when the chat is not known to be fully indexed. */
@@ -243,7 +281,10 @@ export class SessionIndexDb {
   /** The best `limit` records for the tokens, best first (empty without tokens). */
   search(tokens: readonly string[], limit: number): IndexedHit[] {
     if (tokens.length === 0 || limit <= 0) return [];
-    const rows = this.statements.search.all(ftsQuery(tokens), limit) as Array<
+    const { documentFrequency } = this.statements;
+    const selected = selectQueryTokens(tokens, this.size, (term) => (documentFrequency.get(term) as { doc: number } | undefined)?.doc ?? 0);
+    if (selected.length === 0) return [];
+    const rows = this.statements.search.all(ftsQuery(selected), limit) as Array<
       Omit<IndexedHit, 'score' | 'position'> & { lineOffset: number; lineLength: number; rank: number }
     >;
     return rows.map(({ rank, lineOffset, lineLength, ...row }) => ({

@@ -5,7 +5,7 @@ import { openSqlite } from '../common/sqlite';
 import type { AppConfig } from '../config/app-config';
 import { MemoryStore } from './memory-store';
 import { makeSnippet, SessionIndex } from './session-index';
-import { SESSION_INDEX_SCHEMA_VERSION } from './session-index-db';
+import { COMMON_TERM_SHARE, selectQueryTokens, SESSION_INDEX_SCHEMA_VERSION } from './session-index-db';
 
 describe(SessionIndex.name, () => {
   let dir: string;
@@ -233,6 +233,32 @@ describe('SessionIndex persisted in SQLite', () => {
     const text = await fs.readFile(history, 'utf8');
     await fs.writeFile(history, text.replace('"cursor":1', '"cursor":9'));
     expect(await index.search('marmalade')).toEqual([]);
+  });
+
+  it('Scenario: a word found in most records is left out of a query that has a rarer word', async () => {
+    // "note" is in every record, "kyoto" in one: the query scores only the records with "kyoto"
+    for (let i = 0; i < 12; i++) {
+      await store.appendTurn(`c${i}`, { content: `note ${i} about the weekly note` }, [], { content: i === 7 ? 'note: Kyoto in spring' : `note ${i} done` });
+    }
+    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
+    await index.ready();
+    const hits = await index.search('note kyoto', 20);
+    expect(hits.map((hit) => hit.chatId)).toEqual(['c7']);
+    // a query of common words only still answers, by its rarest word
+    const common = await index.search('note', 3);
+    expect(common).toHaveLength(3);
+    // a word found nowhere matches nothing
+    expect(await index.search('zzzunknownword')).toEqual([]);
+  });
+
+  it('Scenario: query terms are chosen by how many records contain them', () => {
+    const df: Record<string, number> = { the: 900, kyoto: 3, spring: 40, absent: 0 };
+    const pick = (tokens: string[]) => selectQueryTokens(tokens, 1000, (term) => df[term] ?? 0);
+    expect(COMMON_TERM_SHARE).toBe(0.25);
+    expect(pick(['the', 'kyoto', 'spring', 'kyoto'])).toEqual(['kyoto', 'spring', 'kyoto']);
+    expect(pick(['the', 'absent'])).toEqual(['the']);
+    expect(pick(['absent'])).toEqual([]);
+    expect(pick(['the'])).toEqual(['the']);
   });
 
   it('Scenario: a search during a re-index answers from what is indexed so far', async () => {
