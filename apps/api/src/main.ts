@@ -28,6 +28,12 @@ import { Script } from 'node:vm';
  * (no CPU saved), and `npm run bench -- server` A/B runs (3 interleaved rounds, shared 2-core VM) could not tell it
  * apart: plain-turn overhead 12.3 ms with it vs 19.2 ms without (ranges 7.4–26.1 vs 18.3–22.4), turns with 2 tool
  * calls 13.8 vs 16.0 ms, server CPU under load 9.40 vs 9.60 ms per turn — all within the machine's noise.
+ *
+ * The young-generation pin is a trade of CPU under load for resident memory, measured with `CASHCODE_BENCH_QUICK=1 npm
+ * run bench -- server` (quiet 2-core VM, one round each): these flags 10.6 ms server CPU per turn at 100 concurrent
+ * chats, 111 turns/s, RSS 108 MB idle / 136 MB after the load; without `--semi-space-growth-factor=1` 7.5 ms, 153
+ * turns/s, but 149 / 186 MB; a young generation fixed at 4 MiB (`--min/max-semi-space-size=4`) 10.0 ms, 114 turns/s,
+ * 120 / 146 MB. Kept as is: the memory figures are what every idle install pays.
  */
 const HEAP_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=25'];
 
