@@ -240,7 +240,7 @@ describe('SessionIndex persisted in SQLite', () => {
     for (let i = 0; i < 12; i++) {
       await store.appendTurn(`c${i}`, { content: `note ${i} about the weekly note` }, [], { content: i === 7 ? 'note: Kyoto in spring' : `note ${i} done` });
     }
-    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
+    const index = start();
     await index.ready();
     const hits = await index.search('note kyoto', 20);
     expect(hits.map((hit) => hit.chatId)).toEqual(['c7']);
