@@ -175,7 +175,7 @@ export class SessionIndexDb {
   }
 
   private static prepare(db: SqliteDatabase): Statements {
-    return {
+    const statements: Statements = {
       insertRecord: db.prepare(
         'INSERT OR IGNORE INTO records (chat_id, cursor, role, timestamp, line_offset, line_length) VALUES (?, ?, ?, ?, ?, ?)',
       ),
@@ -202,6 +202,22 @@ export class SessionIndexDb {
       // records containing a term, from the FTS5 index itself (a temp view: nothing is added to the file)
       documentFrequency: db.prepare('SELECT doc FROM temp.record_vocab WHERE term = ?'),
     };
+    // A delete from the contentless FTS5 table writes FTS5's own rows, which leaves the connection's last insert rowid
+    // at a value above 2^53. `run()` reports that rowid, and Node 26 throws ("Value is too large to be represented as
+    // a JavaScript number") unless the statement reads big integers, so every write here does; their counts are read
+    // through Number().
+    for (const statement of [
+      statements.insertRecord,
+      statements.insertTerms,
+      statements.deleteTerms,
+      statements.deleteRecords,
+      statements.putState,
+      statements.updateState,
+      statements.deleteState,
+    ]) {
+      statement.setReadBigInts(true);
+    }
+    return statements;
   }
 
   get isOpen(): boolean {
@@ -236,7 +252,7 @@ export class SessionIndexDb {
         const position = positions[i];
         if (!isSearchable(record) || !position) continue;
         const result = insertRecord.run(chatId, record.cursor, record.role, record.timestamp, position.offset, position.length);
-        if (result.changes === 0) continue;
+        if (Number(result.changes) === 0) continue;
         insertTerms.run(result.lastInsertRowid, tokenize(record.content).join(' '));
         added++;
       }
