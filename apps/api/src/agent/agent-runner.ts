@@ -40,6 +40,7 @@ import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DomainError } from '../common/domain-error';
 import type { ClassifiedProviderError, ProviderErrorKind } from '../llm-settings/llm-provider';
+import { completionChunkBatches } from '../llm-settings/completion-stream';
 import { classifyProviderError } from '../llm-settings/provider-errors';
 import { MemoryStore } from '../memory/memory-store';
 import { toolCallsContent } from '../memory/history-record';
@@ -579,32 +580,35 @@ export class AgentRunner {
       params.tools = [...schemas];
       params.tool_choice = 'auto';
     }
-    const stream = await request.client.chat.completions.create(params, { signal: request.signal, maxRetries: 0 });
     const pending = new Map<number, { id: string; name: string; arguments: string }>();
     let content = '';
     let callUsage: ChatCompletionChunk['usage'] = null;
-    for await (const chunk of stream) {
-      if (chunk.usage) callUsage = chunk.usage;
-      const choice = chunk.choices?.[0];
-      const delta = choice?.delta;
-      if (!delta) continue;
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        content += delta.content;
+    // a batch is what one network read held: its text goes out as one delta
+    for await (const batch of completionChunkBatches(request.client, params, { signal: request.signal, maxRetries: 0 })) {
+      let text = '';
+      for (const chunk of batch) {
+        if (chunk.usage) callUsage = chunk.usage;
+        const delta = chunk.choices?.[0]?.delta;
+        if (!delta) continue;
+        if (typeof delta.content === 'string') text += delta.content;
+        for (const piece of delta.tool_calls ?? []) {
+          const index = typeof piece.index === 'number' ? piece.index : pending.size;
+          const entry = pending.get(index) ?? { id: '', name: '', arguments: '' };
+          if (piece.id) entry.id = piece.id;
+          if (piece.function?.name) entry.name += piece.function.name;
+          if (piece.function?.arguments) entry.arguments += piece.function.arguments;
+          pending.set(index, entry);
+        }
+      }
+      if (text !== '') {
+        content += text;
         state.currentContent = content;
         progress.emitted = true;
         state.streamed = true;
-        request.listener.delta(delta.content);
-      }
-      for (const piece of delta.tool_calls ?? []) {
-        const index = typeof piece.index === 'number' ? piece.index : pending.size;
-        const entry = pending.get(index) ?? { id: '', name: '', arguments: '' };
-        if (piece.id) entry.id = piece.id;
-        if (piece.function?.name) entry.name += piece.function.name;
-        if (piece.function?.arguments) entry.arguments += piece.function.arguments;
-        pending.set(index, entry);
+        request.listener.delta(text);
       }
     }
-    // the SDK ends a stream quietly when its request is aborted: a cancelled call must never look like an answer
+    // the stream ends quietly when its request is aborted: a cancelled call must never look like an answer
     if (request.signal.aborted) throw new ToolExecutionCancelledError();
     addUsage(state.usage, callUsage);
     const toolCalls: ToolCallRecord[] = [...pending.entries()]

@@ -1,8 +1,8 @@
 /**
  * Warms the code a first turn runs, once the server listens (SERVER_LISTENING_EVENT), in the background: without it the
- * first turn after a start pays for lazily loaded and not yet optimised code (the `openai` SDK's request and stream
- * parsing, the web Response/stream classes behind the provider fetch, AbortSignal/DOMException, the UUID source) and
- * for reading SOUL.md and MEMORY.md into their cache. Nothing is sent anywhere: the SDK call is answered by an
+ * first turn after a start pays for lazily loaded and not yet optimised code (the `openai` SDK's request path and the
+ * stream reader of completion-stream.ts, the web Response/stream classes behind the provider fetch,
+ * AbortSignal/DOMException, the UUID source) and for reading SOUL.md and MEMORY.md into their cache. Nothing is sent anywhere: the SDK call is answered by an
  * in-process fetch with a canned two-chunk stream. Every step is best effort (a failure is logged at debug level).
  */
 import { Injectable, Logger } from '@nestjs/common';
@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { formatEvent } from '../common/log-format';
 import { SERVER_LISTENING_EVENT } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
+import { completionChunkBatches } from '../llm-settings/completion-stream';
 import { createProviderClient } from '../llm-settings/provider-client';
 import { MemoryStore } from '../memory/memory-store';
 
@@ -65,13 +66,13 @@ export class FirstTurnWarmup {
     await this.step('model_client', async () => {
       const client = createProviderClient({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'warmup', timeoutMs: 10_000 });
       const sdk = client.withOptions({ fetch: cannedFetch });
-      const stream = await sdk.chat.completions.create({
+      const batches = completionChunkBatches(sdk, {
         model: 'warmup',
         messages: [{ role: 'user', content: 'warm up' }],
         stream: true,
         stream_options: { include_usage: true },
       });
-      for await (const chunk of stream) void chunk;
+      for await (const batch of batches) void batch;
     });
     this.logger.debug(formatEvent('server.warmup.done', { duration_ms: Math.round(performance.now() - started) }));
   }
