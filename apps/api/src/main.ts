@@ -22,20 +22,24 @@ import { Script } from 'node:vm';
  *   the process runs; the initial size collects just as well here and keeps ~25 MiB less resident;
  * - after a full collection V8 lets the old generation grow to up to 4× what survived before collecting again, so a
  *   burst of turns left ~50 MiB of garbage resident; 1.25× keeps the heap near the live size at the cost of a few
- *   more (incremental) collections under load.
- * Collection is left to V8. A young-generation collection forced when the last running turn had ended (common/idle-gc.ts
- * with --expose-gc) was removed: at best it moves one scavenge (~0.5 ms) out of the next turn, under load it never ran
- * (no CPU saved), and `npm run bench -- server` A/B runs (3 interleaved rounds, shared 2-core VM) could not tell it
- * apart: plain-turn overhead 12.3 ms with it vs 19.2 ms without (ranges 7.4–26.1 vs 18.3–22.4), turns with 2 tool
- * calls 13.8 vs 16.0 ms, server CPU under load 9.40 vs 9.60 ms per turn — all within the machine's noise.
+ *   more (incremental) collections under load;
+ * - --expose-gc lets common/idle-memory-release.ts run one memory-reducing collection once the event loop is idle
+ *   after a burst (V8's own memory reducer waits 10–15 s); `gc` is taken from a fresh vm context, so the
+ *   application's global scope never has one.
+ * Otherwise collection is left to V8. A young-generation collection forced whenever the last running turn had ended
+ * was removed: at best it moves one scavenge (~0.5 ms) out of the next turn, under load it never ran (no CPU saved),
+ * and `npm run bench -- server` A/B runs (3 interleaved rounds, shared 2-core VM) could not tell it apart: plain-turn
+ * overhead 12.3 ms with it vs 19.2 ms without (ranges 7.4–26.1 vs 18.3–22.4), turns with 2 tool calls 13.8 vs
+ * 16.0 ms, server CPU under load 9.40 vs 9.60 ms per turn — all within the machine's noise.
  *
  * The young-generation pin is a trade of CPU under load for resident memory, measured with `CASHCODE_BENCH_QUICK=1 npm
  * run bench -- server` (quiet 2-core VM, one round each): these flags 10.6 ms server CPU per turn at 100 concurrent
  * chats, 111 turns/s, RSS 108 MB idle / 136 MB after the load; without `--semi-space-growth-factor=1` 7.5 ms, 153
  * turns/s, but 149 / 186 MB; a young generation fixed at 4 MiB (`--min/max-semi-space-size=4`) 10.0 ms, 114 turns/s,
- * 120 / 146 MB. Kept as is: the memory figures are what every idle install pays.
+ * 120 / 146 MB. Kept as is: the memory figures are what every idle install pays. (Those figures predate the batched
+ * stream reader and the idle release; with both, these flags give 5.4–5.7 ms, 202–214 turns/s, 108 / 113 MB.)
  */
-const HEAP_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=25'];
+const HEAP_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=25', '--expose-gc'];
 
 const BUNDLE = join(__dirname, 'server.bundle.js');
 const CODE_CACHE = join(__dirname, 'server.bundle.cache');

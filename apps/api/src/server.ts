@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CashcodeApp } from './bootstrap';
 import { DataDirLockedError } from './common/data-dir-lock';
+import { startIdleMemoryRelease } from './common/idle-memory-release';
 import { ConfigError, loadConfig } from './config/app-config';
 
 /** Emitted on `process` once the server listens. */
@@ -68,6 +69,8 @@ async function main(): Promise<void> {
   }
   // main.ts writes the bundle's code cache once the server runs (see SERVER_STARTED_EVENT there)
   (process as NodeJS.EventEmitter).emit(SERVER_STARTED_EVENT);
+  // a burst's memory goes back to the system once the server is idle again (common/idle-memory-release.ts)
+  startIdleMemoryRelease();
 
   // SIGINT / SIGTERM: a clean stop (the data-dir lock is released on the way), or a forced exit when something still
   // hangs after SHUTDOWN_FORCE_EXIT_MS; then the lock is released synchronously. A repeated signal changes nothing.
