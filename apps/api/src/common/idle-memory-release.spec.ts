@@ -78,7 +78,7 @@ describe('IdleMemoryRelease', () => {
       const { startIdleMemoryRelease, CHECK_MS } = require(${JSON.stringify(compiled)});
       const heap = () => require('node:v8').getHeapStatistics().total_heap_size;
       const stop = startIdleMemoryRelease();
-      if (!stop) { console.log(JSON.stringify({ started: false })); process.exit(0); }
+      if (!stop) { process.stdout.write(JSON.stringify({ started: false })); process.exit(0); }
       const regularGc = require('node:vm').runInNewContext('gc');
       let junk = [];
       for (let i = 0; i < 400000; i++) junk.push({ text: 'garbage ' + i, list: [i, i + 1] });
@@ -86,7 +86,7 @@ describe('IdleMemoryRelease', () => {
       const grown = heap();
       junk = null;
       const hasGc = typeof globalThis.gc === 'function';
-      setTimeout(() => { console.log(JSON.stringify({ started: true, grown, after: heap(), hasGc })); stop(); }, CHECK_MS * 3);
+      setTimeout(() => { process.stdout.write(JSON.stringify({ started: true, grown, after: heap(), hasGc })); stop(); }, CHECK_MS * 3);
     `;
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
     expect(child.status).toBe(0);
