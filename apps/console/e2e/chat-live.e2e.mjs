@@ -257,7 +257,8 @@ describe('Chat while streaming', { timeout: 240_000 }, () => {
       await dialog.waitFor();
       assert.match(await dialog.getByTestId('shortcuts-list').innerText(), /New chat[\s\S]*Search chats[\s\S]*Stop the answer/);
       await screenshot(page, 'chat-live-06-shortcuts-dialog');
-      // focus stays inside the dialog while it is open
+      // focus stays inside the dialog while it is open (once the dialog has taken it)
+      await page.waitForFunction(() => document.querySelector('[role="dialog"]')?.contains(document.activeElement) === true);
       for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
       assert.equal(await dialog.evaluate((node) => node.contains(document.activeElement)), true);
       await page.keyboard.press('Escape');

@@ -75,6 +75,8 @@ describe('OpenAI-compatible API in the console', { timeout: 300_000 }, () => {
     assert.equal((await answered.json()).choices[0].message.content, 'Hello from the agent');
 
     await page.getByTestId('openai-dismiss-key').click();
+    // the console renders after the click's change detection: wait for it, then the secret is gone from the page
+    await page.getByTestId('openai-secret').waitFor({ state: 'detached' });
     assert.equal(await page.getByTestId('openai-secret').count(), 0);
 
     // revoke from the console: the key stops working at once
