@@ -209,6 +209,18 @@ describe('chat state', () => {
     expect(busy.activeChatId).toBe('c1');
   });
 
+  it('Scenario: New chat pressed before the socket is open opens the connection\'s fresh chat, not the latest session', () => {
+    let state = newChatRequested(INITIAL_CHAT_STATE);
+    state = sessionsLoaded(state, [{ chat_id: 'a', title: 'A', updated_at: '2026-01-01T10:00:00' }]);
+    state = reduceServerEvent(state, { event: 'ready', chat_id: 'r1', client_id: 'client-1' });
+    expect(state.activeChatId).toBe('r1');
+    expect(state.pendingNewChat).toBe(false);
+    expect(state.threads['r1'].history).toBe('loaded');
+    // with a chat already open, a pending New chat still wins over it
+    const busy = reduceServerEvent(newChatRequested(generatingChat()), { event: 'ready', chat_id: 'r2', client_id: 'client-2' });
+    expect(busy.activeChatId).toBe('r2');
+  });
+
   it('Scenario: attached opens the chat asked for with new_chat, and only that one', () => {
     const pending = { ...generatingChat(), pendingNewChat: true };
     const opened = reduceServerEvent(pending, { event: 'attached', chat_id: 'n1' });

@@ -455,7 +455,10 @@ function nullableString(value: unknown): string | null {
 export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatState {
   switch (event.event) {
     case 'ready':
-      // A fresh connection: its default chat opens only when nothing is open yet.
+      // A fresh connection: its default chat (new, nothing on disk) opens when nothing is open yet, or when a new
+      // chat was asked for and its `attached` cannot come any more (asked before the socket was open, or on a
+      // connection that dropped): the default chat is that new chat.
+      if (state.pendingNewChat) return activateChat({ ...state, pendingNewChat: false }, event.chat_id, true);
       return state.activeChatId === null ? activateChat(state, event.chat_id, true) : state;
 
     case 'attached': {

@@ -177,11 +177,14 @@ export class ChatStore {
     this.socket.send({ type: 'attach', chat_id: chatId });
   }
 
-  /** Asks the gateway for a new chat; it opens when `attached` arrives. */
-  newChat(): boolean {
-    if (!this.socket.send({ type: 'new_chat' })) return false;
+  /**
+   * Asks the gateway for a new chat; it opens when `attached` arrives. Asked before the socket is open (a click right
+   * after the page loads), the connection's `ready` brings the new chat: the request is never dropped, so a session
+   * list that arrives meanwhile does not open the latest chat instead.
+   */
+  newChat(): void {
     this.update(newChatRequested);
-    return true;
+    this.socket.send({ type: 'new_chat' });
   }
 
   async rename(chatId: string, title: string): Promise<string | null> {
