@@ -176,6 +176,17 @@ describe('chat turn', () => {
     const events = await turn(chatId, 'list the workspace');
     const done = events.at(-1) as Extract<ServerEvent, { event: 'done' }>;
     expect(done.usage).toEqual({ prompt_tokens: 2100, completion_tokens: 15, total_tokens: 2115, cached_tokens: 896 });
+    // the answer keeps them in history: a reopened chat shows the same numbers
+    const messages = await request(t.httpUrl).get(`/api/sessions/${chatId}/messages`);
+    expect((messages.body as { messages: Array<{ usage?: unknown }> }).messages.at(-1)?.usage).toEqual(done.usage);
+  });
+
+  it("Scenario: DeepSeek's prompt_cache_hit_tokens count as cached prompt tokens", async () => {
+    const chatId = newChatId();
+    fake.enqueue({ content: 'cached', usage: { prompt_tokens: 1200, completion_tokens: 4, total_tokens: 1204, prompt_cache_hit_tokens: 1024 } });
+    const events = await turn(chatId, 'again');
+    const done = events.at(-1) as Extract<ServerEvent, { event: 'done' }>;
+    expect(done.usage).toEqual({ prompt_tokens: 1200, completion_tokens: 4, total_tokens: 1204, cached_tokens: 1024 });
   });
 
   it('Scenario: deltas arrive while the model is still streaming (real streaming, no buffering)', async () => {

@@ -261,6 +261,22 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     assert.match(await total.textContent(), /^This chat: 165 tokens/);
   });
 
+  test('Scenario: an answer shows the prompt tokens the provider served from its cache', async () => {
+    fake.enqueue({
+      content: 'Mostly cached.',
+      usage: { prompt_tokens: 120, completion_tokens: 45, total_tokens: 165, prompt_tokens_details: { cached_tokens: 100 } },
+    });
+    await page.getByTestId('new-chat').click();
+    await sendMessage('Cache please');
+    await page.getByTestId('assistant-text').filter({ hasText: 'Mostly cached.' }).waitFor();
+    const stats = page.getByTestId('answer-stats').filter({ hasText: '120 in (100 cached) · 45 out' });
+    await stats.waitFor();
+    assert.match(await stats.textContent(), /^\d+\.\d s · 120 in \(100 cached\) · 45 out$/);
+    await page.reload();
+    await page.getByTestId('assistant-text').filter({ hasText: 'Mostly cached.' }).waitFor();
+    await stats.waitFor();
+  });
+
   test('the console raised no uncaught errors during the scenarios', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -45,6 +45,7 @@ import { classifyProviderError } from '../llm-settings/provider-errors';
 import { MemoryStore } from '../memory/memory-store';
 import { toolCallsContent } from '../memory/history-record';
 import { UsageService, type UsageReservation } from '../usage/usage.service';
+import { reportedCachedTokens } from '../usage/reported-usage';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import { argumentPreview } from './argument-preview';
@@ -212,9 +213,9 @@ function addUsage(total: TokenUsage, usage: ChatCompletionChunk['usage'] | null 
   total.prompt_tokens += usage.prompt_tokens ?? 0;
   total.completion_tokens += usage.completion_tokens ?? 0;
   total.total_tokens += usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
-  // only when the provider reports it (OpenAI-compatible `prompt_tokens_details.cached_tokens`): absent means unknown
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  if (typeof cached === 'number' && Number.isFinite(cached) && cached >= 0) total.cached_tokens = (total.cached_tokens ?? 0) + cached;
+  // only when the provider reports it (reported-usage.ts): absent means unknown
+  const cached = reportedCachedTokens(usage);
+  if (cached !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + cached;
 }
 
 function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {

@@ -135,19 +135,22 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
   return record;
 }
 
-/** A stored token usage: three non-negative integers, else null. */
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+/** A stored token usage: three non-negative integers (and `cached_tokens` when one was stored), else null. */
 export function parseUsage(value: unknown): TokenUsage | null {
   if (!isRecord(value)) return null;
   const fields = ['prompt_tokens', 'completion_tokens', 'total_tokens'] as const;
   for (const field of fields) {
-    const count = value[field];
-    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return null;
+    if (!isCount(value[field])) return null;
   }
-  return {
+  const usage: TokenUsage = {
     prompt_tokens: value['prompt_tokens'] as number,
     completion_tokens: value['completion_tokens'] as number,
     total_tokens: value['total_tokens'] as number,
   };
+  if (isCount(value['cached_tokens'])) usage.cached_tokens = value['cached_tokens'];
+  return usage;
 }
 
 /** A stored cost: a finite amount >= 0 and a three-letter currency, else null. */

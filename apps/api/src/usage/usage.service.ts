@@ -37,6 +37,7 @@ import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
 import { AppEventBus } from '../events/event-bus';
+import { reportedCachedTokens, type ReportedUsage } from './reported-usage';
 import { dayBefore, isoWithOffset, localDay, localMonth, serverTimeZone, windowDays, windowResetsAt } from './usage-calendar';
 import { SpendLimitError, UsageError } from './usage.errors';
 import { roundMoney, UsageLedger, type NewUsageRecord, type RecordsQuery, type UseGroup } from './usage-ledger';
@@ -71,13 +72,8 @@ export interface UsageReservation {
   settled: boolean;
 }
 
-/** The usage a provider reported (OpenAI-compatible `usage`), as received. */
-export interface ReportedUsage {
-  prompt_tokens?: number | null;
-  completion_tokens?: number | null;
-  total_tokens?: number | null;
-  prompt_tokens_details?: { cached_tokens?: number | null } | null;
-}
+
+export type { ReportedUsage } from './reported-usage';
 
 export interface ModelCallResult {
   outcome: Exclude<ModelCallOutcome, 'refused'>;
@@ -264,7 +260,7 @@ export class UsageService implements OnModuleInit, OnApplicationShutdown {
     const estimated = prompt === undefined && completion === undefined;
     const promptTokens = estimated ? reservation.promptTokens : (prompt ?? 0);
     const completionTokens = estimated ? this.estimateTokens(result.answerChars ?? 0) : (completion ?? 0);
-    const cachedTokens = estimated ? 0 : Math.min(count(reported?.prompt_tokens_details?.cached_tokens) ?? 0, promptTokens);
+    const cachedTokens = estimated ? 0 : Math.min(reportedCachedTokens(reported) ?? 0, promptTokens);
     const totalTokens = estimated ? promptTokens + completionTokens : (count(reported?.total_tokens) ?? promptTokens + completionTokens);
     const price = this.priceFor(request.provider, request.model);
     const call: NewUsageRecord = {

@@ -21,6 +21,8 @@ export interface FakeUsage {
   completion_tokens: number;
   total_tokens: number;
   prompt_tokens_details?: { cached_tokens: number };
+  /** DeepSeek's name for the cached prompt tokens */
+  prompt_cache_hit_tokens?: number;
 }
 
 export interface FakeStep {

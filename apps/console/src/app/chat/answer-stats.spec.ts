@@ -5,7 +5,7 @@ import { continueSent } from './chat-actions-state';
 import { INITIAL_CHAT_STATE, activateChat, historyLoaded, reduceServerEvent, userMessageSent, type ChatMessage } from './chat-state';
 
 const LLM = { llm: { provider: 'openai_compatible' as const, model: 'm1' } };
-const done = (usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }, seconds: number): ServerEvent => ({
+const done = (usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_tokens?: number }, seconds: number): ServerEvent => ({
   event: 'done',
   chat_id: 'c1',
   duration_sec: seconds,
@@ -114,5 +114,24 @@ describe('answer stats', () => {
     });
     const thread = activateChat(INITIAL_CHAT_STATE, 'c1', true).threads['c1'];
     expect(applyDoneStats(thread, done({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, 1) as never)).toBe(thread);
+  });
+
+  it('Scenario: an answer shows the prompt tokens the provider served from its cache', () => {
+    expect(reportedUsage({ prompt_tokens: 120, completion_tokens: 45, total_tokens: 165, cached_tokens: 100 })).toEqual({
+      prompt_tokens: 120,
+      completion_tokens: 45,
+      total_tokens: 165,
+      cached_tokens: 100,
+    });
+    // a malformed count is unknown, the rest of the usage stays
+    expect(reportedUsage({ prompt_tokens: 120, completion_tokens: 45, total_tokens: 165, cached_tokens: -3 })).not.toHaveProperty('cached_tokens');
+    // a continued answer adds the continuation's cached tokens to the stopped part's
+    let continued = continueSent(historyLoaded(activateChat(INITIAL_CHAT_STATE, 'c1', true), 'c1', [
+      { role: 'user', content: 'a', cursor: 1 },
+      { role: 'assistant', content: 'b', cancelled: true, usage: { prompt_tokens: 300, completion_tokens: 1, total_tokens: 301, cached_tokens: 256 }, cursor: 2 },
+    ]), 'c1');
+    continued = reduceServerEvent(continued, { event: 'delta', chat_id: 'c1', text: ' more', stream_id: 4 });
+    continued = reduceServerEvent(continued, done({ prompt_tokens: 310, completion_tokens: 2, total_tokens: 312, cached_tokens: 300 }, 0.2) as ServerEvent);
+    expect(continued.threads['c1'].messages.at(-1)?.usage).toEqual({ prompt_tokens: 610, completion_tokens: 3, total_tokens: 613, cached_tokens: 556 });
   });
 });

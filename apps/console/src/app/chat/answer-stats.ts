@@ -17,17 +17,23 @@ export function reportedUsage(value: unknown): TokenUsage | null {
   if (!counts.every((count) => typeof count === 'number' && Number.isFinite(count) && count >= 0)) return null;
   const [prompt, completion, total] = counts as number[];
   if (prompt === 0 && completion === 0 && total === 0) return null;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+  const reported: TokenUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+  // prompt tokens served from the provider's cache, only when it said (absent: unknown)
+  const cached = usage['cached_tokens'];
+  if (typeof cached === 'number' && Number.isFinite(cached) && cached >= 0) reported.cached_tokens = cached;
+  return reported;
 }
 
 function addUsage(a: TokenUsage | undefined, b: TokenUsage | null): TokenUsage | undefined {
   if (!b) return a;
   if (!a) return b;
-  return {
+  const sum: TokenUsage = {
     prompt_tokens: a.prompt_tokens + b.prompt_tokens,
     completion_tokens: a.completion_tokens + b.completion_tokens,
     total_tokens: a.total_tokens + b.total_tokens,
   };
+  if (a.cached_tokens !== undefined || b.cached_tokens !== undefined) sum.cached_tokens = (a.cached_tokens ?? 0) + (b.cached_tokens ?? 0);
+  return sum;
 }
 
 /**

@@ -108,16 +108,21 @@ export class MessageList {
     this.store.retry(messageId);
   }
 
-  /** `2.4 s · 120 in · 45 out` (duration only when the provider reported no usage) */
+  /**
+   * `2.4 s · 120 in · 45 out` (duration only when the provider reported no usage); `120 in (100 cached) · 45 out` when
+   * the provider served part of the prompt from its cache.
+   */
   protected statsText(message: ChatMessage): string {
     const parts: string[] = [];
     if (typeof message.durationMs === 'number') {
       parts.push(this.i18n.t('chat.stats.duration', { seconds: formatSeconds(message.durationMs) }));
     }
     if (message.usage) {
+      const cached = message.usage.cached_tokens ?? 0;
       parts.push(
-        this.i18n.t('chat.stats.tokens', {
+        this.i18n.t(cached > 0 ? 'chat.stats.tokensCached' : 'chat.stats.tokens', {
           prompt: message.usage.prompt_tokens,
+          cached,
           completion: message.usage.completion_tokens,
         }),
       );

@@ -83,6 +83,7 @@ export const EN_MESSAGES = {
   'chat.action.continue': 'Continue',
   'chat.stats.duration': '{seconds} s',
   'chat.stats.tokens': '{prompt} in · {completion} out',
+  'chat.stats.tokensCached': '{prompt} in ({cached} cached) · {completion} out',
   'chat.stats.total': 'This chat: {tokens} tokens · {seconds} s',
   'chat.stats.totalTime': 'This chat: {seconds} s',
   'chat.imageBlocked': 'Remote image blocked',

@@ -81,6 +81,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'chat.action.continue': '继续',
   'chat.stats.duration': '{seconds} 秒',
   'chat.stats.tokens': '输入 {prompt} · 输出 {completion}',
+  'chat.stats.tokensCached': '输入 {prompt}（缓存 {cached}）· 输出 {completion}',
   'chat.stats.total': '本对话：{tokens} 个 token · {seconds} 秒',
   'chat.stats.totalTime': '本对话：{seconds} 秒',
   'chat.imageBlocked': '已拦截远程图片',
