@@ -80,7 +80,7 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     const command = 'rm -rf ./build && echo "cleaned the build directory and every cache we could find on the way"';
     fake.enqueue(...execCall(command, 'I did not run the command.'));
     await page.goto(api.url);
-    await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor();
+    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await sendMessage('Clean the build directory');
 
@@ -153,7 +153,7 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     await sendMessage('Check git again');
     await pendingCard().waitFor();
     await page.reload();
-    await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor();
+    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
     const card = pendingCard();
     await card.waitFor();
     // the server re-sends the pending request on attach: deduplicated by call_id

@@ -75,7 +75,7 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
   test('Scenario: export a chat as Markdown and as JSON from the session menu', async () => {
     fake.enqueue({ content: 'Paris is the **capital** of France.' });
     await page.goto(api.url);
-    await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor();
+    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await sendMessage('What is the capital of France?');
     await page.getByTestId('assistant-text').filter({ hasText: 'capital of France' }).waitFor();

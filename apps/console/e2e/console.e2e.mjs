@@ -51,7 +51,7 @@ describe('CashCode console', { timeout: 240_000 }, () => {
 
   test('Scenario: onboarding leads to the LLM settings when no model is configured', async () => {
     await page.goto(api.url);
-    await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor();
+    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
     await page.getByTestId('onboarding').waitFor();
     await screenshot(page, '01-onboarding-light');
     await page.getByTestId('onboarding-action').click();
@@ -164,7 +164,7 @@ describe('CashCode console', { timeout: 240_000 }, () => {
   test('Scenario: reload shows the history of the open chat', async () => {
     const before = await page.getByTestId('user-message').allInnerTexts();
     await page.reload();
-    await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor();
+    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
     await page.getByTestId('user-message').nth(1).waitFor();
     assert.deepEqual(await page.getByTestId('user-message').allInnerTexts(), before);
     assert.match(await page.getByTestId('assistant-text').first().innerText(), /streamed answer/);
@@ -218,7 +218,7 @@ describe('CashCode console', { timeout: 240_000 }, () => {
     await api.stop({ keepData: true });
     await page.getByTestId('connection-state').filter({ hasNotText: 'Connected' }).waitFor();
     api = await startApi(api);
-    await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor({ timeout: 40_000 });
+    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor({ timeout: 40_000 });
     fake.enqueue({ chunks: ['Back ', 'again'], chunkDelayMs: 50 });
     await sendMessage('Are you there?');
     await lastAnswer().filter({ hasText: 'Back again' }).waitFor();

@@ -81,7 +81,7 @@ describe('MCP Market', { timeout: 180_000 }, () => {
 
   test('Scenario: connecting a built-in stdio server shows connected with its tools', async () => {
     await row('test_stdio_mcp').getByTestId('mcp-lifecycle').click();
-    await row('test_stdio_mcp').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor();
+    await row('test_stdio_mcp').locator('[data-testid="mcp-status"][data-status="connected"]').waitFor();
     assert.match(await row('test_stdio_mcp').innerText(), /· 1 tool$/m);
     assert.match(await row('test_stdio_mcp').getByTestId('mcp-lifecycle').innerText(), /Disconnect/);
   });
@@ -114,7 +114,7 @@ describe('MCP Market', { timeout: 180_000 }, () => {
 
   test('Scenario: connect it and see its live tools with schemas', async () => {
     await row('remote_hello').getByTestId('mcp-lifecycle').click();
-    await row('remote_hello').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor();
+    await row('remote_hello').locator('[data-testid="mcp-status"][data-status="connected"]').waitFor();
     await row('remote_hello').getByTestId('mcp-tools').click();
     await page.getByTestId('mcp-tools-source').filter({ hasText: 'Live tools' }).waitFor();
     const tool = page.getByTestId('mcp-tool').filter({ hasText: 'mcp_remote_hello_say_hello' });
@@ -197,7 +197,7 @@ describe('MCP Market', { timeout: 180_000 }, () => {
     await row('remote_hello').filter({ hasText: 'Remote hello (edited)' }).waitFor();
     // an update disconnects; connecting again works with the kept secret
     await row('remote_hello').getByTestId('mcp-lifecycle').click();
-    await row('remote_hello').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor();
+    await row('remote_hello').locator('[data-testid="mcp-status"][data-status="connected"]').waitFor();
     const html = await page.content();
     assert.equal(html.includes(SECRET), false);
   });
@@ -205,9 +205,9 @@ describe('MCP Market', { timeout: 180_000 }, () => {
   test('Scenario: a failed connection shows the error and offers a retry', async () => {
     await sse.stop();
     await row('remote_hello').getByTestId('mcp-lifecycle').click(); // disconnect
-    await row('remote_hello').getByTestId('mcp-status').filter({ hasText: 'Not connected' }).waitFor();
+    await row('remote_hello').locator('[data-testid="mcp-status"][data-status="disconnected"]').waitFor();
     await row('remote_hello').getByTestId('mcp-lifecycle').click(); // connect → error
-    await row('remote_hello').getByTestId('mcp-status').filter({ hasText: 'Connection failed' }).waitFor();
+    await row('remote_hello').locator('[data-testid="mcp-status"][data-status="error"]').waitFor();
     await row('remote_hello').getByTestId('mcp-row-error').waitFor();
     assert.match(await row('remote_hello').getByTestId('mcp-lifecycle').innerText(), /Retry connection/);
     await screenshot(page, 'mcp-03-error');
@@ -244,7 +244,7 @@ describe('MCP Market', { timeout: 180_000 }, () => {
     assert.ok(!listed.includes(ENV_SECRET), 'the env value is never returned');
     assert.match(listed, /"EVERYTHING_TOKEN":"\*{8}"/);
     await row('local_everything').getByTestId('mcp-lifecycle').click();
-    await row('local_everything').getByTestId('mcp-status').filter({ hasText: 'Connected' }).waitFor({ timeout: 40_000 });
+    await row('local_everything').locator('[data-testid="mcp-status"][data-status="connected"]').waitFor({ timeout: 40_000 });
   });
 
   test('Scenario: pasting a Claude Desktop config imports its servers and reports the skipped ones', async () => {

@@ -71,7 +71,7 @@ describe('Composer @ picker', { timeout: 180_000 }, () => {
 
   async function openChat() {
     await page.goto(api.url);
-    await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor();
+    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await page.getByTestId('send-button').waitFor();
   }
