@@ -189,6 +189,18 @@ describe('chat turn', () => {
     expect(done.usage).toEqual({ prompt_tokens: 1200, completion_tokens: 4, total_tokens: 1204, cached_tokens: 1024 });
   });
 
+  it('Scenario: a model stream that arrives in one network read reaches the client as one delta event', async () => {
+    const chatId = newChatId();
+    const tokens = Array.from({ length: 300 }, (_, i) => `tok${i} `);
+    // one SSE event (one chunk of the chunked body) per token, the whole response in one socket write
+    fake.enqueue({ chunks: tokens, oneWrite: true });
+    const events = await turn(chatId, 'all at once');
+    const deltas = events.filter((e): e is Extract<ServerEvent, { event: 'delta' }> => e.event === 'delta');
+    expect(deltas).toHaveLength(1);
+    expect(deltas[0]!.text).toBe(tokens.join(''));
+    expect(names(events).slice(-2)).toEqual(['stream_end', 'done']);
+  });
+
   it('Scenario: deltas arrive while the model is still streaming (real streaming, no buffering)', async () => {
     const chatId = newChatId();
     fake.enqueue({ chunks: ['First ', 'words '], hangAfterChunks: true });

@@ -584,7 +584,7 @@ export class AgentRunner {
     const pending = new Map<number, { id: string; name: string; arguments: string }>();
     let content = '';
     let callUsage: ChatCompletionChunk['usage'] = null;
-    // a batch is what one network read held: its text goes out as one delta
+    // a batch is what one read of the body held; the deltas of one network read leave as one event (delta-coalescer)
     for await (const batch of completionChunkBatches(request.client, params, { signal: request.signal, maxRetries: 0 })) {
       let text = '';
       for (const chunk of batch) {

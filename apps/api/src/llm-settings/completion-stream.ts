@@ -1,15 +1,17 @@
 /**
- * A streamed chat completion, read as batches: every chunk parsed from one network read of the response comes in one
- * array, so a caller handles a read at once (one merged text delta instead of one per token).
+ * A streamed chat completion, read as batches: the chunks parsed from one read of the response body come in one
+ * array, so a caller handles them at once. The provider fetch (http-fetch.ts) hands over the body chunk by chunk of the
+ * chunked transfer encoding, usually one SSE event each; all the chunks of one network read are queued in the same
+ * tick and read without a pause, so their deltas leave as one `delta` event (chat/delta-coalescer.ts).
  *
  * Why not the SDK's `Stream`: it passes every server-sent event through four nested async generators (byte chunks,
  * lines, SSE messages, JSON values), each `yield` a promise and a microtask, and copies each event's bytes on the way.
  * One network read of a busy provider's stream holds hundreds of events. Here the `openai` SDK still builds, sends,
  * retries and classifies the request (`asResponse()` resolves only for a 2xx answer); only the body is read
- * differently: one `read()` per network chunk, decoded once, parsed synchronously by `eventsource-parser` (the SSE
- * parser of the MCP SDK and the Vercel AI SDK). Kept because it pays: 100 concurrent chats × 15 turns of 300-token
- * answers sent in one write (the load of `npm run bench -- server`; quiet 2-core VM, 2 interleaved A/B rounds of 3
- * passes), server CPU per turn 8.0–9.5 ms with the SDK's stream vs 5.4–6.2 ms with this, throughput 126–147 vs 181–209
+ * differently: one `read()` per body chunk, decoded once, parsed synchronously by `eventsource-parser` (the SSE parser
+ * of the MCP SDK and the Vercel AI SDK). Kept because it pays: 100 concurrent chats × 15 turns of 300-token answers
+ * sent in one write (the load of `npm run bench -- server`; quiet 2-core VM, 2 interleaved A/B rounds of 3 passes),
+ * server CPU per turn 8.0–9.5 ms with the SDK's stream vs 5.4–6.2 ms with this, throughput 126–147 vs 181–209
  * turns/s, p95 latency 0.96–1.15 vs 0.57–0.92 s.
  *
  * What the SDK's stream does, this does too (openai 7.x `Stream.fromSSEResponse`, legacy mode):
@@ -33,7 +35,7 @@ function isAbort(error: unknown, signal: AbortSignal | null | undefined): boolea
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
 }
 
-/** Streams `params` (a streaming chat completion) as batches of chunks, one batch per network read that held any. */
+/** Streams `params` (a streaming chat completion) as batches of chunks, one batch per body read that held any. */
 export async function* completionChunkBatches(
   client: OpenAI,
   params: ChatCompletionCreateParamsStreaming,

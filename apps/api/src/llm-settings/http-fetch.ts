@@ -93,11 +93,21 @@ function requestHead(url: URL, request: PreparedRequest): string[] {
   return head;
 }
 
+/** bytes of the response body queued for the reader before the socket is paused (a network read is at most 64 KiB) */
+const BODY_HIGH_WATER_BYTES = 256 * 1024;
+
 /**
- * The body as a web stream for the Response: chunks are handed over as they arrive, the socket is paused while the
- * reader is a full queue behind (and resumed when it reads), the stream ends or errors with the body (an abort's
- * reason, a reset connection), and cancelling it destroys the body. Readable.toWeb does the same through more
- * general machinery that costs about twice as much per response.
+ * The body as a web stream for the Response: chunks are handed over as they arrive, the socket is paused while more
+ * than BODY_HIGH_WATER_BYTES wait for the reader (and resumed when it reads), the stream ends or errors with the body
+ * (an abort's reason, a reset connection), and cancelling it destroys the body. Readable.toWeb does the same through
+ * more general machinery that costs about twice as much per response.
+ *
+ * The queue is measured in bytes, not chunks: a chunked HTTP body (every SSE stream) gives one `data` event per chunk
+ * of the transfer encoding, and a provider writes one per event, so one network read of a busy stream holds hundreds
+ * of them. With a limit of 16 chunks the socket was paused and resumed (a tick each) every 16 events, and the text of
+ * one read reached the client as ~18 `delta` events instead of one (chat/delta-coalescer.ts joins a tick's deltas):
+ * `npm run bench -- server`'s load (300 events per answer in one write; interleaved passes on the 2-core VM) went from
+ * 18 to 1 delta event per turn and from 6.6–7.5 ms (median 7.1) to 5.3–6.9 ms (median 5.7) of server CPU per turn.
  */
 function webBody(body: Readable): ReadableStream<Uint8Array> {
   let settled = false;
@@ -126,7 +136,7 @@ function webBody(body: Readable): ReadableStream<Uint8Array> {
         body.destroy();
       },
     },
-    { highWaterMark: 16 },
+    { highWaterMark: BODY_HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
   );
 }
 
