@@ -19,7 +19,10 @@ import { Script } from 'node:vm';
  * V8 heap policy (set before anything runs, the same on every start, which the code cache
  * requires). The server's live heap is small (~35 MiB) and a turn allocates mostly short-lived objects:
  * - V8 doubles the young generation (up to 2 × 16 MiB) whenever much survives a scavenge and never shrinks it while
- *   the process runs; the initial size collects just as well here and keeps ~25 MiB less resident;
+ *   the process runs; pinned at its initial size (`--semi-space-growth-factor=1`) an idle server keeps ~10 MiB less
+ *   resident. Under load that pin costs CPU (a scavenge every turn or so, each copying the live state of the turns in
+ *   flight), so common/idle-memory-release.ts lifts it while the event loop is busy and sets it again, shrinking the
+ *   young generation, once the server is idle;
  * - after a full collection V8 lets the old generation grow to up to 4× what survived before collecting again, so a
  *   burst of turns left ~50 MiB of garbage resident; 1.25× keeps the heap near the live size at the cost of a few
  *   more (incremental) collections under load;
@@ -32,12 +35,11 @@ import { Script } from 'node:vm';
  * overhead 12.3 ms with it vs 19.2 ms without (ranges 7.4–26.1 vs 18.3–22.4), turns with 2 tool calls 13.8 vs
  * 16.0 ms, server CPU under load 9.40 vs 9.60 ms per turn — all within the machine's noise.
  *
- * The young-generation pin is a trade of CPU under load for resident memory, measured with `CASHCODE_BENCH_QUICK=1 npm
- * run bench -- server` (quiet 2-core VM, one round each): these flags 10.6 ms server CPU per turn at 100 concurrent
- * chats, 111 turns/s, RSS 108 MB idle / 136 MB after the load; without `--semi-space-growth-factor=1` 7.5 ms, 153
- * turns/s, but 149 / 186 MB; a young generation fixed at 4 MiB (`--min/max-semi-space-size=4`) 10.0 ms, 114 turns/s,
- * 120 / 146 MB. Kept as is: the memory figures are what every idle install pays. (Those figures predate the batched
- * stream reader and the idle release; with both, these flags give 5.4–5.7 ms, 202–214 turns/s, 108 / 113 MB.)
+ * The figures of the young-generation trade (`npm run bench -- server`, 100 concurrent chats, quiet 2-core VM,
+ * interleaved rounds, server CPU per turn and RSS once idle after the load): pinned throughout 6.4–7.4 ms, 108 MB
+ * idle, 118–120 MB after the load; never pinned 4.3–6.7 ms, but 116–124 MB idle and 125–132 MB after the load; pinned
+ * only while idle (as now) 5.4–7.0 ms, 108 MB idle and 122–128 MB after the load, 106 and 116–117 MB with
+ * MALLOC_MMAP_THRESHOLD_ (scripts/start.mjs).
  */
 const HEAP_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=25', '--expose-gc'];
 

@@ -2,19 +2,22 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuiltServer } from '../../test/support/server-process';
-import { GROWTH_BYTES, IDLE_UTILISATION, IdleMemoryRelease, startIdleMemoryRelease, v8Probe, type IdleMemoryProbe } from './idle-memory-release';
+import { GROWTH_BYTES, IDLE_UTILISATION, IdleMemoryRelease, LOAD_UTILISATION, startIdleMemoryRelease, v8Probe, type IdleMemoryProbe } from './idle-memory-release';
 
 const MB = 1024 * 1024;
 
 /** A probe whose heap and loop load the test sets; `collect` shrinks the heap to `live`. */
 function scriptedProbe(start: number) {
-  const state = { heap: start, live: start, busy: 0, collections: 0 };
+  const state = { heap: start, live: start, busy: 0, collections: 0, growth: [] as boolean[] };
   const probe: IdleMemoryProbe = {
     heapBytes: () => state.heap,
     utilisation: () => state.busy,
     collect: () => {
       state.collections++;
       state.heap = state.live;
+    },
+    youngGenerationGrowth: (allowed) => {
+      state.growth.push(allowed);
     },
   };
   return { state, probe };
@@ -58,6 +61,29 @@ describe('IdleMemoryRelease', () => {
     state.heap = 30 * MB + GROWTH_BYTES + 1;
     state.live = 30 * MB;
     expect(release.check()).toBe(true);
+  });
+
+  it('Scenario: the young generation may grow only while the server is under load, and is shrunk once it is idle', () => {
+    const { state, probe } = scriptedProbe(40 * MB);
+    const release = new IdleMemoryRelease(probe);
+    // a single busy interval below the load share changes nothing
+    state.busy = LOAD_UTILISATION - 0.01;
+    expect(release.check()).toBe(false);
+    expect(state.growth).toEqual([]);
+    // under load: growth allowed once, however long the load lasts; never a collection meanwhile
+    state.busy = 0.9;
+    for (let i = 0; i < 10; i++) expect(release.check()).toBe(false);
+    expect(state.growth).toEqual([true]);
+    expect(state.collections).toBe(0);
+    // idle again: pinned, then one collection (it shrinks the grown young generation), even with a heap that is
+    // back within the growth threshold
+    state.heap = 40 * MB + GROWTH_BYTES / 2;
+    state.busy = 0.01;
+    expect(release.check()).toBe(true);
+    expect(state.growth).toEqual([true, false]);
+    expect(state.collections).toBe(1);
+    expect(release.check()).toBe(false);
+    expect(state.collections).toBe(1);
   });
 
   it('Scenario: without --expose-gc nothing is started', () => {
