@@ -38,14 +38,23 @@ if (missing.length > 0) {
   }
 }
 
-// MALLOC_ARENA_MAX=2 (unless set): glibc gives each thread that allocates its own malloc arena (V8's GC helpers and
-// libuv's pool threads do), and freed memory in them stays resident; two arenas kept 8 MB less resident after the
-// bench's 100 chats × 5 turns (132 vs 141 MB) at no measured CPU cost. glibc reads it at process start, so it is
-// set for the server process here.
+// glibc malloc settings (unless set; glibc reads them at process start, so they are set for the server process here):
+// - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates its own malloc arena (V8's GC helpers and libuv's pool
+//   threads do), and freed memory in them stays resident; two arenas kept 8 MB less resident after the bench's
+//   100 chats × 5 turns (132 vs 141 MB) at no measured CPU cost;
+// - MALLOC_MMAP_THRESHOLD_=32768: blocks of 32 KiB and more (a socket read's 64 KiB buffer, a request body) get their
+//   own mapping, returned to the system when freed. By default glibc raises that threshold as such blocks are freed and
+//   then serves them from its main heap, which a burst of turns left fragmented and resident: ~10 MB more once idle
+//   after the load (RSS 122–125 vs 116–117 MB, idle 108 vs 106 MB), for ~0.2 ms of server CPU per turn under load
+//   (interleaved rounds of `npm run bench -- server`).
 const child = spawn(process.execPath, [join(root, 'apps', 'api', 'dist', 'main.js')], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+  env: {
+    ...process.env,
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '32768',
+  },
 });
 const forward = (signal) => {
   if (child.exitCode === null && child.signalCode === null) child.kill(signal);
