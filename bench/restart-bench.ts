@@ -6,7 +6,7 @@
  * - the cold build of the session index (first start of the data directory), from the `memory.session_index.built`
  *   log line;
  * - RSS with 100k records indexed (after a search answered), and the size of the index file next to the histories'.
- * CASHCODE_BENCH_QUICK=1: one warm start per size instead of three.
+ * CASHCODE_BENCH_QUICK=1: one warm start per size instead of seven.
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -99,7 +99,8 @@ export async function runRestartBench(log: (line: string) => void): Promise<Figu
   let configured = false;
   try {
     const sizes = [0, 20_000, 200_000];
-    const warmStarts = quick ? 1 : 3;
+    // medians of 7: a first turn takes ~30 ms and a shared VM's start-to-start spread is several ms
+    const warmStarts = quick ? 1 : 7;
     let emptyFirstDone = NaN;
     for (const records of sizes) {
       const dataDir = join(root, `data-${records}`);
