@@ -258,6 +258,40 @@ describe('ChatStore', () => {
     expect(answer.content).toBe('done');
   });
 
+  it('Scenario: a message sent right after New chat goes to the new chat once its id arrives', async () => {
+    await startWithSessions([]);
+    sockets[0].open('c-first');
+    store.selectModel({ provider: 'ollama', model: 'llama3' });
+    expect(store.send('first question')).toEqual({ ok: true });
+    sockets[0].emit({ event: 'done', chat_id: 'c-first', duration_sec: 1, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, cancelled: false });
+    http.expectOne('/api/sessions').flush({ sessions: [{ chat_id: 'c-first', title: 'First', updated_at: '2026-01-01T10:00:00' }] });
+    store.newChat();
+    expect(sockets[0].sent.at(-1)).toEqual({ type: 'new_chat' });
+    // typed and sent before `attached`: held, nothing goes to the chat still shown
+    expect(store.send('   ')).toEqual({ ok: false, error: 'composer.error.empty' });
+    expect(store.send('for the new chat')).toEqual({ ok: true });
+    expect(store.send('one more')).toEqual({ ok: false, error: 'composer.error.noChat' });
+    expect(sockets[0].sent.at(-1)).toEqual({ type: 'new_chat' });
+    sockets[0].emit({ event: 'attached', chat_id: 'c-second' });
+    expect(store.activeChatId()).toBe('c-second');
+    expect(sockets[0].sent.at(-1)).toEqual({
+      type: 'message',
+      chat_id: 'c-second',
+      content: 'for the new chat',
+      metadata: { llm: { provider: 'ollama', model: 'llama3' } },
+    });
+    expect(store.messages().map((message) => [message.role, message.content])).toEqual([['user', 'for the new chat']]);
+  });
+
+  it('Scenario: New chat pressed before the socket is open opens the connection\'s fresh chat, not the latest session', async () => {
+    await startWithSessions(['old']);
+    // the latest session opened with the list; New chat is pressed before the socket is open
+    http.expectOne('/api/sessions/old/messages').flush({ chat_id: 'old', messages: [] });
+    store.newChat();
+    sockets[0].open('fresh');
+    expect(store.activeChatId()).toBe('fresh');
+  });
+
   it('Scenario: nothing changes when the socket is not open', async () => {
     await startWithSessions([]);
     sockets[0].open('c-new');

@@ -87,6 +87,8 @@ export class ChatStore {
   private readonly modelsFailure = signal<string | null>(null);
   /** chats whose running turn is a chat action (regenerate, edit, continue) */
   private readonly actionsRunning = new Set<string>();
+  /** a message sent while New chat waited for its chat id: it goes to that chat once the id arrives */
+  private heldMessage: { text: string; selections: CapabilitySelections; attachments: readonly AttachmentReceipt[] } | null = null;
   private readonly selected = signal<LlmSelection | null>(parseStoredSelection(readStorage(MODEL_SELECTION_STORAGE_KEY)));
   private readonly configured = signal<boolean | null>(null);
   private readonly sessionsFailure = signal<string | null>(null);
@@ -218,6 +220,17 @@ export class ChatStore {
 
   /** Sends a message of the open chat with the composer's chips (`mentioned_skills`, `selected_mcp_connectors`). */
   send(text: string, selections: CapabilitySelections = NO_SELECTIONS, attachments: readonly AttachmentReceipt[] = []): SendResult {
+    if (this.state().pendingNewChat) {
+      // New chat was pressed and its id is a round trip away: the message is for that chat, not the one still shown.
+      // It is checked now (the composer keeps it on an error) and sent when `attached` (or `ready`) opens the chat;
+      // a second one meanwhile stays in the composer.
+      if (this.heldMessage !== null) return { ok: false, error: 'composer.error.noChat' };
+      const checked = buildMessageFrame({ chatId: 'pending', text, selection: this.selected() });
+      if (!checked.ok) return checked;
+      if (this.socket.state() !== 'connected') return { ok: false, error: 'composer.error.notConnected' };
+      this.heldMessage = { text, selections, attachments };
+      return { ok: true };
+    }
     const thread = this.activeThread();
     const result = buildMessageFrame({
       chatId: thread && thread.history === 'loaded' ? thread.chatId : null,
@@ -235,10 +248,15 @@ export class ChatStore {
     return { ok: true };
   }
 
-  /**
-   * Retry of a failed prompt of the open chat: the same text and chips are sent again as a new turn (the failed
-   * message stays in history, append-only).
-   */
+  /** Sends the message held while New chat was pending, once the new chat is open. */
+  private sendHeldMessage(): void {
+    const held = this.heldMessage;
+    if (held === null || this.state().pendingNewChat) return;
+    this.heldMessage = null;
+    const sent = this.send(held.text, held.selections, held.attachments);
+    if (!sent.ok) this.update((state) => ({ ...state, banner: this.i18n.t(sent.error) }));
+  }
+
   /** Answers the last message of the open chat again (the old answer stays in the server's history, hidden). */
   regenerate(): boolean {
     return this.sendAction('regenerate', (state, chatId) => regenerateSent(state, chatId));
@@ -276,6 +294,10 @@ export class ChatStore {
     return true;
   }
 
+  /**
+   * Retry of a failed prompt of the open chat: the same text and chips are sent again as a new turn (the failed
+   * message stays in history, append-only).
+   */
   retry(messageId: number): boolean {
     const message = this.activeThread()?.messages.find((entry) => entry.id === messageId);
     if (!message || message.role !== 'user' || !message.error) return false;
@@ -400,9 +422,11 @@ export class ChatStore {
       for (const chatId of chatsToReattach(this.state())) {
         if (chatId !== event.chat_id) this.socket.send({ type: 'attach', chat_id: chatId });
       }
+      this.sendHeldMessage();
       return;
     }
     this.update((state) => reduceServerEvent(state, event));
+    if (event.event === 'attached') this.sendHeldMessage();
     if (event.event === 'approval_request') {
       if (!hasPendingApproval(before, event) && hasPendingApproval(this.state(), event)) this.announceApproval(event);
     } else if (event.event === 'done') {
