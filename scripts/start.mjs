@@ -44,9 +44,9 @@ if (missing.length > 0) {
 //   100 chats × 5 turns (132 vs 141 MB) at no measured CPU cost;
 // - MALLOC_MMAP_THRESHOLD_=32768: blocks of 32 KiB and more (a socket read's 64 KiB buffer, a request body) get their
 //   own mapping, returned to the system when freed. By default glibc raises that threshold as such blocks are freed and
-//   then serves them from its main heap, which a burst of turns left fragmented and resident: ~10 MB more once idle
-//   after the load (RSS 122–125 vs 116–117 MB, idle 108 vs 106 MB), for ~0.2 ms of server CPU per turn under load
-//   (interleaved rounds of `npm run bench -- server`).
+//   then serves them from its main heap, which a burst of turns left fragmented and resident: 6–12 MB more once idle
+//   after the load (RSS 122–130 vs 116–118 MB, idle 108 vs 106 MB), for 0.2–0.5 ms of server CPU per turn under load
+//   (~10 %: medians 4.5 vs 5.0 ms in one series of interleaved passes of `npm run bench -- server`'s load).
 const child = spawn(process.execPath, [join(root, 'apps', 'api', 'dist', 'main.js')], {
   cwd: root,
   stdio: 'inherit',

@@ -13,7 +13,8 @@
  * sets it the same way, from inside the process). Measured with `npm run bench -- server`'s load (2-core VM, passes
  * of the two builds interleaved, server CPU per turn at 100 concurrent chats): pinned throughout 6.4–7.4 ms (median
  * 7.0), pinned only while idle 5.4–7.0 ms (median 5.9), ~410 vs ~20 scavenges per 500 turns; idle RSS the same, and
- * RSS once idle after the load within a few MB (main.ts has the figures).
+ * RSS once idle after the load within a few MB (main.ts has the figures). The VM's speed wanders: in a later, faster
+ * series this and the byte-measured body queue (llm-settings/http-fetch.ts) together gave medians 5.0 → 4.5 ms.
  *
  * Memory release. V8 shrinks its heap after a burst only through its memory reducer, which waits about 8 s after the
  * last full collection and then for allocation to calm down: after 100 chats × 5 turns the server stayed at ~133 MB
