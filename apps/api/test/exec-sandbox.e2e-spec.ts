@@ -279,7 +279,8 @@ describeWithBwrap('exec sandbox through real turns', () => {
       expect(await eventually(() => [0, 1, 2].every((k) => processesMatching(`sleep ${n + k}`, true).length > 0))).toBe(true);
       const out = await turn;
       expect(out).toContain('[Command timed out after 2.5s');
-      for (const k of [0, 1, 2]) expect(processesMatching(`sleep ${n + k}`)).toEqual([]);
+      // a killed process can still be listed until it has run its exit (a busy machine schedules it a little later)
+      expect(await eventually(() => [0, 1, 2].every((k) => processesMatching(`sleep ${n + k}`).length === 0), 3000)).toBe(true);
     });
 
     it('Scenario: cancelling the turn kills the sandbox and everything in it', async () => {
@@ -298,8 +299,9 @@ describeWithBwrap('exec sandbox through real turns', () => {
         expect((await done).cancelled).toBe(true);
         const results = client.chatEvents(chatId).filter((e) => e.event === 'tool_result') as ToolResultEvent[];
         expect(results.every((r) => !r.ok)).toBe(true);
-        expect(await eventually(() => processesMatching(`sleep ${n}`).length === 0 && processesMatching(`sleep ${n + 1}`).length === 0, 3000)).toBe(true);
-        expect(processesMatching(`sleep ${n + 2}`)).toEqual([]);
+        // all three, the foreground one too: a killed process can still be listed until it has run its exit (a busy
+        // machine schedules it a little later), so each gets the same few seconds
+        expect(await eventually(() => [0, 1, 2].every((k) => processesMatching(`sleep ${n + k}`).length === 0), 3000)).toBe(true);
       } finally {
         await client.close();
       }
