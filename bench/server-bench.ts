@@ -320,7 +320,7 @@ export async function runServerBench(log: (line: string) => void): Promise<Figur
     figures.push({ name: 'model first chunk → client first delta, whole answer in one read (median)', value: median(firstDeltaGaps), unit: 'ms' });
     // a model that streams: the first token arrives on its own, the next ones 5 ms apart (what the server adds before
     // the user sees the first token)
-    const streamed = (await BenchClient.connect(server.wsUrl));
+    const streamed = await BenchClient.connect(server.wsUrl);
     const tokenGaps: number[] = [];
     fake.setHandler(modelHandler(() => ({ chunks: content.match(/.{1,16}/g) ?? [content], chunkDelayMs: 5 })));
     for (let i = 0; i < 40; i++) {

@@ -14,7 +14,8 @@ export interface ReportedUsage {
   prompt_cache_hit_tokens?: number | null;
 }
 
-const tokenCount = (value: unknown): number | undefined =>
+/** A reported token count: a finite number >= 0, rounded; anything else is unknown (undefined). */
+export const tokenCount = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
 
 /**

@@ -37,7 +37,7 @@ import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
 import { AppEventBus } from '../events/event-bus';
-import { reportedCachedTokens, type ReportedUsage } from './reported-usage';
+import { reportedCachedTokens, tokenCount, type ReportedUsage } from './reported-usage';
 import { dayBefore, isoWithOffset, localDay, localMonth, serverTimeZone, windowDays, windowResetsAt } from './usage-calendar';
 import { SpendLimitError, UsageError } from './usage.errors';
 import { roundMoney, UsageLedger, type NewUsageRecord, type RecordsQuery, type UseGroup } from './usage-ledger';
@@ -72,9 +72,6 @@ export interface UsageReservation {
   settled: boolean;
 }
 
-
-export type { ReportedUsage } from './reported-usage';
-
 export interface ModelCallResult {
   outcome: Exclude<ModelCallOutcome, 'refused'>;
   /** absent or null: the provider reported none (the record is estimated) */
@@ -88,9 +85,6 @@ interface WindowCache {
   key: string;
   groups: Map<string, UseGroup>;
 }
-
-const count = (value: number | null | undefined): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
 
 function groupKey(provider: string, model: string, purpose: string): string {
   return `${provider}\u0000${model}\u0000${purpose}`;
@@ -255,13 +249,13 @@ export class UsageService implements OnModuleInit, OnApplicationShutdown {
     this.reservations.delete(reservation.id);
     const { request } = reservation;
     const reported = result.usage ?? null;
-    const prompt = count(reported?.prompt_tokens);
-    const completion = count(reported?.completion_tokens);
+    const prompt = tokenCount(reported?.prompt_tokens);
+    const completion = tokenCount(reported?.completion_tokens);
     const estimated = prompt === undefined && completion === undefined;
     const promptTokens = estimated ? reservation.promptTokens : (prompt ?? 0);
     const completionTokens = estimated ? this.estimateTokens(result.answerChars ?? 0) : (completion ?? 0);
     const cachedTokens = estimated ? 0 : Math.min(reportedCachedTokens(reported) ?? 0, promptTokens);
-    const totalTokens = estimated ? promptTokens + completionTokens : (count(reported?.total_tokens) ?? promptTokens + completionTokens);
+    const totalTokens = estimated ? promptTokens + completionTokens : (tokenCount(reported?.total_tokens) ?? promptTokens + completionTokens);
     const price = this.priceFor(request.provider, request.model);
     const call: NewUsageRecord = {
       at: isoWithOffset(reservation.startedAt),
