@@ -262,22 +262,39 @@ describe('SessionIndex persisted in SQLite', () => {
   });
 
   it('Scenario: a search during a re-index answers from what is indexed so far', async () => {
+    // a chat indexed before the restart, and a large history written while the server was down
+    const first = start();
+    await first.ready();
+    await store.appendTurn('small', { content: 'lighthouse on the cliff' }, [], { content: 'the lighthouse keeper waves' });
+    await restart();
     const lines: string[] = [];
     for (let cursor = 1; cursor <= 6000; cursor++) {
       lines.push(JSON.stringify({ cursor, timestamp: '2026-07-26 12:00', role: 'user', content: `lighthouse keeper note ${cursor}` }));
     }
     await fs.mkdir(join(dir, 'memory', 'big'), { recursive: true });
     await fs.writeFile(join(dir, 'memory', 'big', 'history.jsonl'), `${lines.join('\n')}\n`);
+    // the re-index of the large chat is held at its read until the early search has answered
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const read = store.readRecordsWithPositions.bind(store);
+    const reads = jest.spyOn(store, 'readRecordsWithPositions').mockImplementation(async (chatId) => {
+      if (chatId === 'big') await gate;
+      return read(chatId);
+    });
     const index = start();
     index.searchWaitMs = 0;
     let synced = false;
     const ready = index.ready().then(() => (synced = true));
     const early = await index.search('lighthouse', 20);
     expect(synced).toBe(false);
-    expect(early.length).toBeLessThanOrEqual(20);
+    expect(reads).toHaveBeenCalledWith('big');
+    expect(early.map((hit) => hit.chatId)).toEqual(['small', 'small']);
+    release();
     await ready;
-    expect(await index.search('lighthouse', 20)).toHaveLength(20);
-    expect(index.size).toBe(6000);
+    const later = await index.search('lighthouse', 20);
+    expect(later).toHaveLength(20);
+    expect(later.some((hit) => hit.chatId === 'big')).toBe(true);
+    expect(index.size).toBe(6002);
   });
 });
 
