@@ -228,6 +228,13 @@ describe('chat state', () => {
     expect(opened.pendingNewChat).toBe(false);
     const reattached = reduceServerEvent(opened, { event: 'attached', chat_id: 'c1' });
     expect(reattached.activeChatId).toBe('n1');
+    // the answer to a re-attach that arrives while New chat waits (the page opened the latest session, `ready` re-
+    // attached it, then New chat was pressed) is not the new chat: it waits on
+    const waiting = reduceServerEvent(pending, { event: 'attached', chat_id: 'c1', turn_active: false });
+    expect(waiting.activeChatId).toBe('c1');
+    expect(waiting.pendingNewChat).toBe(true);
+    const newOne = reduceServerEvent(waiting, { event: 'attached', chat_id: 'n2' });
+    expect(newOne).toMatchObject({ activeChatId: 'n2', pendingNewChat: false });
   });
 
   it('Scenario: re-attaching after a reconnect ends a turn that finished offline', () => {

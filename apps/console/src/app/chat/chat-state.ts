@@ -462,7 +462,9 @@ export function reduceServerEvent(state: ChatState, event: ServerEvent): ChatSta
       return state.activeChatId === null ? activateChat(state, event.chat_id, true) : state;
 
     case 'attached': {
-      if (state.pendingNewChat) {
+      // the answer to `new_chat` names a fresh chat; one for a chat this console already holds answers a re-attach (sent
+      // on `ready` for the open chat), which can arrive after New chat was pressed and must not stand in for it
+      if (state.pendingNewChat && state.threads[event.chat_id] === undefined) {
         return activateChat({ ...state, pendingNewChat: false }, event.chat_id, !isPersisted(state, event.chat_id));
       }
       let next = state.threads[event.chat_id] ? state : withThread(state, event.chat_id, (thread) => thread);

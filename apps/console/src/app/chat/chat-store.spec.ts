@@ -283,6 +283,24 @@ describe('ChatStore', () => {
     expect(store.messages().map((message) => [message.role, message.content])).toEqual([['user', 'for the new chat']]);
   });
 
+  it('Scenario: attached opens the chat asked for with new_chat, and only that one (the re-attach answer arrives after New chat)', async () => {
+    // the sequence a page load at `/` with saved sessions went through: the latest session opens with the list,
+    // `ready` re-attaches it, New chat is pressed, and the answer to the re-attach arrives before the new chat's
+    await startWithSessions(['old']);
+    http.expectOne('/api/sessions/old/messages').flush({ chat_id: 'old', messages: [] });
+    sockets[0].open('fresh');
+    expect(sockets[0].sent.at(-1)).toEqual({ type: 'attach', chat_id: 'old' });
+    store.selectModel({ provider: 'ollama', model: 'llama3' });
+    store.newChat();
+    sockets[0].emit({ event: 'attached', chat_id: 'old', turn_active: false });
+    expect(store.newChatPending()).toBe(true);
+    expect(store.send('for the new chat')).toEqual({ ok: true });
+    expect(sockets[0].sent.at(-1)).toEqual({ type: 'new_chat' });
+    sockets[0].emit({ event: 'attached', chat_id: 'brand-new' });
+    expect(store.activeChatId()).toBe('brand-new');
+    expect(sockets[0].sent.at(-1)).toMatchObject({ type: 'message', chat_id: 'brand-new', content: 'for the new chat' });
+  });
+
   it('Scenario: New chat pressed before the socket is open opens the connection\'s fresh chat, not the latest session', async () => {
     await startWithSessions(['old']);
     // the latest session opened with the list; New chat is pressed before the socket is open

@@ -38,13 +38,20 @@ export type ChatUrlAction =
   | { kind: 'none' }
   | { kind: 'open'; chatId: string }
   | { kind: 'newChat' }
-  | { kind: 'navigate'; url: string };
+  /** `urlId`: the chat the new URL names (null: `/`), to recognise the router landing there (`followed`) */
+  | { kind: 'navigate'; url: string; urlId: string | null };
 
 export interface ChatUrlInput {
   /** the chat named by the URL (null on `/`) */
   urlId: string | null;
   /** whether the URL changed since the last decision (false: the open chat changed) */
   urlChanged: boolean;
+  /**
+   * the URL change is this page's own `navigate` landing, not the user's. A navigation takes a few event-loop turns:
+   * the open chat can change meanwhile (New chat's `attached` arrives), and the landing must not reopen the chat it
+   * named (the next message would go there).
+   */
+  followed: boolean;
   /** the first decision of this page (a full page load or coming back from another page) */
   first: boolean;
   activeChatId: string | null;
@@ -57,15 +64,16 @@ export interface ChatUrlInput {
 /**
  * Keeps the URL and the open chat in step. A URL change wins: `/chat/<id>` opens that chat, an in-app move to `/`
  * (back/forward) starts a new chat. Otherwise the URL follows the open chat (replacing the entry): a saved chat gets
- * `/chat/<id>`, a chat without a session yet is `/`.
+ * `/chat/<id>`, a chat without a session yet is `/`. The landing of such a move is no URL change of the user's: it only
+ * makes the URL follow the chat open by then.
  */
 export function decideChatUrl(input: ChatUrlInput): ChatUrlAction {
   const { urlId, activeChatId } = input;
-  if (input.urlChanged) {
+  if (input.urlChanged && !input.followed) {
     if (urlId !== null) return urlId === activeChatId ? { kind: 'none' } : { kind: 'open', chatId: urlId };
     if (!input.first && !input.newChatPending && activeChatId !== null && input.activePersisted) return { kind: 'newChat' };
   }
   if (activeChatId === null || activeChatId === urlId || input.newChatPending) return { kind: 'none' };
-  if (input.activePersisted) return { kind: 'navigate', url: chatUrl(activeChatId) };
-  return urlId !== null ? { kind: 'navigate', url: '/' } : { kind: 'none' };
+  if (input.activePersisted) return { kind: 'navigate', url: chatUrl(activeChatId), urlId: activeChatId };
+  return urlId !== null ? { kind: 'navigate', url: '/', urlId: null } : { kind: 'none' };
 }

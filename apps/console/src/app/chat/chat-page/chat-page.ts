@@ -54,6 +54,8 @@ export class ChatPage {
     initialValue: null,
   });
   private lastRouteId: string | null | undefined = undefined;
+  /** the chat id (null: `/`) of this page's own navigation that makes the URL follow the open chat, until it lands */
+  private following: string | null | undefined = undefined;
   /** the URL names a chat that does not exist (or an id that cannot be one) */
   protected readonly notFound = computed(() => {
     const raw = this.routeId();
@@ -77,11 +79,16 @@ export class ChatPage {
         const urlChanged = raw !== this.lastRouteId;
         const first = this.lastRouteId === undefined;
         this.lastRouteId = raw;
+        const followed = urlChanged && this.following !== undefined && raw === this.following;
+        if (urlChanged) this.following = undefined;
         if (raw !== null && validChatId(raw) === null) return;
-        const action = decideChatUrl({ urlId: raw, urlChanged, first, activeChatId, activePersisted, newChatPending });
+        const action = decideChatUrl({ urlId: raw, urlChanged, followed, first, activeChatId, activePersisted, newChatPending });
         if (action.kind === 'open') this.store.open(action.chatId);
         else if (action.kind === 'newChat') this.store.newChat();
-        else if (action.kind === 'navigate') void this.router.navigateByUrl(action.url, { replaceUrl: true });
+        else if (action.kind === 'navigate') {
+          this.following = action.urlId;
+          void this.router.navigateByUrl(action.url, { replaceUrl: true });
+        }
       });
     });
   }
