@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, eventually, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -40,7 +40,6 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     await fake?.close();
   });
 
-  const composer = () => page.getByTestId('composer-input');
   const lastAnswer = () => page.getByTestId('assistant-text').last();
   const pendingCard = () => page.locator('cc-approval-card[data-state="pending"]');
   const cards = () => page.locator('cc-approval-card');
@@ -48,8 +47,7 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
 
   async function sendMessage(text) {
     await page.getByTestId('send-button').waitFor();
-    await composer().fill(text);
-    await composer().press('Enter');
+    await typeAndSend(page, text);
   }
 
   async function waitForTurnEnd() {
@@ -241,13 +239,11 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     await page.locator('.cdk-overlay-pane mat-option').first().waitFor({ state: 'detached' });
     await row.locator('mat-select').click();
     await page.getByRole('option', { name: /^Default/ }).click();
-    await page.locator('cc-policy-select mat-select[data-policy="inherit"]').first().waitFor();
-    await page.waitForFunction(async (url) => {
-      const body = await (await fetch(`${url}/api/settings/tool-policies`)).json();
-      return body.tools.exec === undefined;
-    }, api.url);
-    stored = await (await fetch(`${api.url}/api/settings/tool-policies`)).json();
-    assert.equal(stored.tools.exec, undefined);
+    await row.locator('mat-select[data-policy="inherit"]').waitFor();
+    await eventually(async () => {
+      stored = await (await fetch(`${api.url}/api/settings/tool-policies`)).json();
+      assert.equal(stored.tools.exec, undefined);
+    });
   });
 
   test('the console raised no uncaught errors during the scenarios', () => {

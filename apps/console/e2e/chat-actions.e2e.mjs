@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, eventually, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -55,12 +55,10 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     await fake?.close();
   });
 
-  const composer = () => page.getByTestId('composer-input');
 
   async function sendMessage(text) {
     await page.getByTestId('send-button').waitFor();
-    await composer().fill(text);
-    await composer().press('Enter');
+    await typeAndSend(page, text);
   }
 
   /** Opens the row's menu, clicks `item` and returns the saved download's name and text. */
@@ -158,7 +156,9 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
 
     // copy puts the answer's text on the clipboard
     await page.getByTestId('assistant-message').locator('..').getByTestId('copy-message').click();
-    await page.waitForFunction(async () => (await globalThis.navigator.clipboard.readText()) === 'Answer number one.');
+    await eventually(async () =>
+      assert.equal(await page.evaluate(() => globalThis.navigator.clipboard.readText()), 'Answer number one.'),
+    );
 
     // regenerate: the old answer is replaced by the new one
     fake.enqueue({ content: 'Answer number two.' });
@@ -310,7 +310,7 @@ describe('CashCode console: model-written titles', { timeout: 120_000 }, () => {
 
   test('Scenario: the sidebar shows the model-written title live after the first answer', async () => {
     // the answer, then the title request (non-streaming) takes the next step
-    fake.enqueue({ content: 'Pack light and book early.' }, { content: '"Roman holiday"', delayMs: 300 });
+    fake.enqueue({ content: 'Pack light and book early.' }, { content: '"Roman holiday"', delayMs: 1500 });
     await page.goto(api.url);
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await page.getByTestId('composer-input').fill('CALL:[["plan"]] Plan a long weekend in Rome for my family');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -52,8 +52,7 @@ describe('Chat while streaming', { timeout: 240_000 }, () => {
     await page.getByTestId('new-chat').click();
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await page.getByTestId('send-button').waitFor();
-    await page.getByTestId('composer-input').fill(text);
-    await page.getByTestId('composer-input').press('Enter');
+    await typeAndSend(page, text);
   }
 
   test('Scenario: a reload during a streaming answer shows the user message and the whole answer, which keeps streaming', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -54,8 +54,7 @@ describe('Chat reload', { timeout: 180_000 }, () => {
     await page.getByTestId('new-chat').click();
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await page.getByTestId('send-button').waitFor();
-    await page.getByTestId('composer-input').fill(text);
-    await page.getByTestId('composer-input').press('Enter');
+    await typeAndSend(page, text);
   }
 
   test('Scenario: after a reload a failed prompt is still there with its error and Retry, and Retry answers it', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -41,8 +41,7 @@ describe('CashCode console', { timeout: 240_000 }, () => {
 
   async function sendMessage(text) {
     await page.getByTestId('send-button').waitFor();
-    await composer().fill(text);
-    await composer().press('Enter');
+    await typeAndSend(page, text);
   }
 
   async function waitForTurnEnd() {

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 const require = createRequire(import.meta.url);
@@ -82,12 +82,10 @@ describe('A running MCP call in the chat', { timeout: 300_000 }, () => {
     await fake?.close();
   });
 
-  const composer = () => page.getByTestId('composer-input');
 
   async function sendMessage(text) {
     await page.getByTestId('send-button').waitFor();
-    await composer().fill(text);
-    await composer().press('Enter');
+    await typeAndSend(page, text);
   }
 
   async function waitForTurnEnd() {

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -53,12 +53,10 @@ describe('CashCode console: usage, prices and spend limits', { timeout: 180_000 
     await fake?.close();
   });
 
-  const composer = () => page.getByTestId('composer-input');
 
   async function sendMessage(text) {
     await page.getByTestId('send-button').waitFor();
-    await composer().fill(text);
-    await composer().press('Enter');
+    await typeAndSend(page, text);
   }
 
   async function answer(text, reply, usage) {

@@ -120,3 +120,33 @@ export async function screenshot(page, name) {
   await page.screenshot({ path, fullPage: false });
   return path;
 }
+
+/**
+ * Retries an async check (one that throws until it holds) every `intervalMs` until it passes, then returns its value;
+ * after `timeoutMs` the last failure is thrown. For a state read outside the page (the API, the clipboard): Playwright's
+ * `waitForFunction` does not await a predicate's promise, so an async predicate passes at once.
+ */
+export async function eventually(check, { timeoutMs = 20_000, intervalMs = 100 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+}
+
+/**
+ * Types `text` in the composer and presses Enter once the chat socket is connected and Send is enabled. A page that
+ * just loaded connects in the background; Enter before that is refused ("not connected") or, with no chat open yet,
+ * ignored, as it is for a user (who sees the state in the title bar and a disabled Send).
+ */
+export async function typeAndSend(page, text) {
+  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor({ state: 'attached' });
+  const input = page.getByTestId('composer-input');
+  await input.fill(text);
+  await page.locator('[data-testid="send-button"]:not([disabled])').waitFor();
+  await input.press('Enter');
+}
