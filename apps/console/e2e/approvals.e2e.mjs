@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, eventually, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
+import { assertBuilt, connected, eventually, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -78,7 +78,6 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     const command = 'rm -rf ./build && echo "cleaned the build directory and every cache we could find on the way"';
     fake.enqueue(...execCall(command, 'I did not run the command.'));
     await page.goto(api.url);
-    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await sendMessage('Clean the build directory');
 
@@ -151,7 +150,7 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     await sendMessage('Check git again');
     await pendingCard().waitFor();
     await page.reload();
-    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+    await connected(page).waitFor();
     const card = pendingCard();
     await card.waitFor();
     // the server re-sends the pending request on attach: deduplicated by call_id

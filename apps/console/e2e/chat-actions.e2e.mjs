@@ -55,7 +55,6 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
     await fake?.close();
   });
 
-
   async function sendMessage(text) {
     await page.getByTestId('send-button').waitFor();
     await typeAndSend(page, text);
@@ -73,7 +72,6 @@ describe('CashCode console: chat actions', { timeout: 180_000 }, () => {
   test('Scenario: export a chat as Markdown and as JSON from the session menu', async () => {
     fake.enqueue({ content: 'Paris is the **capital** of France.' });
     await page.goto(api.url);
-    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await sendMessage('What is the capital of France?');
     await page.getByTestId('assistant-text').filter({ hasText: 'capital of France' }).waitFor();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
+import { assertBuilt, connected, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -50,7 +50,7 @@ describe('CashCode console', { timeout: 240_000 }, () => {
 
   test('Scenario: onboarding leads to the LLM settings when no model is configured', async () => {
     await page.goto(api.url);
-    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+    await connected(page).waitFor();
     await page.getByTestId('onboarding').waitFor();
     await screenshot(page, '01-onboarding-light');
     await page.getByTestId('onboarding-action').click();
@@ -163,7 +163,7 @@ describe('CashCode console', { timeout: 240_000 }, () => {
   test('Scenario: reload shows the history of the open chat', async () => {
     const before = await page.getByTestId('user-message').allInnerTexts();
     await page.reload();
-    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+    await connected(page).waitFor();
     await page.getByTestId('user-message').nth(1).waitFor();
     assert.deepEqual(await page.getByTestId('user-message').allInnerTexts(), before);
     assert.match(await page.getByTestId('assistant-text').first().innerText(), /streamed answer/);
@@ -215,9 +215,9 @@ describe('CashCode console', { timeout: 240_000 }, () => {
 
   test('Scenario: the console reconnects and re-attaches the open chat', async () => {
     await api.stop({ keepData: true });
-    await page.getByTestId('connection-state').filter({ hasNotText: 'Connected' }).waitFor();
+    await page.locator('[data-testid="connection-state"]:not([data-state="connected"])').waitFor();
     api = await startApi(api);
-    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor({ timeout: 40_000 });
+    await connected(page).waitFor({ timeout: 40_000 });
     fake.enqueue({ chunks: ['Back ', 'again'], chunkDelayMs: 50 });
     await sendMessage('Are you there?');
     await lastAnswer().filter({ hasText: 'Back again' }).waitFor();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, launchBrowser, repoRoot, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, connected, launchBrowser, repoRoot, screenshot, startApi } from './support/harness.mjs';
 import { SKILL_MARKER, SKILL_NAME, skillZip } from './support/skill-zip.mjs';
 
 const TIMEOUT = 20_000;
@@ -71,7 +71,7 @@ describe('Composer @ picker', { timeout: 180_000 }, () => {
 
   async function openChat() {
     await page.goto(api.url);
-    await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+    await connected(page).waitFor();
     await page.getByTestId('model-select').filter({ hasText: 'fake-model' }).waitFor();
     await page.getByTestId('send-button').waitFor();
   }

@@ -278,7 +278,6 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
         await nextTick();
         if (!db.isOpen) return;
       }
-      if (!db.isOpen) return;
       for (const chatId of chatIds) {
         const recorded = db.fileState(chatId);
         const state = states.get(chatId) ?? null;

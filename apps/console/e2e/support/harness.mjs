@@ -138,13 +138,18 @@ export async function eventually(check, { timeoutMs = 20_000, intervalMs = 100 }
   }
 }
 
+/** The title bar's connection indicator while the chat socket is connected (its `data-state`; the text is localised). */
+export function connected(page) {
+  return page.locator('[data-testid="connection-state"][data-state="connected"]');
+}
+
 /**
  * Types `text` in the composer and presses Enter once the chat socket is connected and Send is enabled. A page that
  * just loaded connects in the background; Enter before that is refused ("not connected") or, with no chat open yet,
  * ignored, as it is for a user (who sees the state in the title bar and a disabled Send).
  */
 export async function typeAndSend(page, text) {
-  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor({ state: 'attached' });
+  await connected(page).waitFor({ state: 'attached' });
   const input = page.getByTestId('composer-input');
   await input.fill(text);
   await page.locator('[data-testid="send-button"]:not([disabled])').waitFor();
