@@ -45,8 +45,11 @@ import { UsageService } from '../usage/usage.service';
 
 export const CASHCODE_MODEL_ID = 'cashcode';
 const MODEL_ID_PATTERN = /^cashcode:([a-z_]+)\/(.+)$/;
-/** stateless turns running at the same time; more answer 429 */
+/** `/v1` turns running at the same time, stateless and chat-bound together; more answer 429 `too_many_turns` */
 export const MAX_CONCURRENT_TURNS = 8;
+/** chats `/v1` may create (a chat id or mapped user the server does not hold yet) per minute; more answer 429 */
+export const MAX_NEW_CHATS_PER_MINUTE = 20;
+const NEW_CHAT_WINDOW_MS = 60_000;
 /** how long a discovered model list is trusted when checking a model id */
 const DISCOVERY_TTL_MS = 30_000;
 
@@ -157,6 +160,8 @@ export function chatIdForUser(user: string): string {
 export class OpenAiCompatService implements OnModuleDestroy {
   private readonly logger = new Logger(OpenAiCompatService.name);
   private running = 0;
+  /** when `/v1` created each chat of the last minute (oldest first) */
+  private readonly chatsCreated: number[] = [];
   private stopping = false;
   private discovered: { at: number; ids: Set<string> } | null = null;
 
@@ -249,9 +254,60 @@ export class OpenAiCompatService implements OnModuleDestroy {
     signal: AbortSignal,
   ): Promise<TurnResult> {
     this.admit(request, selection, conversation);
-    return conversation.kind === 'chat'
-      ? this.runChatTurn(request, selection, conversation.chatId, sink, signal)
-      : this.runStateless(request, selection, sink, signal);
+    // taken before anything is awaited, so parallel requests cannot all pass the check
+    const release = this.takeSlot();
+    try {
+      if (conversation.kind === 'chat') {
+        await this.admitChat(conversation.chatId);
+        return await this.runChatTurn(request, selection, conversation.chatId, sink, signal);
+      }
+      return await this.runStateless(request, selection, sink, signal);
+    } finally {
+      release();
+    }
+  }
+
+  /** One of the MAX_CONCURRENT_TURNS slots every `/v1` turn holds while it runs; 429 `too_many_turns` when none is free. */
+  private takeSlot(): () => void {
+    if (this.running >= MAX_CONCURRENT_TURNS) {
+      throw new OpenAiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        'rate_limit_error',
+        'too_many_turns',
+        `At most ${MAX_CONCURRENT_TURNS} requests run at the same time; retry shortly.`,
+        null,
+        { 'Retry-After': '1' },
+      );
+    }
+    this.running++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.running--;
+    };
+  }
+
+  /**
+   * A chat-bound request for a chat the server does not hold yet creates it: at most MAX_NEW_CHATS_PER_MINUTE of those
+   * a minute (a client cycling chat ids would otherwise fill the data dir), 429 `too_many_chats` past that.
+   */
+  private async admitChat(chatId: string): Promise<void> {
+    if (this.chat.isRunning(chatId) || (await this.memory.chatExists(chatId))) return;
+    const now = Date.now();
+    while (this.chatsCreated.length > 0 && (this.chatsCreated[0] as number) <= now - NEW_CHAT_WINDOW_MS) this.chatsCreated.shift();
+    if (this.chatsCreated.length >= MAX_NEW_CHATS_PER_MINUTE) {
+      const waitSec = Math.max(1, Math.ceil(((this.chatsCreated[0] as number) + NEW_CHAT_WINDOW_MS - now) / 1000));
+      throw new OpenAiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        'rate_limit_error',
+        'too_many_chats',
+        `At most ${MAX_NEW_CHATS_PER_MINUTE} new CashCode chats a minute can be started through this API; retry in ${waitSec} s.`,
+        null,
+        { 'Retry-After': String(waitSec) },
+      );
+    }
+    this.chatsCreated.push(now);
   }
 
   /**
@@ -275,16 +331,6 @@ export class OpenAiCompatService implements OnModuleDestroy {
     sink: TurnSink,
     signal: AbortSignal,
   ): Promise<TurnResult> {
-    if (this.running >= MAX_CONCURRENT_TURNS) {
-      throw new OpenAiError(
-        HttpStatus.TOO_MANY_REQUESTS,
-        'rate_limit_error',
-        'too_many_turns',
-        `At most ${MAX_CONCURRENT_TURNS} requests run at the same time; retry shortly.`,
-        null,
-        { 'Retry-After': '1' },
-      );
-    }
     let lease;
     try {
       lease = this.llm.acquire(selection.provider);
@@ -294,7 +340,6 @@ export class OpenAiCompatService implements OnModuleDestroy {
     const chatId = `openai-${randomBytes(12).toString('hex')}`;
     const turnId = randomBytes(16).toString('hex');
     const ids = logIds({ chatId, turnId });
-    this.running++;
     const started = performance.now();
     try {
       const system = await this.prompt.build({ chatId });
@@ -343,7 +388,6 @@ export class OpenAiCompatService implements OnModuleDestroy {
       }
       throw err;
     } finally {
-      this.running--;
       this.skills.endTurn(chatId, turnId);
       lease.release();
       await this.forget(chatId, ids);
