@@ -35,7 +35,10 @@ export interface ApprovalRequestEvent {
   call_id: string;
   tool: string;
   risk: ToolRisk;
-  /** redacted argument JSON text (for exec the full command, so the user sees what runs) */
+  /**
+   * the call's argument JSON exactly as the model sent it, never redacted or shortened: the owner approves the bytes
+   * that will run (redaction is for logs, the audit file and what the model is told)
+   */
   arguments: string;
   /** ISO 8601 with offset: when the request is denied by timeout */
   expires_at: string;
@@ -45,10 +48,26 @@ export interface ApprovalRequestEvent {
   sandboxed?: boolean;
   /** additive: for exec, the working directory the call asks for (e.g. `/skills/<name>`); absent: the workspace */
   cwd?: string;
+  /** additive: for exec, the command line exactly as it will be given to the shell */
+  command?: string;
+  /**
+   * additive: for exec, every separate command the line runs, as UTF-16 offsets into `command` (end exclusive), in
+   * order; absent when the line could not be analysed (then `unanalysed` says why)
+   */
+  commands?: ExecCommandSpan[];
+  /** additive: for exec, why the line could not be split into commands (no standing rule can cover it) */
+  unanalysed?: string;
   /** additive: MCP server of an MCP tool */
   server?: string;
   /** additive: MCP `destructiveHint` */
   destructive?: boolean;
+}
+
+/** One command of an exec line: its program and where it stands in the line. */
+export interface ExecCommandSpan {
+  program: string;
+  start: number;
+  end: number;
 }
 
 /** server → client: the approval was settled (the call runs, or the model is told it was denied). */

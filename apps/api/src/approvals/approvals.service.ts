@@ -43,8 +43,6 @@ import { emptyPreApprovals, toolPreApproved, type PreApprovals } from './skill-p
 import { newRuleId, sameScope, ToolPolicyStore, type ToolPolicyState } from './tool-policy-store';
 import { EXEC_TOOL, policyKey, toolRisk } from './tool-risk';
 
-/** characters of a non-exec call's argument JSON in an approval request */
-export const REQUEST_ARGUMENTS_MAX_CHARS = 4000;
 /** characters of the command or arguments in an audit entry and in the model's denial text */
 export const AUDIT_PREVIEW_MAX_CHARS = 500;
 
@@ -336,18 +334,18 @@ export class ApprovalsService implements OnModuleInit, OnApplicationShutdown {
       call_id: call.callId,
       tool: evaluated.name,
       risk: evaluated.risk,
-      arguments:
-        evaluated.command !== undefined
-          ? redactSecrets(call.rawArguments)
-          : truncate(redactSecrets(call.rawArguments), REQUEST_ARGUMENTS_MAX_CHARS),
+      // the exact bytes, on the owner's own screen: a redactor or a cut could hide what runs (openspec approvals
+      // "Requirement: The owner sees exactly what runs"); logs, the audit and the model's texts stay redacted
+      arguments: call.rawArguments,
       expires_at: localIso(expiresAt),
     };
     const scope = this.alwaysScope(evaluated);
     if (scope !== undefined) event.always_scope = scope;
     if (evaluated.command !== undefined) {
       event.sandboxed = this.sandbox.status().active;
+      event.command = evaluated.command;
       const cwd = execCwd(call.rawArguments);
-      if (cwd !== undefined) event.cwd = truncate(redactSecrets(cwd), REQUEST_ARGUMENTS_MAX_CHARS);
+      if (cwd !== undefined) event.cwd = cwd;
     }
     if (call.tool.mcp) {
       event.server = call.tool.mcp.server;

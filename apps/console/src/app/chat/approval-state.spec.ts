@@ -2,6 +2,7 @@ import type { ApprovalRequestEvent, ServerEvent } from '@cashcode/contracts';
 
 import {
   approvalArguments,
+  approvalFromEvent,
   approvalOutcome,
   formatCountdown,
   scopeLabel,
@@ -219,5 +220,27 @@ describe('approval state', () => {
     state = apply(state, { event: 'error', chat_id: 'c1', detail: 'The approval could not be applied; answer again.', code: 'approval_failed' });
     expect(state.threads['c1']).toMatchObject({ generating: true, error: 'The approval could not be applied; answer again.' });
     expect(tools(state)[0]).toMatchObject({ status: 'awaiting', approval: { sent: null, resolution: null } });
+  });
+
+  it('keeps the exact command and its command spans from the request, and drops spans that do not fit the command', () => {
+    const command = 'ls ; id';
+    const spans = [
+      { program: 'ls', start: 0, end: 2 },
+      { program: 'id', start: 5, end: 7 },
+    ];
+    const state = approvalFromEvent(request({ arguments: JSON.stringify({ command }), command, commands: spans, unanalysed: undefined }));
+    expect(state.command).toBe(command);
+    expect(state.commands).toEqual(spans);
+    expect(state.unanalysed).toBeNull();
+    expect(approvalArguments(state)).toEqual({ command: true, text: command });
+    for (const bad of [
+      [{ program: 'id', start: 5, end: 9 }],
+      [{ program: 'ls', start: 3, end: 2 }],
+      [spans[1], spans[0]],
+      [{ program: 'ls', start: '0', end: 2 }],
+    ]) {
+      expect(approvalFromEvent(request({ command, commands: bad as never })).commands).toBeNull();
+    }
+    expect(approvalFromEvent(request({ command, unanalysed: 'comment' })).unanalysed).toBe('comment');
   });
 });

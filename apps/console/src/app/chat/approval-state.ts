@@ -6,6 +6,7 @@
 import type {
   ApprovalDecision,
   ApprovalRequestEvent,
+  ExecCommandSpan,
   ApprovalResolvedEvent,
   ApprovalResolver,
   StandingRuleScope,
@@ -24,8 +25,14 @@ export interface ApprovalState {
   callId: string;
   tool: string;
   risk: ToolRisk;
-  /** the full (redacted) command or argument JSON, shown untruncated */
+  /** the call's argument JSON exactly as the model sent it, shown untruncated */
   arguments: string;
+  /** exec: the command line exactly as the shell gets it (null: not said, read it from `arguments`) */
+  command: string | null;
+  /** exec: each separate command of the line (offsets into `command`); null when the server did not split it */
+  commands: ExecCommandSpan[] | null;
+  /** exec: why the server could not split the line into commands */
+  unanalysed: string | null;
   /** ISO 8601: when the server denies the request by timeout */
   expiresAt: string;
   /** what "Always allow" would store; null when the server offers no standing rule */
@@ -89,6 +96,22 @@ function isScope(value: unknown): value is StandingRuleScope {
   }
 }
 
+/** The command spans of an event when every one lies inside the command, in order and apart; else null. */
+function commandSpans(value: unknown, command: string | null): ExecCommandSpan[] | null {
+  if (command === null || !Array.isArray(value)) return null;
+  const spans: ExecCommandSpan[] = [];
+  let last = 0;
+  for (const item of value) {
+    if (!isRecord(item)) return null;
+    const { program, start, end } = item;
+    if (typeof program !== 'string' || !Number.isInteger(start) || !Number.isInteger(end)) return null;
+    if ((start as number) < last || (end as number) <= (start as number) || (end as number) > command.length) return null;
+    spans.push({ program, start: start as number, end: end as number });
+    last = end as number;
+  }
+  return spans;
+}
+
 /** The card's state from an `approval_request` (defensive about fields other servers may leave out). */
 export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
   const risk = TOOL_RISKS.includes(event.risk) ? event.risk : 'exec';
@@ -97,6 +120,9 @@ export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
     tool: text(event.tool) ?? '',
     risk,
     arguments: text(event.arguments) ?? '',
+    command: text(event.command),
+    commands: commandSpans(event.commands, text(event.command)),
+    unanalysed: text(event.unanalysed),
     expiresAt: text(event.expires_at) ?? '',
     alwaysScope: isScope(event.always_scope) ? event.always_scope : null,
     sandboxed: typeof event.sandboxed === 'boolean' ? event.sandboxed : null,
@@ -263,7 +289,10 @@ export function scopeLabel(scope: StandingRuleScope): string {
 }
 
 /** The command of an exec call (its `command` argument), else the argument text pretty-printed. */
-export function approvalArguments(approval: Pick<ApprovalState, 'risk' | 'arguments'>): { command: boolean; text: string } {
+export function approvalArguments(
+  approval: Pick<ApprovalState, 'risk' | 'arguments'> & { command?: string | null },
+): { command: boolean; text: string } {
+  if (typeof approval.command === 'string') return { command: true, text: approval.command };
   const raw = approval.arguments;
   try {
     const value: unknown = JSON.parse(raw);

@@ -16,6 +16,9 @@ function approval(overrides: Partial<ApprovalState> = {}): ApprovalState {
     tool: 'exec',
     risk: 'exec',
     arguments: JSON.stringify({ command: COMMAND }),
+    command: null,
+    commands: null,
+    unanalysed: null,
     expiresAt: new Date(Date.now() + 125_000).toISOString(),
     alwaysScope: { kind: 'exec_program', program: 'git' },
     sandboxed: false,
@@ -72,6 +75,41 @@ describe('ApprovalCard', () => {
     expect(sandbox.textContent).toContain('UNCONFINED');
     expect(sandboxLoad).not.toHaveBeenCalled();
     expect(element.querySelector('[data-testid="approval-no-rule"]')).toBeNull();
+  });
+
+  it('Scenario: the card shows a multi-command line in full and marks every command it runs', async () => {
+    const line = `echo "password='" ; id > HIDDEN_RAN.txt ; echo "'"`;
+    const { element } = await render(
+      approval({
+        arguments: JSON.stringify({ command: line }),
+        command: line,
+        commands: [
+          { program: 'echo', start: 0, end: 17 },
+          { program: 'id', start: 20, end: 39 },
+          { program: 'echo', start: 42, end: line.length },
+        ],
+        alwaysScope: null,
+      }),
+    );
+    const box = element.querySelector('[data-testid="approval-arguments"]')!;
+    // every byte, nothing redacted
+    expect(box.textContent).toBe(line);
+    const parts = [...box.querySelectorAll('[data-testid="approval-command-part"]')].map((part) => part.textContent);
+    expect(parts).toEqual([`echo "password='"`, 'id > HIDDEN_RAN.txt', `echo "'"`]);
+    expect(element.querySelector('[data-testid="approval-commands"]')?.textContent).toContain('3 separate commands: echo, id, echo');
+  });
+
+  it('Scenario: invisible and direction-changing characters are shown, never applied', async () => {
+    const line = 'ls \u202Etxt.exe\u2066 ; echo\u200Bhi';
+    const command = JSON.parse(`"${line}"`) as string;
+    const { element } = await render(approval({ arguments: JSON.stringify({ command }), command, unanalysed: 'unusual characters' }));
+    const box = element.querySelector('[data-testid="approval-arguments"]')!;
+    const badges = [...box.querySelectorAll('[data-testid="approval-hidden-char"]')].map((badge) => badge.textContent);
+    expect(badges).toEqual(['U+202E RLO', 'U+2066 LRI', 'U+200B ZWSP']);
+    // no direction control reaches the page's text
+    expect(box.textContent).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B]/);
+    expect(element.querySelector('[data-testid="approval-hidden-note"]')).not.toBeNull();
+    expect(element.querySelector('[data-testid="approval-unanalysed"]')?.textContent).toContain('unusual characters');
   });
 
   it('offers no Always allow when the server offers no rule scope (it would only allow once)', async () => {

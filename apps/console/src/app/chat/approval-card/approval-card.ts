@@ -10,6 +10,7 @@ import {
   input,
   signal,
 } from '@angular/core';
+import { NgTemplateOutlet } from '@angular/common';
 import { MatButtonModule } from '@angular/material/button';
 import type { ApprovalDecision } from '@cashcode/contracts';
 
@@ -28,6 +29,7 @@ import {
   type ApprovalState,
 } from '../approval-state';
 import { ChatStore } from '../chat-store';
+import { exactSegments, hasHiddenCharacters } from './exact-text';
 
 const OUTCOME_ICONS: Record<ApprovalOutcome, IconName> = {
   allowedOnce: 'checkCircle',
@@ -59,15 +61,15 @@ function typingElsewhere(document: Document): boolean {
 }
 
 /**
- * A tool call waiting for the user, inline in the running turn: the tool, its risk, the full command or arguments
- * (never cut), for exec whether it runs sandboxed or UNCONFINED, a countdown to the automatic denial, and Allow
+ * A tool call waiting for the user, inline in the running turn: the tool, its risk, the exact command or arguments
+ * (never cut or redacted; invisible characters shown as badges, each separate command of an exec line marked), for exec whether it runs sandboxed or UNCONFINED, a countdown to the automatic denial, and Allow
  * once / Always allow (with the rule's scope; only when the server offers one, else it would mean allow once) / Deny. Focus moves to the card when it appears. Once settled the card
  * shows the outcome instead of the buttons.
  */
 @Component({
   selector: 'cc-approval-card',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, Icon],
+  imports: [MatButtonModule, Icon, NgTemplateOutlet],
   templateUrl: './approval-card.html',
   styleUrl: './approval-card.scss',
   host: {
@@ -105,6 +107,19 @@ export class ApprovalCard {
   protected readonly outcomeIcon = computed(() => OUTCOME_ICONS[this.outcome() ?? 'cancelled']);
   protected readonly riskLabel = computed(() => this.i18n.t(`risk.${this.approval().risk}` as MessageKey));
   protected readonly args = computed(() => approvalArguments(this.approval()));
+  /** the text cut into the commands it runs, every invisible character made visible */
+  protected readonly segments = computed(() => {
+    const approval = this.approval();
+    const args = this.args();
+    const spans = args.command && approval.command !== null ? approval.commands : null;
+    return exactSegments(args.text, spans, !args.command);
+  });
+  protected readonly hidden = computed(() => hasHiddenCharacters(this.segments()));
+  /** exec: the programs of the separate commands, when the line runs more than one */
+  protected readonly programs = computed(() => {
+    const commands = this.approval().commands;
+    return commands !== null && commands.length > 1 ? commands.map((command) => command.program) : null;
+  });
   protected readonly scope = computed(() => {
     const scope = this.approval().alwaysScope;
     return scope ? scopeLabel(scope) : null;
