@@ -33,6 +33,8 @@ export interface ApprovalState {
   commands: ExecCommandSpan[] | null;
   /** exec: why the server could not split the line into commands */
   unanalysed: string | null;
+  /** exec: the working directory the call asks for (null: the workspace) */
+  cwd: string | null;
   /** ISO 8601: when the server denies the request by timeout */
   expiresAt: string;
   /** what "Always allow" would store; null when the server offers no standing rule */
@@ -123,6 +125,7 @@ export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
     command: text(event.command),
     commands: commandSpans(event.commands, text(event.command)),
     unanalysed: text(event.unanalysed),
+    cwd: text(event.cwd),
     expiresAt: text(event.expires_at) ?? '',
     alwaysScope: isScope(event.always_scope) ? event.always_scope : null,
     sandboxed: typeof event.sandboxed === 'boolean' ? event.sandboxed : null,

@@ -19,6 +19,7 @@ function approval(overrides: Partial<ApprovalState> = {}): ApprovalState {
     command: null,
     commands: null,
     unanalysed: null,
+    cwd: null,
     expiresAt: new Date(Date.now() + 125_000).toISOString(),
     alwaysScope: { kind: 'exec_program', program: 'git' },
     sandboxed: false,
@@ -89,9 +90,11 @@ describe('ApprovalCard', () => {
           { program: 'echo', start: 42, end: line.length },
         ],
         alwaysScope: null,
+        cwd: '/skills/report',
       }),
     );
     const box = element.querySelector('[data-testid="approval-arguments"]')!;
+    expect(element.querySelector('[data-testid="approval-cwd"]')?.textContent).toContain('/skills/report');
     // every byte, nothing redacted
     expect(box.textContent).toBe(line);
     const parts = [...box.querySelectorAll('[data-testid="approval-command-part"]')].map((part) => part.textContent);

@@ -129,6 +129,7 @@ export const EN_MESSAGES = {
   'approval.intro': 'The agent wants to use {tool}. Nothing runs until you decide.',
   'approval.command': 'Command',
   'approval.arguments': 'Arguments',
+  'approval.cwd': 'Runs in the directory',
   'approval.commandPart': 'Command {n}: {program}',
   'approval.manyCommands': 'This line runs {count} separate commands: {programs}. Each is marked above.',
   'approval.unanalysed': 'This line could not be split into separate commands ({reason}). Read all of it: no standing rule can cover it.',

@@ -126,6 +126,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'approval.intro': '智能体想要使用 {tool}。在你做出决定之前不会执行任何操作。',
   'approval.command': '命令',
   'approval.arguments': '参数',
+  'approval.cwd': '运行目录',
   'approval.commandPart': '命令 {n}：{program}',
   'approval.manyCommands': '这一行会运行 {count} 个独立的命令：{programs}。每个都已在上方标出。',
   'approval.unanalysed': '无法把这一行拆分成独立的命令（{reason}）。请完整阅读：任何长期规则都不能覆盖它。',
