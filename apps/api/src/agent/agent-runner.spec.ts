@@ -9,6 +9,12 @@ import type { AppConfig } from '../config/app-config';
 import { createProviderClient } from '../llm-settings/provider-client';
 import { AgentCancelledError, AgentRunner, ModelCallError, type RunRequest } from './agent-runner';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
+import { OpenAiModelGateway } from '../llm-settings/openai-model-gateway';
+import type { UsageService } from '../usage/usage.service';
+import type { ElicitationsService } from './elicitations';
+import type { ToolGate } from './tool-gate';
+import type { ArtifactSink } from './tool-output-budget';
+import { ToolExecutor } from './tool-executor';
 import { ToolRegistry } from './tool-registry';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, index: number) => void;
@@ -46,7 +52,16 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) => 
   choices: [{ index: 0, delta, finish_reason: finish }],
 });
 
-const config = { maxIterations: 3, llmMaxRetries: 2 } as AppConfig;
+const config = { maxIterations: 3, llmMaxRetries: 2, toolOutputBudgetChars: 0 } as AppConfig;
+
+/** The runner with its real executor and gateway; every call runs, nothing is limited or recorded, results go whole. */
+function runnerWith(registry: ToolRegistry): AgentRunner {
+  const gate: ToolGate = { gate: () => ({ plainAllow: true, open: () => Promise.resolve({ run: true }) }) };
+  const artifacts: ArtifactSink = { saveArtifact: () => Promise.resolve(false) };
+  const executor = new ToolExecutor(config, registry, gate, {} as ElicitationsService, artifacts);
+  const usage = { reserve: () => ({}), settle: () => null } as unknown as UsageService;
+  return new AgentRunner(config, registry, executor, new OpenAiModelGateway(config, usage));
+}
 
 function runRequest(url: string, overrides: Partial<RunRequest> = {}): RunRequest & { deltas: string[] } {
   const deltas: string[] = [];
@@ -73,7 +88,7 @@ describe(AgentRunner.name, () => {
       setImmediate(() => res.socket?.destroy());
     });
     try {
-      const runner = new AgentRunner(config, new ToolRegistry());
+      const runner = runnerWith(new ToolRegistry());
       const request = runRequest(server.url);
       const failure = await runner.run(request).catch((err: unknown) => err);
       expect(failure).toBeInstanceOf(ModelCallError);
@@ -94,7 +109,7 @@ describe(AgentRunner.name, () => {
       sse(res, [chunk({ content: 'fine' }), chunk({}, 'stop')]);
     });
     try {
-      const runner = new AgentRunner(config, new ToolRegistry());
+      const runner = runnerWith(new ToolRegistry());
       const outcome = await runner.run(runRequest(server.url));
       expect(outcome.content).toBe('fine');
       expect(server.requests).toBe(2);
@@ -129,7 +144,7 @@ describe(AgentRunner.name, () => {
     });
     try {
       const ids: string[] = [];
-      const runner = new AgentRunner(config, registry);
+      const runner = runnerWith(registry);
       const request = runRequest(server.url, {
         listener: { delta: () => undefined, toolCall: (n) => ids.push(n.callId), toolResult: () => undefined },
       });
@@ -190,7 +205,7 @@ describe(AgentRunner.name, () => {
     const sdkBody = (messages: unknown[]) =>
       JSON.stringify({ model: 'm', messages, stream: true, stream_options: { include_usage: true }, tools, tool_choice: 'auto' });
     try {
-      const runner = new AgentRunner(config, registry);
+      const runner = runnerWith(registry);
       await runner.run(runRequest(url, { messages: history }));
       await runner.run(runRequest(url, { messages: history }));
       expect(bodies).toHaveLength(4);
@@ -215,7 +230,7 @@ describe(AgentRunner.name, () => {
     });
     try {
       const controller = new AbortController();
-      const runner = new AgentRunner(config, new ToolRegistry());
+      const runner = runnerWith(new ToolRegistry());
       const running = runner.run(runRequest(server.url, { signal: controller.signal }));
       while (server.requests === 0) await new Promise((resolve) => setImmediate(resolve));
       controller.abort();

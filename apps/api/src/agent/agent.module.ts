@@ -5,11 +5,16 @@ import { ApprovalsService } from '../approvals/approvals.service';
 import { ToolPolicyStore } from '../approvals/tool-policy-store';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
+import { OpenAiModelGateway } from '../llm-settings/openai-model-gateway';
 import { MemoryModule } from '../memory/memory.module';
 import { MemoryStore } from '../memory/memory-store';
 import { SessionIndex } from '../memory/session-index';
 import type { AgentTool } from './agent-tool';
 import { AgentRunner } from './agent-runner';
+import { MODEL_GATEWAY } from './model-gateway';
+import { TOOL_GATE } from './tool-gate';
+import { ToolExecutor } from './tool-executor';
 import { ExecSandboxService } from './sandbox/exec-sandbox.service';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { SystemPromptBuilder } from './system-prompt';
@@ -48,11 +53,14 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
  * in ToolRegistry; the skills module plugs its `allowed-tools` pre-approvals into ApprovalsService.
  */
 @Module({
-  imports: [MemoryModule, SandboxModule],
+  imports: [MemoryModule, SandboxModule, LlmSettingsModule],
   controllers: [ToolPoliciesController, ApprovalAuditController],
   providers: [
     ToolRegistry,
     AgentRunner,
+    ToolExecutor,
+    { provide: MODEL_GATEWAY, useExisting: OpenAiModelGateway },
+    { provide: TOOL_GATE, useExisting: ApprovalsService },
     SystemPromptBuilder,
     ToolPolicyStore,
     ApprovalAuditLog,

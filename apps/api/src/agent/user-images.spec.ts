@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { withUserImages } from './agent-runner';
+import { withUserImages } from './wire-messages';
 
 describe('withUserImages', () => {
   it('turns the last user message into a text part followed by one image_url part per image', () => {

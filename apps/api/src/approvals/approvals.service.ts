@@ -19,7 +19,6 @@ import type {
   ApprovalAuditEntry,
   ApprovalDecision,
   ApprovalRequestEvent,
-  ApprovalResolvedEvent,
   ApprovalResolver,
   StandingRule,
   StandingRuleScope,
@@ -30,6 +29,7 @@ import type {
   UpdateToolPoliciesRequest,
 } from '@cashcode/contracts';
 import type { AgentTool } from '../agent/agent-tool';
+import type { ApprovalCall, ApprovalEmitter, ApprovalGate, ApprovalVerdict, ToolGate } from '../agent/tool-gate';
 import { argumentPreview } from '../agent/argument-preview';
 import { parseToolArguments, ToolRegistry } from '../agent/tool-registry';
 import { logIds } from '../common/log-context';
@@ -51,38 +51,12 @@ export interface PreApprovalSource {
   preApprovals(chatId: string): PreApprovals | null;
 }
 
-/** Where approval events of a call go (the turn's listener → the chat's subscribers). */
-export interface ApprovalEmitter {
-  request(event: ApprovalRequestEvent): void;
-  resolved(event: ApprovalResolvedEvent): void;
-}
-
-export interface ApprovalCall {
-  chatId: string;
-  turnId: string;
-  callId: string;
-  tool: AgentTool;
-  rawArguments: string;
-  /** no one can answer (the OpenAI-compatible endpoint): an `ask` call is denied by policy at once, never asked */
-  headless?: boolean;
-}
-
 /** What the model gets for an `ask` call of a headless turn (openspec openai-compat). */
 export function headlessDenial(tool: string): string {
   return (
     `The tool \`${tool}\` needs approval; headless clients (the OpenAI-compatible API) cannot approve, so the call ` +
     'did not run. To use it from this client, allow the tool in Tools & approvals.'
   );
-}
-
-/** What the runner does with a call: run it, or give the model `model` as the (failed) result. */
-export type ApprovalVerdict = { run: true } | { run: false; model: string };
-
-/** One call's gate: `plainAllow` when the call simply runs; otherwise the runner announces the call and opens the gate. */
-export interface ApprovalGate {
-  readonly plainAllow: boolean;
-  /** starts the gate (emits the request or the policy decision); idempotent */
-  open(emitter: ApprovalEmitter, signal: AbortSignal): Promise<ApprovalVerdict>;
 }
 
 export type DecideResult = { ok: true } | { ok: false; code: 'unknown_approval' | 'approval_failed'; detail: string };
@@ -153,7 +127,7 @@ function localIso(ms: number): string {
 }
 
 @Injectable()
-export class ApprovalsService implements OnModuleInit, OnApplicationShutdown {
+export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ApprovalsService.name);
   private readonly pending = new Map<string, Pending>();
   private preApprovalSource: PreApprovalSource | null = null;

@@ -72,3 +72,16 @@ export interface ClassifiedProviderError {
   /** user-facing English message; never the provider's raw text, a key or a URL */
   message: string;
 }
+
+/**
+ * A model call failed for good (not retryable, retries exhausted, or the stream broke after deltas were sent). A coded
+ * domain error whose code is the provider error kind (`auth`, `rate_limit`, `timeout`, …) and whose message is the
+ * sanitised provider message: REST answers 502 (504 for a timeout), the WS gateway an `error` event with that code.
+ */
+export class ModelCallError extends DomainError<ProviderErrorKind> {
+  constructor(readonly classified: ClassifiedProviderError) {
+    super(classified.kind, classified.message, {
+      status: classified.kind === 'timeout' ? HttpStatus.GATEWAY_TIMEOUT : HttpStatus.BAD_GATEWAY,
+    });
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * Runs the tool calls of one model answer (openspec agent-runner "Requirement: Tool execution"): every call passes the
+ * ToolGate first; consecutive read-only calls run concurrently (bounded), any other call runs alone, in order; results
+ * come back in call order. Calls that need a decision (policy `ask` or `deny`, or let through by a rule or an approved
+ * Skill) are announced and gated at once when the message's calls start, so the user sees every question of the
+ * message together and read-only calls keep running while one waits for its answer.
+ *
+ * A result over the tool-output budget is kept whole as an artifact and the model and the history get a preview.
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type {
+  ApprovalRequestEvent,
+  ApprovalResolvedEvent,
+  ElicitationRequestEvent,
+  ElicitationResolvedEvent,
+} from '@cashcode/contracts';
+import type { LogIds } from '../common/log-context';
+import { formatEvent } from '../common/log-format';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { MemoryStore } from '../memory/memory-store';
+import type { ToolCallRecord } from '../memory/memory.types';
+import { argumentPreview } from './argument-preview';
+import { ElicitationsService } from './elicitations';
+import { TOOL_GATE, type ApprovalEmitter, type ApprovalVerdict, type ToolGate } from './tool-gate';
+import { budgetToolResult, type ArtifactSink } from './tool-output-budget';
+import { parseToolArguments, ToolExecutionCancelledError, ToolRegistry, type ToolExecution, type ToolScope } from './tool-registry';
+
+/** read-only calls of one assistant message running at the same time */
+export const READ_ONLY_CONCURRENCY = 4;
+/** characters of the public projection sent in a WS tool_result */
+export const TOOL_RESULT_PREVIEW_CHARS = 200;
+
+export interface ToolCallNotice {
+  callId: string;
+  name: string;
+  /** redacted, truncated argument JSON */
+  arguments: string;
+}
+
+export interface ToolProgressNotice {
+  callId: string;
+  name: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface ToolResultNotice {
+  callId: string;
+  name: string;
+  /** first 200 code points of the public projection */
+  result: string;
+  ok: boolean;
+  durationMs: number;
+}
+
+/** What a turn reports about its tool calls, synchronously, as things happen. */
+export interface ToolListener {
+  toolCall(notice: ToolCallNotice): void;
+  toolResult(notice: ToolResultNotice): void;
+  /** a running call reported progress (`tool_progress`) */
+  toolProgress?(notice: ToolProgressNotice): void;
+  /** a call waits for the user (`approval_request`) */
+  approvalRequest?(event: ApprovalRequestEvent): void;
+  /** a call's approval was decided (`approval_resolved`) */
+  approvalResolved?(event: ApprovalResolvedEvent): void;
+  /** a running call's server asks the user (`elicitation_request`) or the request was answered (`elicitation_resolved`) */
+  elicitation?(event: ElicitationRequestEvent | ElicitationResolvedEvent): void;
+}
+
+/** The turn a round of calls belongs to. */
+export interface ToolRound {
+  chatId: string;
+  turnId: string;
+  signal: AbortSignal;
+  /** no one can answer: `ask` calls are denied at once and elicitations declined */
+  headless: boolean;
+  scope: ToolScope;
+  ids: LogIds;
+  listener: ToolListener;
+}
+
+/** The first `max` code points of a text, without splitting the whole (possibly large) text into an array. */
+function firstCodePoints(text: string, max: number): string {
+  let count = 0;
+  let end = 0;
+  for (const char of text) {
+    if (count === max) return text.slice(0, end);
+    count++;
+    end += char.length;
+  }
+  return text;
+}
+
+@Injectable()
+export class ToolExecutor {
+  private readonly logger = new Logger('AgentRunner');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tools: ToolRegistry,
+    @Inject(TOOL_GATE) private readonly gate: ToolGate,
+    private readonly elicitations: ElicitationsService,
+    /** where over-budget tool results are kept */
+    @Inject(MemoryStore) private readonly artifacts: ArtifactSink,
+  ) {}
+
+  /** Runs the calls of one answer; the results are in call order. Throws ToolExecutionCancelledError on cancel. */
+  async executeCalls(round: ToolRound, calls: readonly ToolCallRecord[]): Promise<ToolExecution[]> {
+    const verdicts = this.openGates(round, calls);
+    const results: ToolExecution[] = new Array<ToolExecution>(calls.length);
+    let index = 0;
+    while (index < calls.length) {
+      const first = calls[index] as ToolCallRecord;
+      if (!this.tools.isReadOnly(first.function.name)) {
+        results[index] = await this.executeOne(round, first, verdicts[index] ?? null);
+        index++;
+        continue;
+      }
+      let end = index;
+      while (end < calls.length && this.tools.isReadOnly((calls[end] as ToolCallRecord).function.name)) end++;
+      let next = index;
+      const stop = end;
+      const worker = async (): Promise<void> => {
+        while (next < stop) {
+          const current = next++;
+          results[current] = await this.executeOne(round, calls[current] as ToolCallRecord, verdicts[current] ?? null);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(READ_ONLY_CONCURRENCY, stop - index) }, () => worker()));
+      index = end;
+    }
+    return results;
+  }
+
+  /** The gates of a message's calls: null for a call that simply runs (or that would not run at all). */
+  private openGates(round: ToolRound, calls: readonly ToolCallRecord[]): Array<Promise<ApprovalVerdict> | null> {
+    const emitter: ApprovalEmitter = {
+      request: (event) => round.listener.approvalRequest?.(event),
+      resolved: (event) => round.listener.approvalResolved?.(event),
+    };
+    return calls.map((call) => {
+      const tool = this.tools.runnable(call.function.name, round.scope);
+      // unknown, not activated or with invalid arguments: the registry answers without running anything
+      if (!tool || !parseToolArguments(call.function.arguments).ok) return null;
+      const gate = this.gate.gate({
+        chatId: round.chatId,
+        turnId: round.turnId,
+        callId: call.id,
+        tool,
+        rawArguments: call.function.arguments,
+        ...(round.headless ? { headless: true } : {}),
+      });
+      if (gate.plainAllow) return null;
+      this.announce(round, call);
+      const verdict = gate.open(emitter, round.signal);
+      // settled by the decision, the timeout or the cancel even when the turn ends before the call's turn comes
+      verdict.catch(() => undefined);
+      return verdict;
+    });
+  }
+
+  private announce(round: ToolRound, call: ToolCallRecord): void {
+    round.listener.toolCall({ callId: call.id, name: call.function.name, arguments: argumentPreview(call.function.arguments) });
+  }
+
+  private async executeOne(round: ToolRound, call: ToolCallRecord, gate: Promise<ApprovalVerdict> | null): Promise<ToolExecution> {
+    const name = call.function.name;
+    const logFields = { tool: name, call_id: call.id };
+    if (gate === null) this.announce(round, call);
+    else {
+      const verdict = await gate;
+      if (round.signal.aborted) {
+        this.logger.log(formatEvent('tool.execution.cancelled', logFields), round.ids);
+        throw new ToolExecutionCancelledError();
+      }
+      if (!verdict.run) {
+        this.logger.log(formatEvent('tool.execution.denied', logFields), round.ids);
+        const denied: ToolExecution = { name, model: verdict.model, public: verdict.model, persisted: verdict.model, ok: false, durationMs: 0 };
+        round.listener.toolResult({ callId: call.id, name, result: firstCodePoints(denied.public, TOOL_RESULT_PREVIEW_CHARS), ok: false, durationMs: 0 });
+        return denied;
+      }
+    }
+    this.logger.debug(formatEvent('tool.execution.started', logFields), round.ids);
+    let result: ToolExecution;
+    try {
+      result = await this.tools.execute(
+        name,
+        call.function.arguments,
+        {
+          chatId: round.chatId,
+          turnId: round.turnId,
+          signal: round.signal,
+          progress: (update) => round.listener.toolProgress?.({ callId: call.id, name, ...update }),
+          elicit: (ask) =>
+            round.listener.elicitation && !round.headless
+              ? this.elicitations.request({
+                  ...ask,
+                  chatId: round.chatId,
+                  callId: call.id,
+                  toolName: name,
+                  signal: round.signal,
+                  emit: (event) => round.listener.elicitation?.(event),
+                })
+              : Promise.resolve({ action: 'decline' }),
+        },
+        round.scope,
+      );
+    } catch (err) {
+      if (err instanceof ToolExecutionCancelledError) this.logger.log(formatEvent('tool.execution.cancelled', logFields), round.ids);
+      throw err;
+    }
+    this.logger.log(
+      formatEvent(result.ok ? 'tool.execution.completed' : 'tool.execution.failed', {
+        ...logFields,
+        duration_ms: result.durationMs,
+        result_length: result.model.length,
+      }),
+      round.ids,
+    );
+    round.listener.toolResult({
+      callId: call.id,
+      name,
+      result: firstCodePoints(result.public, TOOL_RESULT_PREVIEW_CHARS),
+      ok: result.ok,
+      durationMs: result.durationMs,
+    });
+    return this.applyOutputBudget(round, call, result);
+  }
+
+  /**
+   * A result whose whole text would go to the model and to the history (persisted = model) and is over the budget is
+   * kept as an artifact; both get the preview instead (tool-output-budget.ts). Results with their own persisted form
+   * (skill_load's receipt) are left alone: their full text is meant for this turn only.
+   */
+  private async applyOutputBudget(round: ToolRound, call: ToolCallRecord, result: ToolExecution): Promise<ToolExecution> {
+    if (result.persisted !== result.model) return result;
+    try {
+      const preview = await budgetToolResult(this.artifacts, this.config.toolOutputBudgetChars, round.chatId, call.id, result.name, result.model);
+      if (preview === null) return result;
+      this.logger.log(formatEvent('tool.result.artifact', { tool: result.name, call_id: call.id, chars: result.model.length }), round.ids);
+      return { ...result, model: preview, persisted: preview };
+    } catch (err) {
+      this.logger.warn(formatEvent('tool.result.artifact_failed', { tool: result.name, error: (err as Error).name }), round.ids);
+      return result;
+    }
+  }
+}
