@@ -12,8 +12,8 @@ import { MemoryStore } from '../memory/memory-store';
 import { SessionIndex } from '../memory/session-index';
 import type { AgentTool } from './agent-tool';
 import { AgentRunner } from './agent-runner';
-import { MODEL_GATEWAY } from './model-gateway';
-import { TOOL_GATE } from './tool-gate';
+import { MODEL_GATEWAY, type ModelGateway } from './model-gateway';
+import { TOOL_GATE, type ToolGate } from './tool-gate';
 import { ToolExecutor } from './tool-executor';
 import { ExecSandboxService } from './sandbox/exec-sandbox.service';
 import { SandboxModule } from './sandbox/sandbox.module';
@@ -59,8 +59,9 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
     ToolRegistry,
     AgentRunner,
     ToolExecutor,
-    { provide: MODEL_GATEWAY, useExisting: OpenAiModelGateway },
-    { provide: TOOL_GATE, useExisting: ApprovalsService },
+    // typed factories: the compiler checks that each implementation fits its interface
+    { provide: MODEL_GATEWAY, useFactory: (gateway: OpenAiModelGateway): ModelGateway => gateway, inject: [OpenAiModelGateway] },
+    { provide: TOOL_GATE, useFactory: (approvals: ApprovalsService): ToolGate => approvals, inject: [ApprovalsService] },
     SystemPromptBuilder,
     ToolPolicyStore,
     ApprovalAuditLog,
