@@ -4,7 +4,7 @@
  * redacted evidence, and whose reply is parsed strictly into a proposal draft. It can neither call tools nor touch
  * files; a person reviews what it proposes.
  */
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { LlmSelection, SkillEvolutionAction, SkillEvolutionEvidence } from '@cashcode/contracts';
 import { isValidSkillName, SKILL_MD_MAX_BYTES, utf8ByteLength } from '@cashcode/skill-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -163,7 +163,7 @@ export class Evolver {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
     /** the usage ledger and spend limits (purpose `evolution`); without it (unit tests) nothing is checked */
-    @Optional() private readonly usage?: UsageService,
+    private readonly usage: UsageService,
   ) {}
 
   /**
@@ -173,7 +173,7 @@ export class Evolver {
   async complete(selection: LlmSelection, request: string, signal: AbortSignal, chatId?: string): Promise<string> {
     let reservation: UsageReservation | undefined;
     try {
-      reservation = this.usage?.reserve({
+      reservation = this.usage.reserve({
         provider: selection.provider,
         model: selection.model,
         purpose: 'evolution',
@@ -185,7 +185,7 @@ export class Evolver {
       throw error;
     }
     const settle = (result: Parameters<UsageService['settle']>[1]) => {
-      if (reservation) this.usage?.settle(reservation, result);
+      if (reservation) this.usage.settle(reservation, result);
     };
     let lease;
     try {

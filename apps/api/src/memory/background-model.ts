@@ -7,7 +7,7 @@
  * Every call is checked against the spend limits first and recorded in the usage ledger with the caller's purpose
  * (openspec usage): a refused call is not sent and fails with the kind `spend_limit_reached` (the job is skipped).
  */
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { LlmSelection, ModelCallPurpose } from '@cashcode/contracts';
 import { SpendLimitError } from '../usage/usage.errors';
 import { UsageService, type UsageReservation } from '../usage/usage.service';
@@ -51,14 +51,14 @@ export class BackgroundModel {
   constructor(
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
     /** the usage ledger and spend limits; without it (unit tests) nothing is checked or recorded */
-    @Optional() private readonly usage?: UsageService,
+    private readonly usage: UsageService,
   ) {}
 
   /** The model's answer text ('' when it sent none). Throws BackgroundModelError. */
   async complete(request: BackgroundCompletion): Promise<string> {
     let reservation: UsageReservation | undefined;
     try {
-      reservation = this.usage?.reserve({
+      reservation = this.usage.reserve({
         provider: request.selection.provider,
         model: request.selection.model,
         purpose: request.purpose,
@@ -74,7 +74,7 @@ export class BackgroundModel {
     try {
       lease = this.llm.acquire(request.selection.provider);
     } catch (error) {
-      if (reservation) this.usage?.settle(reservation, { outcome: 'error', errorCode: 'not_configured' });
+      if (reservation) this.usage.settle(reservation, { outcome: 'error', errorCode: 'not_configured' });
       if (error instanceof LlmNotConfiguredError) throw new BackgroundModelError('not_configured', error.message);
       throw error;
     }
@@ -103,19 +103,19 @@ export class BackgroundModel {
       );
       const content = response.choices[0]?.message?.content;
       const text = typeof content === 'string' ? content : '';
-      if (reservation) this.usage?.settle(reservation, { outcome: 'ok', usage: response.usage ?? null, answerChars: text.length });
+      if (reservation) this.usage.settle(reservation, { outcome: 'ok', usage: response.usage ?? null, answerChars: text.length });
       return text;
     } catch (error) {
       if (timedOut) {
-        if (reservation) this.usage?.settle(reservation, { outcome: 'error', errorCode: 'timeout' });
+        if (reservation) this.usage.settle(reservation, { outcome: 'error', errorCode: 'timeout' });
         throw new BackgroundModelError('timeout', `the model did not answer within ${Math.round(request.timeoutMs / 1000)} s`);
       }
       if (controller.signal.aborted) {
-        if (reservation) this.usage?.settle(reservation, { outcome: 'cancelled' });
+        if (reservation) this.usage.settle(reservation, { outcome: 'cancelled' });
         throw new BackgroundModelError('cancelled', 'the model call was cancelled');
       }
       const classified = classifyProviderError(error);
-      if (reservation) this.usage?.settle(reservation, { outcome: 'error', errorCode: classified.kind });
+      if (reservation) this.usage.settle(reservation, { outcome: 'error', errorCode: classified.kind });
       throw new BackgroundModelError(classified.kind, classified.message);
     } finally {
       clearTimeout(timer);

@@ -16,7 +16,7 @@
  *   with code `spend_limit_reached` and a Retry-After until the limit's window restarts.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { HttpStatus, Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { filter } from 'rxjs';
 import {
   CHAT_ID_PATTERN,
@@ -175,7 +175,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
     private readonly chat: ChatService,
     private readonly memory: MemoryStore,
     private readonly eventBus: AppEventBus,
-    @Optional() private readonly usage?: UsageService,
+    private readonly usage: UsageService,
   ) {}
 
   onModuleDestroy(): void {
@@ -318,7 +318,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
     if (this.stopping) {
       throw new OpenAiError(HttpStatus.SERVICE_UNAVAILABLE, 'server_error', 'shutting_down', 'The server is shutting down.');
     }
-    const reached = this.usage?.reachedLimit(selection.provider, selection.model, conversation.kind === 'chat' ? 'chat' : 'api');
+    const reached = this.usage.reachedLimit(selection.provider, selection.model, conversation.kind === 'chat' ? 'chat' : 'api');
     if (reached) {
       const refusal = new SpendLimitError(reached);
       throw spendLimitError(refusal.message, reached.resets_at);
