@@ -311,10 +311,12 @@ describe('Skills in chat (e2e)', () => {
   });
 
   it('Scenario: allowed-tools Bash(git:*) pre-approves git only, for that turn, and no longer blocks other tools', async () => {
-    await request(t.httpUrl)
+    const created = await request(t.httpUrl)
       .post('/api/skills')
       .send({ name: 'git-helper', content: skillMd('git-helper', { extra: 'allowed-tools: Bash(git:*) Read' }) })
       .expect(201);
+    // pre-approvals apply only once the owner granted them for this content
+    await request(t.httpUrl).post('/api/skills/git-helper/pre-approvals').send({ hash: created.body.pre_approvals.hash }).expect(200);
     const chatId = newChatId();
     fake.enqueue(
       {
@@ -377,7 +379,8 @@ describe('Skills in chat (e2e)', () => {
       { name: 'pdf-helper/scripts/extract.py', data: 'print("text")\n' },
       { name: 'pdf-helper/references/REFERENCE.md', data: '# Reference' },
     ]);
-    await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'pdf-helper.zip').expect(201);
+    const imported = await request(t.httpUrl).post('/api/skills/import').attach('file', zip, 'pdf-helper.zip').expect(201);
+    await request(t.httpUrl).post('/api/skills/pdf-helper/pre-approvals').send({ hash: imported.body.pre_approvals.hash }).expect(200);
     const chatId = newChatId();
     fake.enqueue(
       {

@@ -181,4 +181,46 @@ describe('Skill Market', { timeout: 180_000 }, () => {
     assert.equal((await rest('GET', `/api/skills/${SKILL_NAME}/content`)).body.content, before, 'nothing was saved');
     assert.deepEqual(pageErrors, []);
   });
+  test('Scenario: importing a Skill with allowed-tools lists what it would pre-approve; Allow grants them', async () => {
+    const name = 'e2e-shell';
+    const archive = await zipFiles({
+      [`${name}/SKILL.md`]: `---\nname: ${name}\ndescription: Runs shell commands.\nallowed-tools: Bash Read\n---\n\nRun what is needed.\n`,
+    });
+    await upload(`${name}.zip`, archive);
+    const review = page.getByTestId('skill-upload-pre-approvals');
+    await review.waitFor();
+    assert.match(await page.getByRole('dialog').innerText(), /Allow these pre-approvals\?/);
+    const items = await review.getByTestId('skill-upload-pre-item').allInnerTexts();
+    assert.deepEqual(items, ['any shell command', 'tool read_file']);
+    assert.match(await review.innerText(), /Warning: this lets the model run any shell command/);
+    assert.equal((await rest('GET', `/api/skills/${name}`)).body.pre_approvals.granted, false, 'nothing granted before Allow');
+    await screenshot(page, 'skills-05-pre-approvals-import');
+    await page.getByTestId('skill-upload-pre-allow').click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    const panel = page.getByTestId(`skill-row-${name}`).getByTestId('skill-pre-approvals');
+    await panel.filter({ hasText: 'Pre-approvals: allowed by you' }).waitFor();
+    assert.equal((await rest('GET', `/api/skills/${name}`)).body.pre_approvals.granted, true);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('Scenario: a Skill the agent wrote shows its pre-approvals waiting for approval until the owner approves', async () => {
+    const name = 'e2e-agent-made';
+    const created = await rest('POST', '/api/skills', {
+      name,
+      source: 'agent',
+      content: `---\nname: ${name}\ndescription: Written by the agent.\nallowed-tools: Bash(git:*)\n---\n\nUse git.\n`,
+    });
+    assert.equal(created.status, 201);
+    await page.getByTestId('skill-refresh').click();
+    const panel = page.getByTestId(`skill-row-${name}`).getByTestId('skill-pre-approvals');
+    await panel.filter({ hasText: 'Pre-approvals: waiting for your approval' }).waitFor();
+    assert.match(await panel.getByTestId('skill-pre-approval-item').innerText(), /commands starting with `git` \(this program can run any other command/);
+    await screenshot(page, 'skills-06-pre-approvals-waiting');
+    await panel.getByTestId('skill-pre-approvals-approve').click();
+    await page.getByTestId(`skill-row-${name}`).getByTestId('skill-pre-approvals').filter({ hasText: 'allowed by you' }).waitFor();
+    assert.equal((await rest('GET', `/api/skills/${name}`)).body.pre_approvals.granted, true);
+    await page.getByTestId(`skill-row-${name}`).getByTestId('skill-pre-approvals-revoke').click();
+    await page.getByTestId(`skill-row-${name}`).getByTestId('skill-pre-approvals').filter({ hasText: 'waiting for your approval' }).waitFor();
+    assert.deepEqual(pageErrors, []);
+  });
 });

@@ -147,6 +147,23 @@ export interface ApprovalAuditEntry {
   /** redacted, truncated preview of the command or arguments */
   preview: string;
   server?: string;
+  /**
+   * additive: a Skill pre-approval grant or revocation by the owner (`decision` allow_always / deny, `by` user,
+   * `tool` = `skill_pre_approvals`, empty chat and call ids); absent for tool-call decisions
+   */
+  skill_grant?: SkillGrantAuditRecord;
+}
+
+/** What a grant or revocation of a Skill's pre-approvals concerned (in the approvals audit). */
+export interface SkillGrantAuditRecord {
+  action: 'grant' | 'revoke';
+  name: string;
+  source: 'builtin' | 'user' | 'agent';
+  /** the package content hash granted (or the one whose grant was revoked) */
+  hash: string;
+  allowed_tools: string[];
+  /** why a grant was revoked: the owner, or the Skill's content changed or it was deleted */
+  reason?: 'owner' | 'changed' | 'deleted';
 }
 
 export interface ApprovalAuditResponse {

@@ -48,6 +48,65 @@ export interface SkillRecord {
   metadata: Record<string, string>;
   /** tools the model may call while this Skill is loaded; null → no restriction */
   allowed_tools: string[] | null;
+  /**
+   * additive: what the Skill's `allowed-tools` would pre-approve and whether the owner granted it for this exact
+   * content; null when the Skill lists no `allowed-tools` (REST responses only; absent inside the catalog)
+   */
+  pre_approvals?: SkillPreApprovals | null;
+}
+
+/** What one `allowed-tools` entry would pre-approve, in words the owner can judge. */
+export type SkillPreApprovalKind =
+  /** `Bash`, `Bash(*)`: every shell command */
+  | 'any_command'
+  /** `Bash(git status:*)`: commands starting with these words */
+  | 'command_prefix'
+  /** `Bash(npm test)`: exactly this command */
+  | 'exact_command'
+  /** `Read` → `read_file`: one tool, any arguments */
+  | 'tool'
+  /** `mcp__<server>`: every tool of an MCP server */
+  | 'mcp_server'
+  /** `mcp__<server>__<tool>`: one MCP tool */
+  | 'mcp_tool'
+  /** an entry that pre-approves nothing (an argument on a non-Bash tool, a malformed entry) */
+  | 'ignored';
+
+export interface SkillPreApprovalItem {
+  /** the entry as written in `allowed-tools` */
+  entry: string;
+  kind: SkillPreApprovalKind;
+  /** the command words (command_prefix, exact_command), the tool (tool, mcp_tool) or the server (mcp_server, mcp_tool) */
+  value: string;
+  server?: string;
+  /** true when the entry lets the model run any command (or any code through a program that runs other code) */
+  broad: boolean;
+  /** one English sentence: `any shell command`, `commands starting with \`git status\``, `tool read_file`, … */
+  text: string;
+}
+
+/**
+ * The owner's grant of a Skill's `allowed-tools` (openspec approvals "Requirement: Skills pre-approve only with the
+ * owner's grant"): pre-approvals apply only while `granted` is true, i.e. the owner granted them for the package whose
+ * content hash is `hash` (every file of the package, not only SKILL.md). Any change of the package drops the grant.
+ */
+export interface SkillPreApprovals {
+  /** the `allowed-tools` entries as written */
+  requested: string[];
+  granted: boolean;
+  /** sha256 hex of the whole package (SKILL.md and every supporting file): the value to grant with */
+  hash: string;
+  summary: SkillPreApprovalItem[];
+  /** some entry is broad (any command): the console warns */
+  broad: boolean;
+  /** ISO 8601 time of the grant in force; absent when not granted */
+  granted_at?: string;
+}
+
+/** `POST /api/skills/{name}/pre-approvals`: grants what the owner saw, bound to that package hash. */
+export interface GrantSkillPreApprovalsRequest {
+  /** `pre_approvals.hash` as shown to the owner; another hash (the Skill changed since) → 409 */
+  hash: string;
 }
 
 /** `POST /api/skills/import`: the first imported Skill's record (as before) and, additively, every imported one. */

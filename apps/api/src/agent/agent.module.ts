@@ -68,7 +68,7 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
     ApprovalsService,
     ElicitationsService,
   ],
-  exports: [ToolRegistry, AgentRunner, SystemPromptBuilder, ApprovalsService, ElicitationsService],
+  exports: [ToolRegistry, AgentRunner, SystemPromptBuilder, ApprovalsService, ElicitationsService, ApprovalAuditLog],
 })
 export class AgentModule implements OnModuleInit {
   private readonly logger = new Logger(AgentModule.name);

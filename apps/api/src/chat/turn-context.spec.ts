@@ -20,6 +20,9 @@ import { MemoryStore } from '../memory/memory-store';
 import { SkillCatalog } from '../skills/skill-catalog';
 import { SkillStore } from '../skills/skill-store';
 import { SkillTurnService } from '../skills/skill-turn.service';
+import { ApprovalAuditLog } from '../approvals/approval-audit';
+import { SkillGrantStore } from '../skills/skill-grant-store';
+import { SkillGrantsService } from '../skills/skill-grants.service';
 import { SkillsAdminService } from '../skills/skills-admin.service';
 import { buildTurnContext, type TurnContextSources } from './turn-context';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
@@ -71,7 +74,8 @@ describe('buildTurnContext', () => {
       content: '---\nname: weather\ndescription: Weather reports\n---\n\nAsk for the city first.\n',
       source: 'user',
     });
-    sources = { prompt: new SystemPromptBuilder(memory), mcp, skills: new SkillTurnService(store, catalog, registry, memory, mcp) };
+    const grants = new SkillGrantsService(store, catalog, new SkillGrantStore(config), new ApprovalAuditLog(config));
+    sources = { prompt: new SystemPromptBuilder(memory), mcp, skills: new SkillTurnService(store, catalog, registry, memory, mcp, grants) };
   });
 
   afterAll(async () => {

@@ -1,10 +1,12 @@
 /**
  * Binds the EVOLUTION_SKILLS port to SkillsAdminService: agent-only creation and replacement with the Skills module's own
  * checks (name free in every root, expected hash, full package validation, snapshot before replace), its SkillErrors
- * translated into the evolution outcomes a reviewer sees.
+ * translated into the evolution outcomes a reviewer sees. A Skill evolution creates or replaces has no grant of its
+ * pre-approvals: any grant of the package is dropped (only the owner grants them again, in the console).
  */
 import { Injectable } from '@nestjs/common';
 import { parseSkillMarkdown } from '@cashcode/skill-format';
+import { SkillGrantsService } from '../skills/skill-grants.service';
 import { SkillError } from '../skills/skills.errors';
 import { SkillsAdminService } from '../skills/skills-admin.service';
 import { EvolutionError, EVOLUTION_MESSAGES } from './evolution.errors';
@@ -39,7 +41,10 @@ function translate(error: unknown, action: 'create' | 'update'): unknown {
 
 @Injectable()
 export class SkillsServiceEvolutionAdapter implements EvolutionSkillsPort {
-  constructor(private readonly skills: SkillsAdminService) {}
+  constructor(
+    private readonly skills: SkillsAdminService,
+    private readonly grants: SkillGrantsService,
+  ) {}
 
   async find(name: string): Promise<EvolutionSkillState | null> {
     try {
@@ -54,6 +59,7 @@ export class SkillsServiceEvolutionAdapter implements EvolutionSkillsPort {
   async createAgentSkill(name: string, content: string, reason: string): Promise<AppliedSkill> {
     try {
       const record = await this.skills.create({ name, content, source: 'agent', enabled: true, reason });
+      await this.grants.contentChanged('agent', name);
       return { version: record.version, hash: record.hash, snapshot: null };
     } catch (error) {
       throw translate(error, 'create');
@@ -66,6 +72,7 @@ export class SkillsServiceEvolutionAdapter implements EvolutionSkillsPort {
     if (current.source !== 'agent') throw new EvolutionError('skill_not_agent', EVOLUTION_MESSAGES.notAgent);
     try {
       const record = await this.skills.replace(name, { content, expectedHash });
+      await this.grants.contentChanged('agent', name);
       return { version: record.version, hash: record.hash, snapshot: record.snapshot };
     } catch (error) {
       throw translate(error, 'update');

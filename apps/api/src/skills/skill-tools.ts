@@ -14,6 +14,7 @@ import { boundText, type SkillCatalog } from './skill-catalog';
 import { errorName, isPlainObject, sanitizeStoreDiagnostic } from './skill-helpers';
 import type { SkillStore } from './skill-store';
 import type { SkillTurnService } from './skill-turn.service';
+import type { SkillGrantsService } from './skill-grants.service';
 import type { SkillsAdminService } from './skills-admin.service';
 import { SKILL_MESSAGES, SkillError } from './skills.errors';
 
@@ -172,6 +173,8 @@ export class AgentSkillManageTool implements AgentTool {
   constructor(
     private readonly admin: SkillsAdminService,
     private readonly store: SkillStore,
+    /** a Skill the agent writes has no grant of its pre-approvals (only the owner grants them, in the console) */
+    private readonly grants: SkillGrantsService,
   ) {}
 
   async execute(args: Record<string, unknown>): Promise<string> {
@@ -209,6 +212,7 @@ export class AgentSkillManageTool implements AgentTool {
         enabled: true,
         reason: typeof reason === 'string' ? reason : undefined,
       });
+      await this.grants.contentChanged('agent', record.name);
       return {
         success: true,
         action: 'create',

@@ -1,12 +1,13 @@
 /**
  * The Skills of one chat turn: the explicitly selected Skills loaded before the model runs, the Skills the model
  * loads with skill_load, the `allowed-tools` pre-approvals they bring (the tools a loaded Skill lists run without
- * asking in that turn; other tools are not restricted), the chat's recently-activated list in metadata.json and the
- * system prompt sections about Skills. Nothing of a turn carries over to the next one.
+ * asking in that turn, only while the owner's grant names the loaded package content: skill-grants.service.ts; other
+ * tools are not restricted), the chat's recently-activated list in metadata.json and the system prompt sections about
+ * Skills. Nothing of a turn carries over to the next one.
  */
 import * as path from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { formatSkillReceipt, type LoadedSkillReceipt } from '@cashcode/contracts';
+import { formatSkillReceipt, type LoadedSkillReceipt, type SkillSource } from '@cashcode/contracts';
 import type { ToolContext } from '../agent/agent-tool';
 import { MCP_TOOL_PREFIX, ToolRegistry } from '../agent/tool-registry';
 import { addAllowedTools, emptyPreApprovals, type PreApprovals } from '../approvals/skill-pre-approvals';
@@ -19,6 +20,7 @@ import { pythonJson } from './python-json';
 import { SKILL_CATALOG, SkillCatalog, boundText } from './skill-catalog';
 import { errorName, isPlainObject, logicalPath, sanitizeStoreDiagnostic } from './skill-helpers';
 import { renderSkillIndex } from './skill-index';
+import { SkillGrantsService, type PackageContent } from './skill-grants.service';
 import { SkillStore, epochSeconds } from './skill-store';
 
 export const ACTIVATED_SKILLS_CAPACITY = 12;
@@ -68,10 +70,13 @@ export interface TurnSkillContext {
 
 interface LoadedInTurn {
   name: string;
+  source: SkillSource;
   hash: string;
   version: number;
-  /** the manifest's `allowed-tools` entries as written (pre-approved while loaded), null when absent */
+  /** the manifest's `allowed-tools` entries as written (pre-approved while loaded and granted), null when absent */
   allowedTools: string[] | null;
+  /** the package content the owner's grant named at load time; null when not granted (nothing pre-approved) */
+  granted: PackageContent | null;
   /** the package's directory on the host */
   dir: string;
 }
@@ -104,6 +109,7 @@ export class SkillTurnService {
     private readonly registry: ToolRegistry,
     private readonly memory: MemoryStore,
     private readonly mcp: McpService,
+    private readonly grants: SkillGrantsService,
   ) {}
 
 
@@ -161,16 +167,19 @@ export class SkillTurnService {
   }
 
   /**
-   * The tools pre-approved in a chat's current turn: the `allowed-tools` of every Skill loaded in it (Agent Skills
-   * meaning: they run without asking; nothing else is restricted). Null when no loaded Skill declares any.
+   * The tools pre-approved in a chat's current turn: the `allowed-tools` of every Skill loaded in it whose package
+   * the owner granted them for, checked again now (a revoked grant or a package changed since loading pre-approves
+   * nothing). Agent Skills meaning: they run without asking; nothing else is restricted. Null when none applies.
    */
   preApprovals(chatId: string): PreApprovals | null {
     const state = this.turns.get(chatId);
     if (!state || !state.active) return null;
     let pre: PreApprovals | null = null;
     for (const skill of state.loaded.values()) {
-      if (skill.allowedTools === null) continue;
-      pre = addAllowedTools(pre ?? emptyPreApprovals(), skill.allowedTools);
+      const granted = skill.granted;
+      if (granted === null || granted.allowedTools === null || !this.grants.stillGranted(skill.source, skill.name, granted)) continue;
+      // the entries of the granted content (what the owner saw), which is what is on disk now
+      pre = addAllowedTools(pre ?? emptyPreApprovals(), granted.allowedTools);
     }
     return pre;
   }
@@ -299,9 +308,13 @@ export class SkillTurnService {
     const state = this.turnState(ctx.chatId, ctx.turnId);
     const previous = state.loaded.get(name);
     if (previous && previous.hash === pkg.hash) return { kind: 'already', name, receipt };
-    const allowedTools = pkg.manifest.allowed_tools ? [...pkg.manifest.allowed_tools] : null;
+    const allowedTools = pkg.manifest.allowed_tools && pkg.manifest.allowed_tools.length > 0 ? [...pkg.manifest.allowed_tools] : null;
     const dir = path.join(this.store.rootOf(pkg.source), name);
-    state.loaded.set(name, { name, hash: pkg.hash, version: pkg.manifest.version, allowedTools, dir });
+    // the package content as hashed now, when the owner's grant names it (its own allowed-tools then apply)
+    const content = allowedTools === null ? null : await this.grants.content(pkg.source, name);
+    const granted = content !== null && this.grants.stillGranted(pkg.source, name, content) ? content : null;
+    const loaded: LoadedInTurn = { name, source: pkg.source, hash: pkg.hash, version: pkg.manifest.version, allowedTools, granted, dir };
+    state.loaded.set(name, loaded);
     await this.recordActivation(ctx.chatId, name, pkg.manifest.description, pkg.manifest.version, pkg.hash);
 
     const lines = [
@@ -328,8 +341,13 @@ export class SkillTurnService {
         mcp_servers: pkg.manifest.optional.mcp_servers,
       })}`,
     );
-    if (allowedTools && allowedTools.length > 0) {
+    if (allowedTools !== null && granted !== null) {
       lines.push(`Pre-approved while this Skill is loaded (these run without asking the user): ${allowedTools.join(', ')}`);
+    } else if (allowedTools !== null) {
+      lines.push(
+        `Not pre-approved: the owner has not approved this Skill's allowed-tools (${allowedTools.join(', ')}) for its ` +
+          'current content, so those tools need the user\'s approval as usual.',
+      );
     }
     const model = `${lines.join('\n')}\n\n${pkg.body}`;
     this.logger.log(

@@ -14,6 +14,9 @@ import { SkillCatalog } from './skill-catalog';
 import { SkillStore } from './skill-store';
 import { AgentSkillManageTool, SkillLoadTool, SkillReadResourceTool, SkillSearchTool } from './skill-tools';
 import { SkillTurnService } from './skill-turn.service';
+import { ApprovalAuditLog } from '../approvals/approval-audit';
+import { SkillGrantStore } from './skill-grant-store';
+import { SkillGrantsService } from './skill-grants.service';
 import { SkillsAdminService } from './skills-admin.service';
 import { SkillError } from './skills.errors';
 
@@ -23,6 +26,7 @@ function skillMd(name: string, extra = '', body = `# ${name}\n\nFollow these ste
 
 interface Fixture {
   dir: string;
+  grants: SkillGrantsService;
   store: SkillStore;
   catalog: SkillCatalog;
   registry: ToolRegistry;
@@ -50,14 +54,17 @@ async function fixture(): Promise<Fixture> {
   const memory = new MemoryStore({ memoryDir: join(dir, 'memory') } as AppConfig);
   const mcp = { list: () => [], prepareServer: () => Promise.resolve('Error: no MCP server in this test') } as unknown as McpService;
   await catalog.refresh();
+  const dataConfig = { dataDir: join(dir, 'data') } as AppConfig;
+  const grants = new SkillGrantsService(store, catalog, new SkillGrantStore(dataConfig), new ApprovalAuditLog(dataConfig));
   return {
     dir,
+    grants,
     store,
     catalog,
     registry,
     memory,
     admin: new SkillsAdminService(store, catalog),
-    turns: new SkillTurnService(store, catalog, registry, memory, mcp),
+    turns: new SkillTurnService(store, catalog, registry, memory, mcp, grants),
   };
 }
 
@@ -150,6 +157,9 @@ describe('SkillTurnService and the skill tools', () => {
       source: 'user',
       supportFiles: { 'references/guide.md': 'the guide' },
     });
+    // the owner grants its allowed-tools for this content (without a grant they pre-approve nothing)
+    const status = await f.grants.status('user', 'release');
+    await f.grants.grant('release', status?.hash);
   });
   afterEach(() => fs.rm(f.dir, { recursive: true, force: true }));
 
@@ -211,7 +221,7 @@ describe('SkillTurnService and the skill tools', () => {
   });
 
   it('Scenario: agent_skill_manage creates an agent Skill and reports failures as JSON, never throwing', async () => {
-    const manage = new AgentSkillManageTool(f.admin, f.store);
+    const manage = new AgentSkillManageTool(f.admin, f.store, f.grants);
     const ok = JSON.parse(await manage.execute({ action: 'create', name: 'notes', content: skillMd('notes'), reason: 'recurring' }));
     expect(ok).toMatchObject({ success: true, action: 'create', name: 'notes', source: 'agent', enabled: true });
     expect((await f.admin.get('notes')).source).toBe('agent');

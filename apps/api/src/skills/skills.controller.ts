@@ -37,6 +37,7 @@ import type {
   SkillDetail,
   SkillImportResponse,
   SkillListResponse,
+  SkillRecord,
   SkillRecordWithPath,
   SkillReplaceResponse,
   SkillValidationResponse,
@@ -58,6 +59,7 @@ import {
 } from './dto/skill-responses.dto';
 import { ZIP_MAX_BYTES } from './skill-archive';
 import { SKILL_MESSAGES, SkillError } from './skills.errors';
+import { SkillGrantsService } from './skill-grants.service';
 import { SkillsAdminService, type UploadedZip } from './skills-admin.service';
 
 /**
@@ -92,11 +94,18 @@ function flag(value: unknown): boolean {
   throw new SkillError('validation', SKILL_MESSAGES.replaceBuiltinInvalid, 'replace_builtin');
 }
 
-/** `/api/skills` — the Skill market (openspec skills). SkillError is rendered as problem+json by the global filter. */
+/**
+ * `/api/skills` — the Skill market (openspec skills). SkillError is rendered as problem+json by the global filter.
+ * Records carry `pre_approvals` (the owner's grant of the Skill's allowed-tools, SkillGrantsController); a create,
+ * import, replace, rollback or delete drops the grant of the package it changed.
+ */
 @ApiTags('skills')
 @Controller(API_PATHS.skills)
 export class SkillsController {
-  constructor(private readonly skills: SkillsAdminService) {}
+  constructor(
+    private readonly skills: SkillsAdminService,
+    private readonly grants: SkillGrantsService,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -107,8 +116,8 @@ export class SkillsController {
   })
   @ApiOkResponse({ type: SkillListResponseDto })
   @ApiProblemResponses(422)
-  list(@Query() query: ListSkillsQueryDto): Promise<SkillListResponse> {
-    return this.skills.list({
+  async list(@Query() query: ListSkillsQueryDto): Promise<SkillListResponse> {
+    const page = await this.skills.list({
       source: query.source,
       enabled: query.enabled,
       availability: query.availability,
@@ -116,20 +125,25 @@ export class SkillsController {
       page: query.page ?? 1,
       pageSize: query.page_size ?? SKILL_PAGE_SIZE_DEFAULT,
     });
+    const items: SkillRecord[] = [];
+    for (const item of page.items) items.push(await this.grants.decorate(item));
+    return { ...page, items };
   }
 
   @Post()
   @ApiOperation({ summary: 'Create a Skill', description: 'Validated, built in a hidden directory and published atomically.' })
   @ApiCreatedResponse({ type: SkillRecordWithPathDto })
   @ApiProblemResponses(403, 409, 422)
-  create(@Body() body: CreateSkillDto): Promise<SkillRecordWithPath> {
-    return this.skills.create({
+  async create(@Body() body: CreateSkillDto): Promise<SkillRecordWithPath> {
+    const record = await this.skills.create({
       name: body.name,
       content: body.content,
       source: body.source ?? 'user',
       supportFiles: body.support_files,
       enabled: body.enabled,
     });
+    await this.grants.contentChanged(record.source, record.name);
+    return this.grants.decorate(record);
   }
 
   @Post('import')
@@ -172,7 +186,7 @@ export class SkillsController {
   })
   @ApiCreatedResponse({ type: SkillRecordDto })
   @ApiProblemResponses(409, 422)
-  importZip(
+  async importZip(
     @UploadedFile() file: UploadedZip | undefined,
     @Query('select') querySelect?: unknown,
     @Query('replace_builtin') queryReplace?: unknown,
@@ -180,7 +194,14 @@ export class SkillsController {
   ): Promise<SkillImportResponse> {
     const select = [...selectList(querySelect), ...selectList(body?.['select'])];
     const replaceBuiltin = flag(queryReplace) || flag(body?.['replace_builtin']);
-    return this.skills.importZip(file, { select, replaceBuiltin });
+    const result = await this.skills.importZip(file, { select, replaceBuiltin });
+    // a re-import is new content: it has no grant until the owner allows what the import dialog shows
+    const imported: SkillRecord[] = [];
+    for (const record of result.imported) {
+      await this.grants.contentChanged(record.source, record.name);
+      imported.push(await this.grants.decorate(record));
+    }
+    return { ...(await this.grants.decorate(result)), imported };
   }
 
   @Delete('invalid/:source/:directory')
@@ -201,8 +222,8 @@ export class SkillsController {
   @ApiOperation({ summary: 'Get a Skill', description: 'Record, body preview (4000 chars) and versions.' })
   @ApiOkResponse({ type: SkillDetailDto })
   @ApiProblemResponses(404)
-  get(@Param('name') name: string): Promise<SkillDetail> {
-    return this.skills.get(name);
+  async get(@Param('name') name: string): Promise<SkillDetail> {
+    return this.grants.decorate(await this.skills.get(name));
   }
 
   @Get(':name/content')
@@ -232,20 +253,22 @@ export class SkillsController {
   })
   @ApiOkResponse({ type: SkillReplaceResponseDto })
   @ApiProblemResponses(403, 404, 409, 422)
-  replace(@Param('name') name: string, @Body() body: ReplaceSkillDto): Promise<SkillReplaceResponse> {
-    return this.skills.replace(name, {
+  async replace(@Param('name') name: string, @Body() body: ReplaceSkillDto): Promise<SkillReplaceResponse> {
+    const record = await this.skills.replace(name, {
       content: body.content,
       supportFiles: body.support_files,
       expectedHash: body.expected_hash,
     });
+    await this.grants.contentChanged(record.source, record.name);
+    return this.grants.decorate(record);
   }
 
   @Patch(':name/enabled')
   @ApiOperation({ summary: 'Enable or disable a Skill' })
   @ApiOkResponse({ type: SkillRecordWithPathDto })
   @ApiProblemResponses(403, 404, 422)
-  setEnabled(@Param('name') name: string, @Body() body: SetSkillEnabledDto): Promise<SkillRecordWithPath> {
-    return this.skills.setEnabled(name, body.enabled);
+  async setEnabled(@Param('name') name: string, @Body() body: SetSkillEnabledDto): Promise<SkillRecordWithPath> {
+    return this.grants.decorate(await this.skills.setEnabled(name, body.enabled));
   }
 
   @Delete(':name')
@@ -254,7 +277,9 @@ export class SkillsController {
   @ApiNoContentResponse()
   @ApiProblemResponses(403, 404)
   async delete(@Param('name') name: string): Promise<void> {
+    const source = await this.grants.effectiveSource(name);
     await this.skills.delete(name);
+    if (source !== null) await this.grants.contentChanged(source, name, 'deleted');
   }
 
   @Get(':name/versions')
@@ -270,7 +295,9 @@ export class SkillsController {
   @ApiOperation({ summary: 'Roll back to a snapshot', description: 'Snapshots the current package first.' })
   @ApiOkResponse({ type: SkillRecordWithPathDto })
   @ApiProblemResponses(403, 404, 422)
-  rollback(@Param('name') name: string, @Param('version') version: string): Promise<SkillRecordWithPath> {
-    return this.skills.rollback(name, version);
+  async rollback(@Param('name') name: string, @Param('version') version: string): Promise<SkillRecordWithPath> {
+    const record = await this.skills.rollback(name, version);
+    await this.grants.contentChanged(record.source, record.name);
+    return this.grants.decorate(record);
   }
 }

@@ -9,6 +9,9 @@ import { McpModule } from '../mcp/mcp.module';
 import { McpService } from '../mcp/mcp.service';
 import { MemoryModule } from '../memory/memory.module';
 import { SKILL_CATALOG, SkillCatalog } from './skill-catalog';
+import { SkillGrantStore } from './skill-grant-store';
+import { SkillGrantsController } from './skill-grants.controller';
+import { SkillGrantsService } from './skill-grants.service';
 import { SkillStore } from './skill-store';
 import { AgentSkillManageTool, SkillLoadTool, SkillReadResourceTool, SkillSearchTool } from './skill-tools';
 import { SKILL_USAGE_SECTION, SkillTurnService } from './skill-turn.service';
@@ -21,13 +24,14 @@ import { SkillsAdminService } from './skills-admin.service';
  * - SkillsAdminService: the REST administration (and agent/evolution creation), one mutation at a time.
  * - SkillTurnService: the Skills of a chat turn (explicit selections, skill_load, `allowed-tools` pre-approvals,
  *   prompt sections).
- * - skill-tools.ts: the model's skill tools, built on the two services.
+ * - SkillGrantsService: the owner's hash-bound grants of Skills' `allowed-tools` (REST, dropped on every change).
+ * - skill-tools.ts: the model's skill tools, built on the services.
  * Depends on AgentModule (tools, prompt sections, approvals), McpModule (`mcp:` availability, required servers) and
  * MemoryModule (activated_skills); nothing in agent/ or mcp/ imports this module.
  */
 @Module({
   imports: [AgentModule, McpModule, MemoryModule],
-  controllers: [SkillsController],
+  controllers: [SkillsController, SkillGrantsController],
   providers: [
     {
       provide: SkillStore,
@@ -55,8 +59,10 @@ import { SkillsAdminService } from './skills-admin.service';
     },
     SkillsAdminService,
     SkillTurnService,
+    SkillGrantStore,
+    SkillGrantsService,
   ],
-  exports: [SkillsAdminService, SkillTurnService],
+  exports: [SkillsAdminService, SkillTurnService, SkillGrantsService],
 })
 export class SkillsModule implements OnModuleInit {
   constructor(
@@ -67,6 +73,7 @@ export class SkillsModule implements OnModuleInit {
     private readonly approvals: ApprovalsService,
     private readonly admin: SkillsAdminService,
     private readonly turns: SkillTurnService,
+    private readonly grants: SkillGrantsService,
   ) {}
 
   /** Prepares the roots, registers the tools, the pre-approval source and the prompt sections, then scans. */
@@ -75,7 +82,7 @@ export class SkillsModule implements OnModuleInit {
     this.registry.registerMeta(new SkillSearchTool(this.catalog));
     this.registry.registerMeta(new SkillLoadTool(this.turns));
     this.registry.registerMeta(new SkillReadResourceTool(this.turns, this.catalog, this.store));
-    this.registry.register(new AgentSkillManageTool(this.admin, this.store));
+    this.registry.register(new AgentSkillManageTool(this.admin, this.store, this.grants));
     this.approvals.setPreApprovalSource({ preApprovals: (chatId) => this.turns.preApprovals(chatId) });
     // exec sees the Skills loaded in a chat read-only at /skills/<name> (a port: the agent module never imports Skills)
     const exec = this.registry.get('exec');
@@ -91,5 +98,6 @@ export class SkillsModule implements OnModuleInit {
       render: ({ chatId }) => this.turns.recentSkillsSummary(chatId),
     });
     await this.catalog.refresh();
+    await this.grants.prepare();
   }
 }

@@ -32,6 +32,10 @@ export const PROTECTED_SKILL_MESSAGE =
   'this path is inside a protected Skill directory and cannot be changed with the generic file tools; ' +
   'call agent_skill_manage to create or update Skills.';
 
+export const PROTECTED_STATE_MESSAGE =
+  "this path holds the server's own settings (approvals, Skill grants, MCP servers, model settings or keys) and " +
+  'cannot be changed with the model\'s tools; only the owner changes them, in the console.';
+
 /** True when `target` is `root` or lies below it, compared component-wise. */
 export function isWithin(root: string, target: string): boolean {
   const rel = path.relative(root, target);
@@ -113,16 +117,19 @@ export class WorkspacePaths {
   readonly root: string;
   private readonly configuredRoot: string;
   private readonly protectedRoots: readonly string[];
+  private readonly stateRoots: readonly string[];
 
   /**
    * Creates the workspace directory when missing and records its realpath (run once at start).
-   * `protectedRoots` (the skill roots) are refused for writes wherever the workspace points.
+   * `protectedRoots` (the skill roots) and `stateRoots` (what decides the model's permissions: approvals and grants,
+   * MCP catalogs, settings and keys) are refused for writes wherever the workspace points.
    */
-  constructor(workspaceDir: string, protectedRoots: readonly string[]) {
+  constructor(workspaceDir: string, protectedRoots: readonly string[], stateRoots: readonly string[] = []) {
     this.configuredRoot = path.resolve(workspaceDir);
     mkdirPrivateSync(this.configuredRoot);
     this.root = realpathSync(this.configuredRoot);
     this.protectedRoots = protectedRoots.map((root) => path.resolve(root));
+    this.stateRoots = stateRoots.map((root) => path.resolve(root));
   }
 
   /** Resolves a user-given path (relative to the workspace, or absolute inside it) to its confined real path. */
@@ -143,7 +150,8 @@ export class WorkspacePaths {
   /** Like `resolve`, and also refuses paths inside a protected Skill root (for write_file / edit_file). */
   async resolveForWrite(userPath: string): Promise<ResolvedPath> {
     const resolved = await this.resolve(userPath);
-    if (await this.isProtected(resolved.absolute)) throw new WorkspacePathError(PROTECTED_SKILL_MESSAGE);
+    if (await this.isProtected(resolved.absolute, this.protectedRoots)) throw new WorkspacePathError(PROTECTED_SKILL_MESSAGE);
+    if (await this.isProtected(resolved.absolute, this.stateRoots)) throw new WorkspacePathError(PROTECTED_STATE_MESSAGE);
     return resolved;
   }
 
@@ -152,8 +160,8 @@ export class WorkspacePaths {
     return path.relative(this.root, real).split(path.sep).join('/');
   }
 
-  private async isProtected(real: string): Promise<boolean> {
-    for (const root of this.protectedRoots) {
+  private async isProtected(real: string, roots: readonly string[]): Promise<boolean> {
+    for (const root of roots) {
       let realRoot: string;
       try {
         realRoot = await realpathAllowMissing(root, 'protected root');

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
 import {
   SKILL_SOURCES,
   type CreateSkillRequest,
+  type GrantSkillPreApprovalsRequest,
   type ReplaceSkillRequest,
   type SetSkillEnabledRequest,
   type SkillSource,
@@ -79,4 +80,15 @@ export class ValidateSkillDto {
   @IsOptional()
   @IsString({ message: 'content must be a string' })
   content?: string;
+}
+
+/** Body of `POST /api/skills/{name}/pre-approvals`. */
+export class GrantSkillPreApprovalsDto implements GrantSkillPreApprovalsRequest {
+  @ApiProperty({
+    example: 'a3f1…',
+    description: 'pre_approvals.hash as shown to the owner (64 hex); another hash than the current content → 409',
+  })
+  @IsString({ message: 'hash must be a string' })
+  @Matches(/^[0-9a-f]{64}$/, { message: 'hash must be the 64-character package hash shown with the Skill (pre_approvals.hash)' })
+  hash!: string;
 }

@@ -4,6 +4,9 @@ import type {
   SkillAvailability,
   SkillContentResponse,
   SkillDetail,
+  SkillPreApprovalItem,
+  SkillPreApprovalKind,
+  SkillPreApprovals,
   SkillListResponse,
   SkillRecord,
   SkillRecordWithPath,
@@ -19,6 +22,35 @@ export class SkillRequirementsDto implements SkillRequirementsRecord {
   @ApiProperty({ type: [String] }) mcp_servers!: string[];
   @ApiProperty({ type: [String] }) bins!: string[];
   @ApiProperty({ type: [String] }) env!: string[];
+}
+
+const PRE_APPROVAL_KINDS: SkillPreApprovalKind[] = [
+  'any_command',
+  'command_prefix',
+  'exact_command',
+  'tool',
+  'mcp_server',
+  'mcp_tool',
+  'ignored',
+];
+
+export class SkillPreApprovalItemDto implements SkillPreApprovalItem {
+  @ApiProperty({ example: 'Bash(git status:*)', description: 'the allowed-tools entry as written' }) entry!: string;
+  @ApiProperty({ enum: PRE_APPROVAL_KINDS }) kind!: SkillPreApprovalKind;
+  @ApiProperty({ example: 'git status', description: 'command words, tool or MCP server' }) value!: string;
+  @ApiPropertyOptional({ description: 'MCP server (mcp_server, mcp_tool)' }) server?: string;
+  @ApiProperty({ description: 'lets the model run any command' }) broad!: boolean;
+  @ApiProperty({ example: 'commands starting with `git status`' }) text!: string;
+}
+
+export class SkillPreApprovalsDto implements SkillPreApprovals {
+  @ApiProperty({ type: [String], description: 'the allowed-tools entries' }) requested!: string[];
+  @ApiProperty({ description: 'the owner granted them for the current content' }) granted!: boolean;
+  @ApiProperty({ description: 'sha256 hex of the whole package (SKILL.md and every supporting file); grant with it' })
+  hash!: string;
+  @ApiProperty({ type: [SkillPreApprovalItemDto] }) summary!: SkillPreApprovalItemDto[];
+  @ApiProperty({ description: 'some entry allows any command' }) broad!: boolean;
+  @ApiPropertyOptional({ description: 'ISO 8601 time of the grant in force' }) granted_at?: string;
 }
 
 export class SkillRecordDto implements SkillRecord {
@@ -47,6 +79,14 @@ export class SkillRecordDto implements SkillRecord {
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ type: [String], nullable: true, description: 'tools allowed while loaded; null → no restriction' })
   allowed_tools!: string[] | null;
+  @ApiPropertyOptional({
+    type: SkillPreApprovalsDto,
+    nullable: true,
+    description:
+      'what allowed-tools would pre-approve and whether the owner granted it for this exact content; null without ' +
+      'allowed-tools. Pre-approvals apply only while granted.',
+  })
+  pre_approvals?: SkillPreApprovalsDto | null;
 }
 
 export class SkillRecordWithPathDto extends SkillRecordDto implements SkillRecordWithPath {

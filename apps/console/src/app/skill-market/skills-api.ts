@@ -4,9 +4,10 @@ import { API_PATHS, apiPath } from '@cashcode/contracts';
 import type {
   DeleteInvalidSkillResponse,
   SkillContentResponse,
+  SkillImportResponse,
   SkillListQuery,
+  SkillPreApprovals,
   SkillListResponse,
-  SkillRecord,
   SkillRecordWithPath,
   SkillReplaceResponse,
   SkillVersionsResponse,
@@ -63,13 +64,22 @@ export class SkillsApi {
   }
 
   /** `select`: Skills to take from an archive holding several; `replaceBuiltin`: shadow a built-in of the same name. */
-  import(file: File, options: { select?: readonly string[]; replaceBuiltin?: boolean } = {}): Promise<SkillRecord> {
+  import(file: File, options: { select?: readonly string[]; replaceBuiltin?: boolean } = {}): Promise<SkillImportResponse> {
     const form = new FormData();
     form.append('file', file, file.name);
     let params = new HttpParams();
     for (const name of options.select ?? []) params = params.append('select', name);
     if (options.replaceBuiltin) params = params.set('replace_builtin', 'true');
-    return firstValueFrom(this.http.post<SkillRecord>(apiPath(BASE, 'import'), form, { params }));
+    return firstValueFrom(this.http.post<SkillImportResponse>(apiPath(BASE, 'import'), form, { params }));
+  }
+
+  /** Grants the Skill's pre-approvals for the content the owner saw (`hash`); 409 when it changed since. */
+  grantPreApprovals(name: string, hash: string): Promise<SkillPreApprovals> {
+    return firstValueFrom(this.http.post<SkillPreApprovals>(apiPath(BASE, name, 'pre-approvals'), { hash }));
+  }
+
+  revokePreApprovals(name: string): Promise<void> {
+    return firstValueFrom(this.http.delete<void>(apiPath(BASE, name, 'pre-approvals')));
   }
 
   deleteInvalid(source: string, directory: string): Promise<DeleteInvalidSkillResponse> {

@@ -18,6 +18,7 @@ import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { SkillEditorDialog, type SkillEditorDialogData } from '../skill-editor-dialog/skill-editor-dialog';
 import { SkillMarketStore } from '../skill-market-store';
+import { SkillPreApprovalsPanel } from '../skill-pre-approvals/skill-pre-approvals-panel';
 import { SkillUploadDialog } from '../skill-upload-dialog/skill-upload-dialog';
 import { isManageable, metadataText, statusOf, type InvalidPackageRow } from '../skill-view';
 
@@ -40,6 +41,7 @@ import { isManageable, metadataText, statusOf, type InvalidPackageRow } from '..
     Icon,
     ListSkeleton,
     PageHeader,
+    SkillPreApprovalsPanel,
   ],
   providers: [SkillMarketStore],
   templateUrl: './skill-market-page.html',

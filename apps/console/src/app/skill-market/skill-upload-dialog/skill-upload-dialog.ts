@@ -3,22 +3,54 @@ import { MatButtonModule } from '@angular/material/button';
 import { MatDialogModule, MatDialogRef } from '@angular/material/dialog';
 
 import { ApiError, errorMessage } from '../../core/api/api-error';
-import type { SkillArchiveCandidate } from '@cashcode/contracts';
+import type { SkillArchiveCandidate, SkillPreApprovalItem, SkillRecord } from '@cashcode/contracts';
 import { Icon } from '../../shared/icon/icon';
 import { SkillsApi } from '../skills-api';
 import { I18n } from '../../core/i18n/i18n';
 import { importFollowUp, isZipName, sizeKb } from '../skill-view';
+import { importedAwaitingApproval, preApprovalItemText } from '../skill-pre-approvals/pre-approvals-view';
 
 /**
  * ZIP upload of a Skill package (openspec console): a .zip or .skill is required; the server's error is shown as it
  * is. A Skill named like a built-in asks for confirmation to replace it; an archive holding several Skills shows a
- * checklist of them and imports the checked ones.
+ * checklist of them and imports the checked ones. An imported Skill with allowed-tools pre-approves nothing until the
+ * owner allows it: the dialog then lists what it would pre-approve and asks "Allow these pre-approvals?" (Allow grants
+ * them for the imported content's hash; Not now keeps the Skill without them).
  */
 @Component({
   selector: 'cc-skill-upload-dialog',
   changeDetection: ChangeDetectionStrategy.OnPush,
   imports: [MatButtonModule, MatDialogModule, Icon],
   template: `
+    @if (review().length > 0) {
+      <h2 mat-dialog-title>{{ i18n.t('skills.upload.preTitle') }}</h2>
+      <mat-dialog-content class="cc-content" data-testid="skill-upload-pre-approvals">
+        @for (skill of review(); track skill.name) {
+          <section class="cc-list" [attr.data-testid]="'skill-upload-pre-' + skill.name">
+            <p>{{ i18n.t('skills.upload.preIntro', { name: skill.display_name || skill.name }) }}</p>
+            <ul>
+              @for (item of skill.pre_approvals?.summary ?? []; track $index) {
+                <li [class.cc-error]="item.broad" data-testid="skill-upload-pre-item">{{ itemText(item) }}</li>
+              }
+            </ul>
+            @if (skill.pre_approvals?.broad) {
+              <p class="cc-error" role="note">{{ i18n.t('skills.pre.broadWarning') }}</p>
+            }
+          </section>
+        }
+        @if (error(); as error) {
+          <p class="cc-error" role="alert" data-testid="skill-upload-error">{{ error }}</p>
+        }
+      </mat-dialog-content>
+      <mat-dialog-actions align="end">
+        <button mat-button type="button" [mat-dialog-close]="true" data-testid="skill-upload-pre-not-now">
+          {{ i18n.t('skills.upload.preNotNow') }}
+        </button>
+        <button mat-flat-button type="button" [disabled]="uploading()" (click)="allow()" data-testid="skill-upload-pre-allow">
+          {{ i18n.t('skills.upload.preAllow') }}
+        </button>
+      </mat-dialog-actions>
+    } @else {
     <h2 mat-dialog-title>{{ i18n.t('skills.upload.title') }}</h2>
     <mat-dialog-content class="cc-content">
       <p class="cc-muted">{{ i18n.t('skills.upload.subtitle') }}</p>
@@ -82,6 +114,7 @@ import { importFollowUp, isZipName, sizeKb } from '../skill-view';
         {{ uploading() ? i18n.t('skills.upload.uploading') : i18n.t('skills.upload.submit') }}
       </button>
     </mat-dialog-actions>
+    }
   `,
   styles: `
     .cc-content {
@@ -154,6 +187,30 @@ export class SkillUploadDialog {
   /** the Skills of an archive holding several, and the names checked */
   protected readonly candidates = signal<SkillArchiveCandidate[]>([]);
   protected readonly selected = signal<string[]>([]);
+  /** imported Skills whose pre-approvals wait for the owner's answer */
+  protected readonly review = signal<SkillRecord[]>([]);
+
+  protected itemText(item: SkillPreApprovalItem): string {
+    const { key, params } = preApprovalItemText(item);
+    return this.i18n.t(key, params);
+  }
+
+  /** Grants each reviewed Skill's pre-approvals for the content just imported (the hash of the import response). */
+  protected async allow(): Promise<void> {
+    this.uploading.set(true);
+    this.error.set(null);
+    try {
+      for (const skill of this.review()) {
+        const hash = skill.pre_approvals?.hash;
+        if (hash) await this.api.grantPreApprovals(skill.name, hash);
+      }
+      this.ref.close(true);
+    } catch (error) {
+      this.error.set(this.i18n.t('skills.pre.failed', { detail: errorMessage(error) }));
+    } finally {
+      this.uploading.set(false);
+    }
+  }
 
   protected toggle(name: string | null): void {
     if (name === null) return;
@@ -190,8 +247,10 @@ export class SkillUploadDialog {
     this.uploading.set(true);
     this.error.set(null);
     try {
-      await this.api.import(file, { select: this.selected(), replaceBuiltin: this.replaceBuiltin() });
-      this.ref.close(true);
+      const imported = await this.api.import(file, { select: this.selected(), replaceBuiltin: this.replaceBuiltin() });
+      const waiting = importedAwaitingApproval(imported.imported ?? [imported]);
+      if (waiting.length > 0) this.review.set(waiting);
+      else this.ref.close(true);
     } catch (error) {
       this.error.set(errorMessage(error));
       const next = error instanceof ApiError ? importFollowUp(error.status, error.code, error.problem) : null;
