@@ -166,6 +166,8 @@ export async function startServer(extraEnv: Record<string, string> = {}, nodeArg
       // no model-written titles: a turn is measured without the title call after it
       CASHCODE_MODEL_TITLES: 'false',
       CASHCODE_FILE_LOG_LEVEL: 'info',
+      // the bench measures turns, not authentication: its clients send no credential
+      CASHCODE_AUTH: 'off',
       ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -3,7 +3,9 @@
 // API server. The API is built first when it is missing (contracts + API, not the console) and runs with
 // CASHCODE_CONSOLE_DEV=1, the one setting under which it trusts the dev server's origins (http://localhost:4200 and
 // http://127.0.0.1:4200) for REST and the WebSocket gateway. The dev server forwards /api to the API
-// (apps/console/proxy.conf.mjs). Stops both when either exits or on Ctrl-C.
+// (apps/console/proxy.conf.mjs), the console's sign-in link included: the API prints that link for the dev server
+// (http://localhost:4200/api/auth/login?code=…), and this script prints it again once the dev server answers, below
+// the dev server's own start-up output. Stops both when either exits or on Ctrl-C.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,10 +28,33 @@ if (apiOutputs.some((file) => !existsSync(file))) {
   }
 }
 
-const children = [
-  spawn(process.execPath, [join(root, 'apps', 'api', 'dist', 'main.js')], { cwd: root, stdio: 'inherit', env }),
-  spawn(npm, ['run', 'ng', '-w', '@cashcode/console', '--', 'serve'], { cwd: root, stdio: 'inherit', env, shell }),
-];
+const api = spawn(process.execPath, [join(root, 'apps', 'api', 'dist', 'main.js')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env });
+const children = [api, spawn(npm, ['run', 'ng', '-w', '@cashcode/console', '--', 'serve'], { cwd: root, stdio: 'inherit', env, shell })];
+
+// the API's output passes through; its sign-in link is repeated once the dev server is up
+let signInLink = null;
+let apiOutput = '';
+api.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk);
+  if (signInLink !== null) return;
+  apiOutput = (apiOutput + chunk.toString()).slice(-4096);
+  signInLink = /cashcode: open (\S+) to sign the console in/.exec(apiOutput)?.[1] ?? null;
+  if (signInLink !== null) void repeatWhenConsoleIsUp(signInLink);
+});
+
+async function repeatWhenConsoleIsUp(link) {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    try {
+      if ((await fetch(new URL('/', link), { signal: AbortSignal.timeout(1_000) })).ok) {
+        process.stdout.write(`\ncashcode: the console is ready: open ${link} to sign it in\n\n`);
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 let exitCode = null;
 const stopAll = (signal) => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -6,11 +6,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { AppLogger } from './common/app-logger';
+import { resolveServerToken, type ServerToken } from './common/api-token-file';
 import { CashcodeWsAdapter, WS_SHARED_PATH } from './common/cashcode-ws-adapter';
+import { consoleSignInMiddleware, SIGN_IN_CODE_TTL_MS, SignInCodes } from './common/console-sign-in';
 import { installConsole } from './common/console-static';
 import { acquireDataDirLock, type DataDirLock } from './common/data-dir-lock';
 import { earlyErrorHandler, installHttpPipeline, REQUEST_BODY_LIMIT, tokenGateMiddleware } from './common/http-pipeline';
-import { TokenVerifier, TrustedProxies } from './common/http-security';
+import { SIGN_IN_ROUTE, TokenVerifier, TrustedProxies } from './common/http-security';
 import { verifyJsonBodyDepth } from './common/json-limits';
 import { formatEvent } from './common/log-format';
 import { mkdirPrivate, type PrivateRootsResult, tightenPrivateRoots } from './common/private-fs';
@@ -18,7 +20,7 @@ import { setupOpenApi } from './common/openapi';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { registerSecretValue } from './common/redact';
 import { createValidationPipe } from './common/validation';
-import { type AppConfig, isLoopbackHost } from './config/app-config';
+import { type AppConfig, CONSOLE_DEV_PORT, isLoopbackHost } from './config/app-config';
 import { SERVER_LISTENING_EVENT } from './events/app-events';
 import { AppEventBus } from './events/event-bus';
 import { openAiCompatEdgeMiddleware, type OpenAiCompatAccess } from './openai-compat/openai-compat-edge';
@@ -41,6 +43,11 @@ export interface CashcodeApp {
   httpUrl: string;
   /** e.g. ws://127.0.0.1:8765/ or ws://127.0.0.1:8000/ws when the gateway shares the HTTP server */
   wsUrl: string;
+  /**
+   * this start's one-time sign-in link for the console (`…/api/auth/login?code=…`, console-sign-in.ts); null with
+   * CASHCODE_AUTH=off
+   */
+  signInUrl: string | null;
   logger: AppLogger;
   /** Stops the app and releases the data-dir lock (idempotent). From its first call a new start waits for it. */
   close(): Promise<void>;
@@ -73,11 +80,40 @@ function createExpressInstance(): express.Express {
   return instance;
 }
 
-/** The first lines of the log: where the console, the API docs and the gateway are, and whether auth is on. */
-function startupBanner(config: AppConfig, httpUrl: string, wsUrl: string, consoleBuilt: boolean): string {
-  const auth = config.apiToken !== null ? 'on (API token required)' : 'off (loopback only)';
+/** The first lines of the log: where the console, the API docs and the gateway are, and how to sign in. */
+function startupBanner(config: AppConfig, httpUrl: string, wsUrl: string, consoleBuilt: boolean, signInUrl: string | null): string {
+  const auth = signInUrl !== null ? `on · sign in: ${signInUrl}` : 'off (CASHCODE_AUTH=off)';
   const consoleText = consoleBuilt ? `${httpUrl}/` : `${httpUrl}/ (not built yet: run npm run build)`;
   return `CashCode is running: console ${consoleText} · API docs ${httpUrl}/api/docs · WebSocket ${wsUrl} · auth: ${auth}`;
+}
+
+/**
+ * Where a browser opens the sign-in link: CASHCODE_PUBLIC_URL behind a proxy, the Angular dev server under
+ * `npm run dev` (it forwards `/api`, and the cookie must belong to the console's host), else the server itself.
+ */
+function signInBase(config: AppConfig, httpUrl: string): string {
+  if (config.publicUrl !== null) return config.publicUrl;
+  if (config.consoleDev) return `http://localhost:${CONSOLE_DEV_PORT}`;
+  return httpUrl;
+}
+
+/** Logs how this start authenticates: a new or replaced token file, or a warning that authentication is off. */
+function logAuthentication(server: ServerToken | null, logger: AppLogger): void {
+  if (server === null) {
+    logger.warn(
+      formatEvent('auth.disabled', {}) +
+        ' — CASHCODE_AUTH=off: every account on this machine can use the API, the gateway and /metrics without a credential',
+      'Bootstrap',
+    );
+  } else if (server.replaced) {
+    logger.warn(
+      formatEvent('auth.token.replaced', { path: server.file }) +
+        ' — The API token file was readable by other users; a new token was created (sign in again with the link below)',
+      'Bootstrap',
+    );
+  } else if (server.created) {
+    logger.log(formatEvent('auth.token.created', { path: server.file }), 'Bootstrap');
+  }
 }
 
 /** The `/v1` switch and keys: the settings service, or always off when the root module has no OpenAI-compatible API. */
@@ -133,6 +169,8 @@ function logTightened(results: PrivateRootsResult[], logger: AppLogger): void {
  */
 export async function createCashcodeApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CashcodeApp> {
   await createDataDirectories(config);
+  // before the tightening: a token file that others could read is replaced, not just made private
+  const serverToken = await resolveServerToken(config);
   const tightened = tightenDataPermissions(config);
   const lock: DataDirLock | null = options.skipLock
     ? null
@@ -150,6 +188,7 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
   }
   registerSecretValue(config.apiToken);
   logTightened(tightened, logger);
+  logAuthentication(serverToken, logger);
   let app: NestExpressApplication | null = null;
   let adapter: CashcodeWsAdapter | null = null;
   try {
@@ -159,8 +198,17 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
       { logger, bodyParser: false, abortOnError: false },
     );
     const verifier = new TokenVerifier(config.apiToken);
+    registerSecretValue(verifier.sessionValue);
     const trusted = new TrustedProxies(config.trustedProxies);
-    installHttpPipeline(app, config, verifier, trusted, openAiCompatEdgeMiddleware(openAiCompatAccess(app), verifier, trusted));
+    const signInCodes = new SignInCodes();
+    installHttpPipeline(
+      app,
+      config,
+      verifier,
+      trusted,
+      openAiCompatEdgeMiddleware(openAiCompatAccess(app), verifier, trusted),
+      consoleSignInMiddleware(config, verifier, signInCodes, trusted),
+    );
     // Size limit (413) and nesting limit (400, checked on the raw bytes before JSON.parse) on every JSON body. Nest's
     // option type leaves out `verify` because its `rawBody` option uses it; this app never sets `rawBody`, so the hook
     // reaches body-parser unchanged.
@@ -171,7 +219,7 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
     app.useBodyParser('urlencoded', { limit: REQUEST_BODY_LIMIT, extended: false });
     app.use(earlyErrorHandler());
     const consoleBuilt = installConsole(app, config.consoleDir);
-    app.use(tokenGateMiddleware(verifier, trusted));
+    app.use(tokenGateMiddleware(verifier, trusted, config));
     app.use(earlyErrorHandler());
     app.useGlobalFilters(new ProblemDetailsFilter());
     app.useGlobalPipes(createValidationPipe());
@@ -204,10 +252,18 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
         );
       }
     }
-    bootLogger.log(startupBanner(config, httpUrl, wsUrl, consoleBuilt));
+    // a new one-time code at every start; the link is in the log (owner-only) and on stdout (server.ts)
+    const signInUrl = verifier.enabled ? `${signInBase(config, httpUrl)}${SIGN_IN_ROUTE}?code=${signInCodes.issue()}` : null;
+    bootLogger.log(startupBanner(config, httpUrl, wsUrl, consoleBuilt, signInUrl));
     bootLogger.log(
-      formatEvent('server.started', { http_url: httpUrl, ws_url: wsUrl, token_required: config.apiToken !== null }),
+      formatEvent('server.started', { http_url: httpUrl, ws_url: wsUrl, token_required: verifier.enabled }),
     );
+    if (signInUrl !== null) {
+      bootLogger.log(
+        formatEvent('auth.sign_in_link', { url: signInUrl, valid_minutes: SIGN_IN_CODE_TTL_MS / 60_000 }) +
+          ' — Open this link once to sign the console in (a new link is printed at every start)',
+      );
+    }
     // background work that must not delay the first health answer starts now (the session index sync, the warm-up)
     let bus: AppEventBus | null = null;
     try {
@@ -225,6 +281,7 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
       config,
       httpUrl,
       wsUrl,
+      signInUrl,
       logger,
       close: () => {
         closing ??= (async () => {

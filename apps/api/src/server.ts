@@ -7,6 +7,7 @@ import { config as loadDotenv } from 'dotenv';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CashcodeApp } from './bootstrap';
+import { ApiTokenFileError } from './common/api-token-file';
 import { DataDirLockedError } from './common/data-dir-lock';
 import { startIdleMemoryRelease } from './common/idle-memory-release';
 import { ConfigError, loadConfig } from './config/app-config';
@@ -26,7 +27,9 @@ function fail(message: string): never {
 }
 
 function describeStartupError(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) return error.message;
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ApiTokenFileError) {
+    return error.message;
+  }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const syscall = (error as NodeJS.ErrnoException | undefined)?.syscall;
   const info = error as { address?: unknown; port?: unknown } | undefined;
@@ -66,6 +69,13 @@ async function main(): Promise<void> {
     server = await createCashcodeApp(config);
   } catch (error) {
     fail(describeStartupError(error));
+  }
+  // the sign-in link on stdout whatever the console log level (the log has it too): the one step a first start needs
+  if (server.signInUrl !== null) {
+    process.stdout.write(
+      `\ncashcode: open ${server.signInUrl} to sign the console in\n` +
+        'cashcode: (the link works once, for 15 minutes; every start prints a new one)\n\n',
+    );
   }
   // main.ts writes the bundle's code cache once the server runs (see SERVER_STARTED_EVENT there)
   (process as NodeJS.EventEmitter).emit(SERVER_STARTED_EVENT);

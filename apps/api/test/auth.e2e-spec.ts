@@ -376,13 +376,14 @@ describe('Start-up log', () => {
     const lines = await logLines(t, /CashCode is running/);
     const banner = lines.findIndex((line) => line.includes('CashCode is running'));
     expect(lines[banner]).toContain(
-      `INFO     Bootstrap request_id=- chat_id=- turn_id=- CashCode is running: console ${t.httpUrl}/ (not built yet: run npm run build) · API docs ${t.httpUrl}/api/docs · WebSocket ${t.wsUrl} · auth: off (loopback only)`,
+      `INFO     Bootstrap request_id=- chat_id=- turn_id=- CashCode is running: console ${t.httpUrl}/ (not built yet: run npm run build) · API docs ${t.httpUrl}/api/docs · WebSocket ${t.wsUrl} · auth: off (CASHCODE_AUTH=off)`,
     );
     // only the modules' one-line summaries come before it; no route table
     expect(banner).toBeLessThan(10);
     expect(lines.join('\n')).not.toMatch(/RoutesResolver|RouterExplorer|InstanceLoader|Mapped \{/);
     const debugLines = await logLines(debugApp, /CashCode is running/);
-    expect(debugLines.find((line) => line.includes('CashCode is running'))).toContain('auth: on (API token required)');
+    expect(debugLines.find((line) => line.includes('CashCode is running'))).toContain(`auth: on · sign in: ${debugApp.signInUrl}`);
+    expect(debugApp.signInUrl).toMatch(new RegExp(`^${debugApp.httpUrl}/api/auth/login\\?code=[A-Za-z0-9_-]{43}$`));
   });
 
   it('Scenario: route mapping is logged at DEBUG', async () => {

@@ -5,6 +5,12 @@
 export const API_PATHS = {
   health: '/api/health',
   clientConfig: '/api/client-config',
+  /** the console's one-time sign-in link (`GET ?code=`, printed at every start; no token: bound by the code) */
+  authLogin: '/api/auth/login',
+  /** clears the console's session cookie */
+  authLogout: '/api/auth/logout',
+  /** how this client is signed in (401 when it is not) */
+  authSession: '/api/auth/session',
   sessions: '/api/sessions',
   llmSettings: '/api/settings/llm',
   llmSettingsTest: '/api/settings/llm/test',

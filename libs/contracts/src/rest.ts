@@ -64,8 +64,18 @@ export interface ClientConfigResponse {
   ws_port: number;
   /** `/ws` when the gateway shares the HTTP server, else `/` */
   ws_path: string;
-  /** true when the server has an API token: REST needs `Authorization: Bearer <token>`, the WS `?token=<token>` */
+  /**
+   * true unless the server runs with CASHCODE_AUTH=off: REST needs `Authorization: Bearer <token>` (the WS
+   * `?token=<token>`) or the console's session cookie set by the sign-in link
+   */
   token_required: boolean;
+}
+
+/** `GET /api/auth/session`: the client is signed in (a client that is not gets 401). */
+export interface AuthSessionResponse {
+  signed_in: true;
+  /** `cookie`: the console's session cookie; `token`: the API token; `none`: the server runs with CASHCODE_AUTH=off */
+  via: 'cookie' | 'token' | 'none';
 }
 
 // ---- sessions (openspec sessions) ----

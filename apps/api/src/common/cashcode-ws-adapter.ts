@@ -5,7 +5,16 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { AppConfig } from '../config/app-config';
-import { bearerToken, clientKey, isAllowedHost, isAllowedOrigin, type TokenVerifier, type TrustedProxies } from './http-security';
+import {
+  bearerToken,
+  clientKey,
+  cookieValues,
+  isAllowedHost,
+  isAllowedOrigin,
+  sessionCookieName,
+  type TokenVerifier,
+  type TrustedProxies,
+} from './http-security';
 import { logIds } from './log-context';
 import { formatEvent } from './log-format';
 import { buildProblem } from './problem-details.filter';
@@ -29,9 +38,10 @@ type UpgradeRejection = { status: number; detail: string; reason: string; header
  * - `config.wsSharesHttp`: on the HTTP server, upgrades at `/ws` only;
  * - otherwise its own server on `config.wsHost:config.wsPort` (any path, as the original server accepted), never all
  *   interfaces.
- * Every upgrade is checked before the socket opens: Host allowlist (403), Origin allowlist (403), the API token when
- * configured (`Authorization: Bearer` or `?token=` for browsers; 401, 429 when throttled; the same verifier and client
- * address as REST), then the path in shared mode (404). Messages are capped
+ * Every upgrade is checked before the socket opens: Host allowlist (403), Origin allowlist (403), the API token
+ * (`Authorization: Bearer` or `?token=` for browsers) or the console's session cookie, unless CASHCODE_AUTH=off (401,
+ * 429 when throttled; the same verifier and client address as REST; the cookie is scoped by host, not port, so the
+ * browser sends it to the gateway's own port too), then the path in shared mode (404). Messages are capped
  * at 1 MiB. Gateway-supplied port/path options are ignored (one endpoint, owned by configuration).
  */
 export class CashcodeWsAdapter extends WsAdapter {
@@ -137,7 +147,8 @@ export class CashcodeWsAdapter extends WsAdapter {
     if (this.verifier.enabled) {
       const key = clientKey(request, this.trusted);
       const presented = bearerToken(request.headers.authorization) ?? query.get('token') ?? undefined;
-      const result = this.verifier.check(presented, key);
+      const session = cookieValues(request.headers.cookie, sessionCookieName(this.config.port));
+      const result = this.verifier.authenticate(presented, session, key);
       if (result === 'throttled') {
         return {
           status: 429,

@@ -6,10 +6,12 @@ import type { AppConfig } from '../config/app-config';
 import {
   bearerToken,
   clientKey,
+  cookieValues,
   isAllowedHost,
   isAllowedOrigin,
   isCorsOrigin,
   isOpenApiRequest,
+  sessionCookieName,
   type TokenCheck,
   type TokenVerifier,
   type TrustedProxies,
@@ -119,15 +121,21 @@ function refuse(res: Response, req: Request, verifier: TokenVerifier, key: strin
   problem(res, req, 401, 'Authentication required: a valid API token is missing');
 }
 
+/** The request's credential, checked: the bearer token or the console's session cookie. */
+function authenticate(req: Request, verifier: TokenVerifier, key: string, config: Pick<AppConfig, 'port'>): TokenCheck {
+  const session = cookieValues(req.headers.cookie, sessionCookieName(config.port));
+  return verifier.authenticate(bearerToken(req.headers.authorization), session, key);
+}
+
 /**
- * Token guard, first stage (before body parsing, the console and the routes), when CASHCODE_API_TOKEN is set. Every
- * request needs `Authorization: Bearer <token>` except the explicit allowlist (isOpenApiRequest: exact routed
+ * Token guard, first stage (before body parsing, the console and the routes); on unless CASHCODE_AUTH=off. Every
+ * request needs `Authorization: Bearer <token>` or the console's session cookie except the explicit allowlist (isOpenApiRequest: exact routed
  * spellings of health, client config and the OpenAPI pages). A page or asset request (GET/HEAD) outside every
  * spelling of `/api` and `/ws` may still be answered by the console without a token: it is passed on unauthenticated,
  * and tokenGateMiddleware, installed after the console, refuses it if the console did not answer it. Every other
  * request without a valid token is refused here, so no route — known, unknown or spelled oddly — answers without one.
  */
-export function tokenMiddleware(verifier: TokenVerifier, trusted: TrustedProxies): RequestHandler {
+export function tokenMiddleware(verifier: TokenVerifier, trusted: TrustedProxies, config: Pick<AppConfig, 'port'>): RequestHandler {
   return (req, res, next) => {
     if (!verifier.enabled || isOpenApiRequest(req.method, req.path) || res.locals[OPENAI_COMPAT_HANDLED] === true) {
       res.locals[AUTHENTICATED] = true;
@@ -138,7 +146,7 @@ export function tokenMiddleware(verifier: TokenVerifier, trusted: TrustedProxies
       return next();
     }
     const key = clientKey(req, trusted);
-    const result = verifier.check(presented, key);
+    const result = authenticate(req, verifier, key, config);
     if (result === 'ok') {
       res.locals[AUTHENTICATED] = true;
       return next();
@@ -152,11 +160,11 @@ export function tokenMiddleware(verifier: TokenVerifier, trusted: TrustedProxies
  * passed on for the console when the console did not answer it (an unknown path gets 401, not a 404 that tells
  * which routes exist).
  */
-export function tokenGateMiddleware(verifier: TokenVerifier, trusted: TrustedProxies): RequestHandler {
+export function tokenGateMiddleware(verifier: TokenVerifier, trusted: TrustedProxies, config: Pick<AppConfig, 'port'>): RequestHandler {
   return (req, res, next) => {
     if (!verifier.enabled || res.locals[AUTHENTICATED] === true) return next();
     const key = clientKey(req, trusted);
-    const result = verifier.check(bearerToken(req.headers.authorization), key);
+    const result = authenticate(req, verifier, key, config);
     if (result === 'ok') {
       res.locals[AUTHENTICATED] = true;
       return next();
@@ -231,7 +239,7 @@ export function securityHeadersMiddleware(config: AppConfig): RequestHandler {
 /**
  * Installs the cross-cutting HTTP pipeline on the Express instance, in order: request id + access log, Host
  * allowlist, security headers, the `/v1` edge (the OpenAI-compatible endpoint), CORS allowlist, Origin check, token guard (its second stage, tokenGateMiddleware, goes
- * after the console). Must run before `app.init()`.
+ * after the console), the console's sign-in routes (console-sign-in.ts). Must run before `app.init()`.
  */
 export function installHttpPipeline(
   app: INestApplication,
@@ -239,6 +247,7 @@ export function installHttpPipeline(
   verifier: TokenVerifier,
   trusted: TrustedProxies,
   openAiCompatEdge?: RequestHandler,
+  signIn?: RequestHandler,
 ): void {
   const logger = new Logger('HttpAccess');
   app.use(requestContextMiddleware(logger));
@@ -257,5 +266,6 @@ export function installHttpPipeline(
     maxAge: 600,
   });
   app.use(originCheckMiddleware(config));
-  app.use(tokenMiddleware(verifier, trusted));
+  app.use(tokenMiddleware(verifier, trusted, config));
+  if (signIn) app.use(signIn);
 }

@@ -7,6 +7,8 @@ import {
   isCorsOrigin,
   isOpenApiRequest,
   TokenVerifier,
+  cookieValues,
+  sessionCookieName,
   TrustedProxies,
 } from './http-security';
 
@@ -91,6 +93,30 @@ describe(TokenVerifier.name, () => {
     expect(verifier.check('wrong', 'client')).toBe('unauthorized');
     expect(verifier.check('wrong', 'client')).toBe('unauthorized');
     expect(verifier.check('wrong', 'client')).toBe('throttled');
+  });
+});
+
+describe('the console session cookie', () => {
+  it('Scenario: the session cookie is derived from the token', () => {
+    const verifier = new TokenVerifier('correct-horse-battery', 1, 10_000, () => 0);
+    const value = verifier.sessionValue!;
+    expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(new TokenVerifier('correct-horse-battery').sessionValue).toBe(value);
+    expect(new TokenVerifier('another-horse-battery').sessionValue).not.toBe(value);
+    expect(new TokenVerifier(null).sessionValue).toBeNull();
+    expect(verifier.authenticate(undefined, [value], 'c')).toBe('ok');
+    // a stale bearer token beside a valid cookie does not spoil it; a wrong cookie is no credential and not counted
+    expect(verifier.authenticate('stale-token', ['forged', value], 'c')).toBe('ok');
+    for (let i = 0; i < 3; i++) expect(verifier.authenticate(undefined, ['forged'], 'c')).toBe('unauthorized');
+    expect(verifier.authenticate('correct-horse-battery', ['forged'], 'c')).toBe('ok');
+  });
+
+  it('Scenario: the session cookie is read by name from the Cookie header', () => {
+    const name = sessionCookieName(8000);
+    expect(name).toBe('cashcode_session_8000');
+    expect(cookieValues(undefined, name)).toEqual([]);
+    expect(cookieValues('a=1; cashcode_session_8000=v1; cashcode_session_8001=x; cashcode_session_8000="v2"', name)).toEqual(['v1', 'v2']);
+    expect(cookieValues(['cashcode_session_8000=', 'xcashcode_session_8000=y'], name)).toEqual([]);
   });
 });
 

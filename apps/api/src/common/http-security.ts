@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { AppConfig } from '../config/app-config';
 import { matchesRoute } from './request-path';
@@ -72,14 +72,27 @@ export type TokenCheck = 'ok' | 'unauthorized' | 'throttled';
 /** Failure records kept at most (expired ones are dropped first, then the oldest). */
 const MAX_TRACKED_CLIENTS = 10_000;
 
+/** The label the console's session cookie value is derived with (HMAC-SHA256 keyed by the token). */
+const SESSION_LABEL = 'cashcode console session v1';
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
 /**
- * Bearer-token check for REST and the WS handshake when CASHCODE_API_TOKEN is set: constant-time comparison of
- * SHA-256 digests (no length leak), and a per-client failure throttle. Only wrong tokens are counted; after
- * `maxFailures` of them inside `windowMs` that client gets 'throttled' for every further wrong or missing token until
- * the window ends. The right token is always accepted, so nobody can lock the user out by failing on purpose.
+ * The credential check for REST, the WS handshake, `/metrics` and the console's sign-in: the API token
+ * (`Authorization: Bearer`, or `?token=` on the WS handshake) or the console's session cookie, whose value is derived
+ * from the token (HMAC-SHA256 of a fixed label keyed by the token): it survives restarts and stops working when the
+ * token changes. Comparisons are constant-time over SHA-256 digests (no length leak). A per-client failure throttle:
+ * only wrong tokens (and wrong sign-in codes) are counted; after `maxFailures` of them inside `windowMs` that client
+ * gets 'throttled' for every further wrong or missing credential until the window ends. The right token and a valid
+ * cookie are always accepted, so nobody can lock the user out by failing on purpose. Without a token (CASHCODE_AUTH=off)
+ * every check passes.
  */
 export class TokenVerifier {
   private readonly expectedDigest: Buffer | null;
+  private readonly session: string | null;
+  private readonly sessionDigest: Buffer | null;
   private readonly failures = new Map<string, { count: number; resetAt: number }>();
 
   constructor(
@@ -88,11 +101,27 @@ export class TokenVerifier {
     private readonly windowMs = 60_000,
     private readonly now: () => number = Date.now,
   ) {
-    this.expectedDigest = token === null ? null : createHash('sha256').update(token, 'utf8').digest();
+    this.expectedDigest = token === null ? null : sha256(token);
+    this.session = token === null ? null : createHmac('sha256', token).update(SESSION_LABEL).digest('base64url');
+    this.sessionDigest = this.session === null ? null : sha256(this.session);
   }
 
   get enabled(): boolean {
     return this.expectedDigest !== null;
+  }
+
+  /** The value of the console's session cookie (null without a token). */
+  get sessionValue(): string | null {
+    return this.session;
+  }
+
+  /** True when one of the presented cookie values is the session's. */
+  sessionMatches(values: readonly string[]): boolean {
+    const expected = this.sessionDigest;
+    if (expected === null) return false;
+    let ok = false;
+    for (const value of values) ok = timingSafeEqual(sha256(value), expected) || ok;
+    return ok;
   }
 
   /** Seconds until a throttled client may try again. */
@@ -101,24 +130,46 @@ export class TokenVerifier {
     return entry ? Math.max(1, Math.ceil((entry.resetAt - this.now()) / 1000)) : 0;
   }
 
-  check(presented: string | undefined | null, clientKey: string): TokenCheck {
-    if (this.expectedDigest === null) return 'ok';
-    const digest = createHash('sha256')
-      .update(presented ?? '', 'utf8')
-      .digest();
-    const ok = presented !== undefined && presented !== null && timingSafeEqual(digest, this.expectedDigest);
-    if (ok) return 'ok';
+  /** True while the client is over the failure limit. */
+  throttled(clientKey: string): boolean {
+    const entry = this.failures.get(clientKey);
+    if (!entry) return false;
+    if (entry.resetAt <= this.now()) {
+      this.failures.delete(clientKey);
+      return false;
+    }
+    return entry.count >= this.maxFailures;
+  }
+
+  /** Counts one failed attempt of the client (a wrong token or sign-in code). */
+  recordFailure(clientKey: string): void {
     const now = this.now();
     const entry = this.failures.get(clientKey);
-    const current = entry && entry.resetAt > now ? entry : undefined;
-    if (entry && !current) this.failures.delete(clientKey);
-    if (current && current.count >= this.maxFailures) return 'throttled';
-    // A missing token is no guess at the token: refused, not counted.
-    if (presented === undefined || presented === null) return 'unauthorized';
-    if (current) current.count += 1;
+    if (entry && entry.resetAt > now) entry.count += 1;
     else this.failures.set(clientKey, { count: 1, resetAt: now + this.windowMs });
     if (this.failures.size > MAX_TRACKED_CLIENTS) this.prune(now);
+  }
+
+  /** The token alone (the `/v1` edge, which takes no cookie). */
+  check(presented: string | undefined | null, clientKey: string): TokenCheck {
+    if (this.expectedDigest === null) return 'ok';
+    const ok = presented !== undefined && presented !== null && timingSafeEqual(sha256(presented), this.expectedDigest);
+    if (ok) return 'ok';
+    if (this.throttled(clientKey)) return 'throttled';
+    // A missing token is no guess at the token: refused, not counted.
+    if (presented === undefined || presented === null) return 'unauthorized';
+    this.recordFailure(clientKey);
     return 'unauthorized';
+  }
+
+  /**
+   * The token or the session cookie: a valid cookie is enough (a stale token the browser still sends beside it does
+   * not spoil it); otherwise the token is checked. A wrong or stale cookie is treated as no credential (not counted).
+   */
+  authenticate(presented: string | undefined, sessionValues: readonly string[], clientKey: string): TokenCheck {
+    if (this.expectedDigest === null) return 'ok';
+    if (sessionValues.length > 0 && this.sessionMatches(sessionValues)) return 'ok';
+    return this.check(presented, clientKey);
   }
 
   private prune(now: number): void {
@@ -128,6 +179,26 @@ export class TokenVerifier {
       this.failures.delete(key);
     }
   }
+}
+
+/** Name of the console's session cookie: one per HTTP port, since cookies are scoped by host and not by port. */
+export function sessionCookieName(httpPort: number): string {
+  return `cashcode_session_${httpPort}`;
+}
+
+/** Every value of cookie `name` in a Cookie header (a browser may send several of one name). */
+export function cookieValues(header: string | string[] | undefined, name: string): string[] {
+  if (header === undefined) return [];
+  const text = Array.isArray(header) ? header.join('; ') : header;
+  const values: string[] = [];
+  for (const part of text.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1 || part.slice(0, eq).trim() !== name) continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (value !== '' && values.length < 8) values.push(value);
+  }
+  return values;
 }
 
 /** Address ranges (parsed CASHCODE_TRUSTED_PROXIES entries) whose X-Forwarded-For is believed. */
@@ -192,6 +263,9 @@ const DOCS_PATH = /^\/api\/docs(?:(?:-json|-yaml)\/?|\/?|\/(?:docs\/)?[A-Za-z0-9
 /** Routes that need no token even when the server has one (OpenAPI documents them without a 401). */
 export const TOKEN_EXEMPT_ROUTES = ['/api/health', '/api/client-config'] as const;
 
+/** The console's sign-in link (`GET`, bound by its one-time code instead of the token; console-sign-in.ts). */
+export const SIGN_IN_ROUTE = '/api/auth/login';
+
 /**
  * The MCP OAuth callback: the browser arrives from the authorization server's redirect, which cannot carry the API
  * token; the request is bound instead by the sign-in's unguessable, single-use, short-lived `state` (SECURITY.md).
@@ -201,11 +275,11 @@ export const OAUTH_CALLBACK_ROUTE = '/api/mcp/oauth/callback';
 
 /**
  * The explicit allowlist of requests that need no token: `GET`/`HEAD` of the health probe, the console's boot info
- * and the OpenAPI pages, spelled exactly as routed (see request-path.ts). Everything else needs the token, except
+ * and the OpenAPI pages, `GET` of the console's sign-in link and of the MCP OAuth callback, spelled exactly as routed (see request-path.ts). Everything else needs the token, except
  * what the console itself serves (decided where the console is installed).
  */
 export function isOpenApiRequest(method: string, path: string): boolean {
-  if (method === 'GET' && matchesRoute(path, OAUTH_CALLBACK_ROUTE)) return true;
+  if (method === 'GET' && (matchesRoute(path, OAUTH_CALLBACK_ROUTE) || matchesRoute(path, SIGN_IN_ROUTE))) return true;
   if (method !== 'GET' && method !== 'HEAD') return false;
   return TOKEN_EXEMPT_ROUTES.some((route) => matchesRoute(path, route)) || DOCS_PATH.test(path);
 }

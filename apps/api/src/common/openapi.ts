@@ -12,11 +12,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('CashCode API')
     .setDescription(
       'REST API of CashCode, a self-hosted personal AI agent server. Errors are RFC 9457 `application/problem+json` ' +
-        '(see the ProblemDetails schema); every response carries `X-Request-ID`. When the server has an API token, ' +
-        'send it as `Authorization: Bearer <token>`. Chat runs over the WebSocket gateway (not described here).',
+        '(see the ProblemDetails schema); every response carries `X-Request-ID`. Send the API token as ' +
+        '`Authorization: Bearer <token>` (unless the server runs with CASHCODE_AUTH=off); the console uses the session ' +
+        'cookie of the sign-in link the server prints at start. Chat runs over the WebSocket gateway (not described here).',
     )
     .setVersion('0.1.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'CASHCODE_API_TOKEN, when the server has one' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      description: 'CASHCODE_API_TOKEN, else the token in settings/api-token of the config directory',
+    })
     .build();
   const document = SwaggerModule.createDocument(app, builder, {
     extraModels: [ProblemDetailsDto, ProblemFieldErrorDto],
@@ -48,7 +53,7 @@ export function withCommonProblemResponses(document: OpenAPIObject): OpenAPIObje
         responses[status] ??= { description, content: problem };
       };
       for (const [status, description] of Object.entries(common)) add(status, description);
-      if (!TOKEN_EXEMPT.has(path)) add('401', 'Unauthorized: the server has an API token and the request lacks it');
+      if (!TOKEN_EXEMPT.has(path)) add('401', 'Unauthorized: the request has neither the API token nor the session cookie');
     }
   }
   return document;

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       trustedProxies: [],
       consoleDev: false,
       apiToken: null,
+      authEnabled: true,
       fileLogLevel: 'debug',
       consoleLogLevel: 'info',
       logRetentionDays: 10,
@@ -136,6 +137,22 @@ describe('loadConfig', () => {
     expect(config.apiToken).toBe('0123456789abcdef');
     expect(config.wsHost).toBe('0.0.0.0');
     expect(load({ CASHCODE_HOST: 'localhost' }).host).toBe('localhost');
+  });
+
+  it('Scenario: CASHCODE_AUTH=off is explicit and refused beyond loopback', () => {
+    expect(load({}).authEnabled).toBe(true);
+    expect(load({ CASHCODE_AUTH: 'ON' }).authEnabled).toBe(true);
+    expect(load({ CASHCODE_AUTH: ' off ' }).authEnabled).toBe(false);
+    expect(failure({ CASHCODE_AUTH: 'no' })).toBe('CASHCODE_AUTH must be on or off, got "no"');
+    expect(failure({ CASHCODE_AUTH: 'off', CASHCODE_HOST: '0.0.0.0' })).toBe(
+      'CASHCODE_AUTH=off is refused with CASHCODE_HOST=0.0.0.0: it is only allowed on a loopback address',
+    );
+    expect(failure({ CASHCODE_AUTH: 'off', WS_HOST: '192.168.1.2' })).toBe(
+      'CASHCODE_AUTH=off is refused with WS_HOST=192.168.1.2: it is only allowed on a loopback address',
+    );
+    expect(failure({ CASHCODE_AUTH: 'off', CASHCODE_API_TOKEN: '0123456789abcdef' })).toBe(
+      'CASHCODE_AUTH=off cannot be combined with CASHCODE_API_TOKEN: unset one of them',
+    );
   });
 
   it.each([

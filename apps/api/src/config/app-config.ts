@@ -31,7 +31,13 @@ export interface AppConfig {
   trustedProxies: string[];
   /** CASHCODE_CONSOLE_DEV: the Angular dev server (`npm run dev`, port 4200) is in use; its origins are allowed */
   consoleDev: boolean;
+  /**
+   * the server's API token: CASHCODE_API_TOKEN, or (filled in at boot, common/api-token-file.ts) the random token of
+   * `<configDir>/settings/api-token`; null only with CASHCODE_AUTH=off
+   */
   apiToken: string | null;
+  /** CASHCODE_AUTH (`on` default, `off`): whether REST, the gateway, `/metrics` and `/v1` need the token or the cookie */
+  authEnabled: boolean;
   fileLogLevel: LogLevel;
   consoleLogLevel: LogLevel;
   logRetentionDays: number;
@@ -244,6 +250,14 @@ function parseSandboxMode(name: string, raw: string | undefined): ExecSandboxMod
   return mode;
 }
 
+/** CASHCODE_AUTH: `on` (the default) or `off` (case-insensitive); true when authentication is on. */
+function parseAuthMode(raw: string | undefined): boolean {
+  if (raw === undefined || raw.trim() === '') return true;
+  const text = raw.trim().toLowerCase();
+  if (text === 'on' || text === 'off') return text === 'on';
+  throw new ConfigError(`CASHCODE_AUTH must be on or off, got "${raw.trim()}"`);
+}
+
 /** Named ranges CASHCODE_TRUSTED_PROXIES accepts besides addresses and CIDR ranges (the names proxy-addr uses). */
 const PROXY_RANGE_NAMES: Record<string, string[]> = {
   loopback: ['127.0.0.0/8', '::1/128'],
@@ -352,10 +366,17 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
   if (apiToken !== null && apiToken.length < 16) {
     throw new ConfigError('CASHCODE_API_TOKEN must be at least 16 characters long');
   }
+  const authEnabled = parseAuthMode(env['CASHCODE_AUTH']);
+  if (!authEnabled && apiToken !== null) {
+    throw new ConfigError('CASHCODE_AUTH=off cannot be combined with CASHCODE_API_TOKEN: unset one of them');
+  }
   for (const [name, value] of [
     ['CASHCODE_HOST', host],
     ['WS_HOST', wsHost],
   ] as const) {
+    if (!isLoopbackHost(value) && !authEnabled) {
+      throw new ConfigError(`CASHCODE_AUTH=off is refused with ${name}=${value}: it is only allowed on a loopback address`);
+    }
     if (!isLoopbackHost(value) && apiToken === null) {
       throw new ConfigError(`${name}=${value} is not a loopback address: set CASHCODE_API_TOKEN to bind it`);
     }
@@ -386,6 +407,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     trustedProxies,
     consoleDev,
     apiToken,
+    authEnabled,
     fileLogLevel: parseLogLevel('CASHCODE_FILE_LOG_LEVEL', env['CASHCODE_FILE_LOG_LEVEL'], 'debug'),
     consoleLogLevel: parseLogLevel('CASHCODE_CONSOLE_LOG_LEVEL', env['CASHCODE_CONSOLE_LOG_LEVEL'], 'info'),
     logRetentionDays: parseInteger('CASHCODE_LOG_RETENTION_DAYS', env['CASHCODE_LOG_RETENTION_DAYS'], 10, 1, 3650),

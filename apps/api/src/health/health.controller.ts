@@ -25,7 +25,10 @@ export class ClientConfigResponseDto implements ClientConfigResponse {
   @ApiProperty({ example: '/', description: '`/ws` when the gateway shares the HTTP server, else `/`' })
   ws_path!: string;
 
-  @ApiProperty({ example: false, description: 'REST needs `Authorization: Bearer <token>` and the WS `?token=<token>`' })
+  @ApiProperty({
+    example: true,
+    description: 'REST needs `Authorization: Bearer <token>` (the WS `?token=<token>`) or the session cookie; false only with CASHCODE_AUTH=off',
+  })
   token_required!: boolean;
 }
 

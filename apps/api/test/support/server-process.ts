@@ -21,7 +21,11 @@ export async function makeServerDirs(prefix = 'cashcode-proc-'): Promise<{ root:
   return { root, dataDir: join(root, 'data'), configDir: join(root, 'config') };
 }
 
-/** The environment of a spawned server: nothing from the test's own environment but PATH and HOME. */
+/**
+ * The environment of a spawned server: nothing from the test's own environment but PATH and HOME. Like test-app.ts, a
+ * suite that is not about authentication runs with CASHCODE_AUTH=off unless `extra` sets CASHCODE_AUTH or
+ * CASHCODE_API_TOKEN (`CASHCODE_AUTH: 'on'` is the server's real default).
+ */
 export function serverEnv(dirs: { dataDir: string; configDir: string }, extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: process.env['PATH'] ?? '',
@@ -35,6 +39,7 @@ export function serverEnv(dirs: { dataDir: string; configDir: string }, extra: R
     CASHCODE_CONSOLE_LOG_LEVEL: 'INFO',
     // model-written titles add a model call after a chat's first turn
     CASHCODE_MODEL_TITLES: 'false',
+    ...(extra['CASHCODE_AUTH'] === undefined && extra['CASHCODE_API_TOKEN'] === undefined ? { CASHCODE_AUTH: 'off' } : {}),
     ...extra,
   };
 }

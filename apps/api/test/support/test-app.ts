@@ -11,7 +11,10 @@ import { type AppConfig, loadConfig } from '../../src/config/app-config';
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
 
 export interface StartTestAppOptions {
-  /** extra environment for loadConfig (e.g. { CASHCODE_API_TOKEN: '…' }); nothing is read from process.env */
+  /**
+   * extra environment for loadConfig (e.g. { CASHCODE_API_TOKEN: '…' }); nothing is read from process.env. Set
+   * `CASHCODE_AUTH: 'on'` (or a CASHCODE_API_TOKEN) for the server's real default, where every call needs a credential.
+   */
   env?: Record<string, string>;
   /** applied over the loaded config (e.g. { wsSharesHttp: false } for the gateway on its own port 0) */
   configOverrides?: Partial<AppConfig>;
@@ -30,6 +33,10 @@ export interface TestApp {
   httpUrl: string;
   /** ws://127.0.0.1:<port>/ws (shared HTTP server, the default) or ws://127.0.0.1:<wsPort>/ (own port) */
   wsUrl: string;
+  /** the server's API token (CASHCODE_API_TOKEN or the generated one); null under CASHCODE_AUTH=off */
+  apiToken: string | null;
+  /** this start's one-time sign-in link; null under CASHCODE_AUTH=off */
+  signInUrl: string | null;
   config: AppConfig;
   dataDir: string;
   configDir: string;
@@ -44,6 +51,11 @@ export interface TestApp {
  * Pass `configOverrides: { wsSharesHttp: false }` to run the gateway on its own port 0 instead. The console is not
  * served unless `env.CASHCODE_CONSOLE_DIR` points at a build. After start, `config.port`/`config.wsPort` hold the real
  * ports.
+ *
+ * Authentication: a suite that is not about it runs with CASHCODE_AUTH=off, so that its requests and sockets need no
+ * credential (the harness's explicit choice, never the server's default). A suite that sets CASHCODE_AUTH or
+ * CASHCODE_API_TOKEN gets exactly what it asks for; `CASHCODE_AUTH: 'on'` is the real default (a generated token in
+ * `<configDir>/settings/api-token`, exposed as `apiToken`, and a sign-in link as `signInUrl`).
  */
 export async function startTestApp(options: StartTestAppOptions = {}): Promise<TestApp> {
   const ownDataDir = options.dataDir === undefined;
@@ -60,6 +72,8 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     CASHCODE_CONSOLE_LOG_LEVEL: 'error',
     // model-written titles add a model call after a chat's first turn; the title tests turn them on
     CASHCODE_MODEL_TITLES: 'false',
+    // suites about other things need no credential (see above); auth suites set CASHCODE_AUTH or CASHCODE_API_TOKEN
+    ...(options.env?.['CASHCODE_AUTH'] === undefined && options.env?.['CASHCODE_API_TOKEN'] === undefined ? { CASHCODE_AUTH: 'off' } : {}),
     ...options.env,
   };
   const config: AppConfig = { ...loadConfig(env, REPO_ROOT), ...options.configOverrides };
@@ -81,6 +95,8 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   return {
     httpUrl: server.httpUrl,
     wsUrl: server.wsUrl,
+    apiToken: server.config.apiToken,
+    signInUrl: server.signInUrl,
     config: server.config,
     dataDir,
     configDir,

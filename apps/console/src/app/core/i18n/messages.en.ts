@@ -281,7 +281,13 @@ export const EN_MESSAGES = {
 
   'error.network': 'Cannot reach the CashCode server',
   'error.requestFailed': 'Request failed ({status})',
-  'error.tokenRequired': 'This server requires an API token: open the console once as /?token=<your token>',
+  'error.tokenRequired': 'This console is not signed in: open the link the server printed at start (or paste the API token)',
+  'signIn.title': 'This console is not signed in',
+  'signIn.link': 'Open the link the server printed when it started: it signs this browser in. Each start prints a new link, which works once for 15 minutes.',
+  'signIn.tokenLabel': 'Or paste the API token',
+  'signIn.tokenHint': "CASHCODE_API_TOKEN, or the file settings/api-token in the server's config directory",
+  'signIn.tokenRefused': 'The server did not accept this token.',
+  'signIn.submit': 'Sign in',
 
   // Server problems and WS errors by code (every code of the contracts' SERVER_ERROR_CODES); {detail} is the server's own detail
   'problem.invalid_chat_id': 'Invalid conversation id',

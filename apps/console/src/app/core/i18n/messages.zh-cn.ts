@@ -278,7 +278,13 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
 
   'error.network': '无法连接到 CashCode 服务',
   'error.requestFailed': '请求失败 ({status})',
-  'error.tokenRequired': '该服务需要 API 令牌：请用 /?token=<你的令牌> 打开一次控制台',
+  'error.tokenRequired': '此控制台尚未登录：请打开服务器启动时打印的链接（或粘贴 API 令牌）',
+  'signIn.title': '此控制台尚未登录',
+  'signIn.link': '请打开服务器启动时打印的链接：它会让此浏览器登录。每次启动都会打印新链接，该链接只能使用一次，15 分钟内有效。',
+  'signIn.tokenLabel': '或粘贴 API 令牌',
+  'signIn.tokenHint': 'CASHCODE_API_TOKEN，或服务器配置目录中的 settings/api-token 文件',
+  'signIn.tokenRefused': '服务器不接受此令牌。',
+  'signIn.submit': '登录',
 
   // Server problems and WS errors by code (every code of the contracts' SERVER_ERROR_CODES); {detail} is the server's own detail
   'problem.invalid_chat_id': '会话 ID 无效',

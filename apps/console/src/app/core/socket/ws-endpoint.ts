@@ -5,11 +5,12 @@ import type { ClientConfigResponse } from '@cashcode/contracts';
 import { catchError, firstValueFrom, of, timeout } from 'rxjs';
 
 import { ApiToken } from '../api/api-token';
+import { SignIn } from '../api/sign-in';
 import { withToken, wsUrlFromConfig, wsUrlOverride } from './ws-url';
 
 export interface ResolvedEndpoint {
   url: string;
-  /** the server wants a token and this browser has none */
+  /** the server wants a credential and this browser is not signed in (no session cookie, no accepted token) */
   tokenMissing: boolean;
 }
 
@@ -19,6 +20,7 @@ export class WsEndpoint {
   private readonly document = inject(DOCUMENT);
   private readonly http = inject(HttpClient);
   private readonly apiToken = inject(ApiToken);
+  private readonly signIn = inject(SignIn);
 
   async resolve(): Promise<ResolvedEndpoint> {
     const view = this.document.defaultView;
@@ -34,9 +36,8 @@ export class WsEndpoint {
       ),
     );
     const usable = config && typeof config === 'object' ? config : null;
-    return {
-      url: withToken(wsUrlFromConfig(location, usable), token),
-      tokenMissing: usable?.token_required === true && !token,
-    };
+    // the session cookie is HttpOnly: only the server can say whether this browser is signed in
+    const signedOut = usable?.token_required === true && (await this.signIn.check()) === 'signed-out';
+    return { url: withToken(wsUrlFromConfig(location, usable), token), tokenMissing: signedOut };
   }
 }

@@ -8,7 +8,9 @@ import { map } from 'rxjs';
 
 import { ChatStore } from '../../../chat/chat-store';
 import { Icon } from '../../../shared/icon/icon';
+import { SignIn } from '../../api/sign-in';
 import { I18n } from '../../i18n/i18n';
+import { SignInScreen } from '../sign-in/sign-in-screen';
 import { Sidebar } from '../sidebar/sidebar';
 import { TitleBar } from '../title-bar/title-bar';
 
@@ -16,13 +18,15 @@ import { TitleBar } from '../title-bar/title-bar';
 @Component({
   selector: 'cc-shell',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatSidenavModule, MatButtonModule, RouterOutlet, TitleBar, Sidebar, Icon],
+  imports: [MatSidenavModule, MatButtonModule, RouterOutlet, TitleBar, Sidebar, Icon, SignInScreen],
   templateUrl: './shell.html',
   styleUrl: './shell.scss',
 })
 export class Shell {
   protected readonly i18n = inject(I18n);
   protected readonly store = inject(ChatStore);
+  /** the sign-in screen covers the console while this browser is not signed in */
+  protected readonly signIn = inject(SignIn);
   protected readonly compact = toSignal(
     inject(BreakpointObserver)
       .observe('(max-width: 840px)')
