@@ -22,7 +22,7 @@ describe('The approval card shows exactly what runs', { timeout: 120_000 }, () =
     assertBuilt();
     fake = await FakeModelServer.start();
     api = await startApi();
-    const saved = await api.fetch('/api/settings/llm', {
+    const saved = await fetch(`${api.url}/api/settings/llm`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ openai_compatible: { base_url: fake.baseUrl, api_key: 'sk-e2e-exact' }, ollama: { base_url: '' } }),
@@ -33,7 +33,6 @@ describe('The approval card shows exactly what runs', { timeout: 120_000 }, () =
     page = await context.newPage();
     page.setDefaultTimeout(TIMEOUT);
     page.on('pageerror', (error) => pageErrors.push(error.message));
-    await api.signIn(page);
   });
 
   after(async () => {
