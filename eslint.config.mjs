@@ -4,7 +4,7 @@
  * Dependency rules of the API (apps/api/src), enforced below: a folder may import only the folders listed for it
  * (and external packages, @cashcode/contracts, @cashcode/skill-format). The chain is one-way, lowest first:
  *
- *   common, config, events  →  usage  →  llm-settings  →  memory  →  agent (+ approvals)  →  health, mcp  →  skills
+ *   common, config, events  →  usage  →  llm-settings  →  memory  →  agent  →  approvals  →  health, mcp  →  skills
  *                                                                                      →  chat, evolution
  *                                                                                      →  openai-compat (on chat)
  *                                                                                      →  metrics (observes all)
@@ -16,8 +16,8 @@
  *                 each model call site checks and records its calls; it imports no feature folder)
  *   llm-settings  common, config, events
  *   memory        llm-settings, common, config, events
- *   agent         approvals, memory, llm-settings, common, config, events
- *   approvals     agent, memory, llm-settings, common, config, events (one Nest module with agent: AgentModule)
+ *   agent         memory, llm-settings, common, config, events (never approvals: the loop asks the ToolGate interface)
+ *   approvals     agent, memory, llm-settings, common, config, events (ApprovalsModule implements the agent's ToolGate)
  *   health        agent, common, config, events
  *   attachments   agent, memory, llm-settings, common, config, events (chat uploads in the workspace)
  *   mcp           agent, approvals, memory, llm-settings, common, config, events
@@ -56,7 +56,7 @@ const ALLOWED = {
   usage: [],
   'llm-settings': [],
   memory: ['llm-settings'],
-  agent: ['approvals', 'memory', 'llm-settings'],
+  agent: ['memory', 'llm-settings'],
   approvals: ['agent', 'memory', 'llm-settings'],
   health: ['agent'],
   attachments: ['agent', 'memory', 'llm-settings'],

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule } from './agent/agent.module';
+import { ApprovalsModule } from './approvals/approvals.module';
 import { AttachmentsModule } from './attachments/attachments.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
@@ -35,6 +36,7 @@ export class AppModule {
         LlmSettingsModule,
         MemoryModule,
         AgentModule,
+        ApprovalsModule,
         ChatModule,
         AttachmentsModule,
         McpModule,

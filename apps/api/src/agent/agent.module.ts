@@ -1,8 +1,4 @@
 import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
-import { ApprovalAuditLog } from '../approvals/approval-audit';
-import { ApprovalAuditController, ToolPoliciesController } from '../approvals/approvals.controller';
-import { ApprovalsService } from '../approvals/approvals.service';
-import { ToolPolicyStore } from '../approvals/tool-policy-store';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
@@ -13,7 +9,6 @@ import { SessionIndex } from '../memory/session-index';
 import type { AgentTool } from './agent-tool';
 import { AgentRunner } from './agent-runner';
 import { MODEL_GATEWAY, type ModelGateway } from './model-gateway';
-import { TOOL_GATE, type ToolGate } from './tool-gate';
 import { ToolExecutor } from './tool-executor';
 import { ExecSandboxService } from './sandbox/exec-sandbox.service';
 import { SandboxModule } from './sandbox/sandbox.module';
@@ -47,28 +42,24 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
 ];
 
 /**
- * The agent: tool registry (+ deferred view), the streaming ReAct runner, the system prompt builder, and the tool
- * policies and approvals the runner asks before a call runs (apps/api/src/approvals: the policy store, the audit log,
- * the approval service and their REST controllers). Other modules register their tools (MCP wrappers, skill tools)
- * in ToolRegistry; the skills module plugs its `allowed-tools` pre-approvals into ApprovalsService.
+ * The agent: the tool registry (+ deferred view), the agent loop (AgentRunner) with its tool executor, the system
+ * prompt builder and MCP elicitations. The loop reaches the model through MODEL_GATEWAY (bound here to the OpenAI
+ * protocol gateway of LlmSettingsModule) and asks TOOL_GATE before a call runs (provided by the global
+ * ApprovalsModule, which this module never imports). Other modules register their tools (MCP wrappers, skill tools)
+ * in ToolRegistry.
  */
 @Module({
   imports: [MemoryModule, SandboxModule, LlmSettingsModule],
-  controllers: [ToolPoliciesController, ApprovalAuditController],
   providers: [
     ToolRegistry,
     AgentRunner,
     ToolExecutor,
-    // typed factories: the compiler checks that each implementation fits its interface
+    // a typed factory: the compiler checks that the gateway fits the agent's ModelGateway
     { provide: MODEL_GATEWAY, useFactory: (gateway: OpenAiModelGateway): ModelGateway => gateway, inject: [OpenAiModelGateway] },
-    { provide: TOOL_GATE, useFactory: (approvals: ApprovalsService): ToolGate => approvals, inject: [ApprovalsService] },
     SystemPromptBuilder,
-    ToolPolicyStore,
-    ApprovalAuditLog,
-    ApprovalsService,
     ElicitationsService,
   ],
-  exports: [ToolRegistry, AgentRunner, SystemPromptBuilder, ApprovalsService, ElicitationsService, ApprovalAuditLog],
+  exports: [ToolRegistry, AgentRunner, SystemPromptBuilder, ElicitationsService],
 })
 export class AgentModule implements OnModuleInit {
   private readonly logger = new Logger(AgentModule.name);
