@@ -32,7 +32,8 @@
  *
  * Modules talk upwards only through events (events/app-events.ts: chat publishes turn.completed, memory and
  * evolution listen) or through ports a higher module fills in (approvals' pre-approval source, the system prompt
- * sections, the tool registry). No file-level import cycle (import-x/no-cycle; a type-only import, erased at build, is not followed).
+ * sections, the tool registry). No file-level import cycle (import-x/no-cycle; a type-only import, erased at build, is not followed;
+ * in the console it is: cashcode/no-type-cycle).
  *
  * The console (apps/console) is linted with angular-eslint (TypeScript and templates, with the accessibility rules).
  */
@@ -41,6 +42,7 @@ import tseslint from 'typescript-eslint';
 import regexp from 'eslint-plugin-regexp';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import angular from 'angular-eslint';
+import cashcode from './scripts/lint/no-type-cycle.mjs';
 
 const API = 'apps/api/src';
 
@@ -137,6 +139,20 @@ export default tseslint.config(
       'import-x/ignore': ['node_modules', '/dist/'],
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+
+  {
+    // type-only imports count too (import-x/no-cycle skips them: they are erased at build): a cycle of types still
+    // ties files into one unit that cannot be read or moved alone. Rule and tests: scripts/lint/no-type-cycle*.mjs.
+    files: ['apps/console/src/**/*.ts'],
+    plugins: { cashcode },
+    rules: { 'cashcode/no-type-cycle': 'error' },
+  },
+  {
+    // the one type cycle left: ToolBlockState (chat-types.ts) holds an ApprovalState, which approval-state.ts
+    // declares next to its reducers over the chat types; it ends when ApprovalState moves into chat-types.ts
+    files: ['apps/console/src/app/chat/approval-state.ts', 'apps/console/src/app/chat/chat-types.ts'],
+    rules: { 'cashcode/no-type-cycle': 'off' },
   },
 
   // ---------------------------------------------------------------------------------------------- API layering

@@ -2,7 +2,11 @@ import type { ServerEvent } from '@cashcode/contracts';
 
 import { applyDoneStats, chatTotals, formatSeconds, reportedUsage } from './answer-stats';
 import { continueSent } from './chat-actions-state';
-import { INITIAL_CHAT_STATE, activateChat, historyLoaded, reduceServerEvent, userMessageSent, type ChatMessage } from './chat-state';
+import type { ChatMessage } from './chat-types';
+import { historyLoaded } from './history-merge';
+import { reduceServerEvent } from './server-events';
+import { activateChat, userMessageSent } from './session-reducers';
+import { INITIAL_CHAT_STATE } from './thread-updates';
 
 const LLM = { llm: { provider: 'openai_compatible' as const, model: 'm1' } };
 const done = (usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_tokens?: number }, seconds: number): ServerEvent => ({

@@ -5,7 +5,7 @@
 import type { ServerEvent, TokenUsage } from '@cashcode/contracts';
 
 import { addMoney, isMoney } from '../usage/usage-format';
-import type { ChatMessage, ChatThread } from './chat-state';
+import type { ChatMessage, ChatThread } from './chat-types';
 
 type DoneEvent = Extract<ServerEvent, { event: 'done' }>;
 

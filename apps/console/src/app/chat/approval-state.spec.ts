@@ -8,18 +8,11 @@ import {
   scopeLabel,
   secondsLeft,
 } from './approval-state';
-import {
-  INITIAL_CHAT_STATE,
-  activateChat,
-  approvalDecisionSent,
-  chatsAwaitingApproval,
-  connectionLost,
-  historyLoaded,
-  reduceServerEvent,
-  userMessageSent,
-  type ChatState,
-  type ToolBlockState,
-} from './chat-state';
+import type { ChatState, ToolBlockState } from './chat-types';
+import { historyLoaded } from './history-merge';
+import { reduceServerEvent } from './server-events';
+import { activateChat, approvalDecisionSent, chatsAwaitingApproval, connectionLost, userMessageSent } from './session-reducers';
+import { INITIAL_CHAT_STATE } from './thread-updates';
 
 const LLM = { llm: { provider: 'openai_compatible' as const, model: 'm1' } };
 

@@ -14,7 +14,7 @@ import type {
 } from '@cashcode/contracts';
 import { isRecord, TOOL_RISKS } from '@cashcode/contracts';
 
-import type { ChatMessage, ChatThread, ToolBlockState } from './chat-state';
+import type { ChatMessage, ChatThread, ToolBlockState } from './chat-types';
 
 export interface ApprovalResolution {
   decision: ApprovalDecision;

@@ -1,7 +1,11 @@
 import type { ServerEvent } from '@cashcode/contracts';
 
 import { availableActions, chatActionFrame, continueSent, editSent, regenerateSent } from './chat-actions-state';
-import { INITIAL_CHAT_STATE, activateChat, historyLoaded, reduceServerEvent, type ChatState } from './chat-state';
+import type { ChatState } from './chat-types';
+import { historyLoaded } from './history-merge';
+import { reduceServerEvent } from './server-events';
+import { activateChat } from './session-reducers';
+import { INITIAL_CHAT_STATE } from './thread-updates';
 
 const done = (extra: Partial<Extract<ServerEvent, { event: 'done' }>> = {}): ServerEvent => ({
   event: 'done',

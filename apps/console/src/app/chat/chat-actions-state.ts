@@ -5,7 +5,7 @@
  */
 import type { ChatActionFrame, LlmSelection } from '@cashcode/contracts';
 
-import type { ChatMessage, ChatState, ChatThread } from './chat-state';
+import type { ChatMessage, ChatState, ChatThread } from './chat-types';
 
 /** `error` codes by which the server refuses an action before anything ran: the thread is reloaded. */
 export const CHAT_ACTION_REFUSALS: ReadonlySet<string> = new Set([

@@ -1,20 +1,10 @@
 import type { ServerEvent } from '@cashcode/contracts';
 
-import {
-  INITIAL_CHAT_STATE,
-  activateChat,
-  chatsToReattach,
-  connectionLost,
-  elicitationAnswerSent,
-  historyLoaded,
-  reduceServerEvent,
-  sessionRemoved,
-  newChatRequested,
-  sessionsLoaded,
-  toolBlockFromRecord,
-  userMessageSent,
-  type ChatState,
-} from './chat-state';
+import type { ChatState } from './chat-types';
+import { historyLoaded, toolBlockFromRecord } from './history-merge';
+import { reduceServerEvent } from './server-events';
+import { activateChat, chatsToReattach, connectionLost, elicitationAnswerSent, sessionRemoved, newChatRequested, sessionsLoaded, userMessageSent } from './session-reducers';
+import { INITIAL_CHAT_STATE } from './thread-updates';
 
 const LLM = { llm: { provider: 'openai_compatible' as const, model: 'm1' } };
 

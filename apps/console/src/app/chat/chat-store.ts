@@ -24,8 +24,10 @@ import { findCall, isPending } from './approval-state';
 import { NO_SELECTIONS, type CapabilitySelections } from './capability-picker/capability-rules';
 import { ChatApi } from './chat-api';
 import { chatUrl } from './chat-url';
+import type { ChatState, ChatThread } from './chat-types';
+import { historyFailed, historyLoaded, historyLoading } from './history-merge';
+import { reduceServerEvent } from './server-events';
 import {
-  INITIAL_CHAT_STATE,
   activateChat,
   approvalDecisionSent,
   elicitationAnswerSent,
@@ -33,18 +35,13 @@ import {
   chatsToReattach,
   connectionLost,
   dismissError,
-  historyFailed,
-  historyLoaded,
-  historyLoading,
   newChatRequested,
-  reduceServerEvent,
   sessionRemoved,
   sessionRenamed,
   sessionsLoaded,
   userMessageSent,
-  type ChatState,
-  type ChatThread,
-} from './chat-state';
+} from './session-reducers';
+import { INITIAL_CHAT_STATE } from './thread-updates';
 import { buildMessageFrame } from './composer-rules';
 import { parseLimitStatus } from '../usage/usage-format';
 import { spendLimitRefusal } from '../usage/usage-messages';
@@ -62,7 +59,8 @@ export type SendResult = { ok: true } | { ok: false; error: MessageKey };
 
 /**
  * The chat feature's store: sessions, the open chat, per-chat threads and generating flags, the model picker
- * and whether any model is configured. All transitions are the pure functions of chat-state.ts.
+ * and whether any model is configured. All transitions are pure functions (session-reducers.ts,
+ * history-merge.ts, server-events.ts) over the types of chat-types.ts.
  */
 @Injectable({ providedIn: 'root' })
 export class ChatStore {

@@ -2,7 +2,7 @@
  * ↑ in an empty composer puts the open chat's last user message back in the composer for editing (openspec console
  * "Requirement: Keyboard shortcuts"). An edit-and-resend feature can hook in here; for now it fills the composer.
  */
-import type { ChatMessage } from './chat-state';
+import type { ChatMessage } from './chat-types';
 
 /** Plain ↑ (no modifier, no IME composition) in a composer with nothing typed. */
 export function isRecallKey(

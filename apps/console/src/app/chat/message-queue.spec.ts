@@ -1,5 +1,5 @@
 import { isRecallKey, lastUserText } from './composer-recall';
-import type { ChatMessage } from './chat-state';
+import type { ChatMessage } from './chat-types';
 import { NO_SELECTIONS } from './capability-picker/capability-rules';
 import { EMPTY_QUEUE, enqueueMessage, nextToSend, queuedFor, removeQueued } from './message-queue';
 import { shortcutAction, type ShortcutKeyEvent } from './shortcuts';

@@ -1,15 +1,10 @@
 import type { PublicMessage, ServerEvent, TurnReplayEvent } from '@cashcode/contracts';
 
-import {
-  INITIAL_CHAT_STATE,
-  activateChat,
-  connectionLost,
-  historyLoaded,
-  historyLoading,
-  reduceServerEvent,
-  userMessageSent,
-  type ChatState,
-} from './chat-state';
+import type { ChatState } from './chat-types';
+import { historyLoaded, historyLoading } from './history-merge';
+import { reduceServerEvent } from './server-events';
+import { activateChat, connectionLost, userMessageSent } from './session-reducers';
+import { INITIAL_CHAT_STATE } from './thread-updates';
 
 const LLM = { llm: { provider: 'openai_compatible' as const, model: 'm1' } };
 const delta = (text: string): ServerEvent => ({ event: 'delta', chat_id: 'c1', text, stream_id: 7 });

@@ -6,7 +6,7 @@ import { Logo } from '../../shared/logo/logo';
 import { Markdown } from '../../shared/markdown/markdown';
 import { ApprovalCard } from '../approval-card/approval-card';
 import { ElicitationCard } from '../elicitation-card/elicitation-card';
-import type { ChatMessage, ToolBlockState } from '../chat-state';
+import type { ChatMessage, ToolBlockState } from '../chat-types';
 import { ToolBlock } from '../tool-block/tool-block';
 
 /**

@@ -1,6 +1,8 @@
 import type { AttachmentReceipt } from '@cashcode/contracts';
 
-import { INITIAL_CHAT_STATE, activateChat, historyLoaded, userMessageSent } from '../chat-state';
+import { historyLoaded } from '../history-merge';
+import { activateChat, userMessageSent } from '../session-reducers';
+import { INITIAL_CHAT_STATE } from '../thread-updates';
 import { buildMessageFrame } from '../composer-rules';
 import {
   chipOfReceipt,

@@ -5,7 +5,7 @@ import { MatTooltipModule } from '@angular/material/tooltip';
 
 import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
-import type { ChatMessage } from '../chat-state';
+import type { ChatMessage } from '../chat-types';
 
 /**
  * The action row under a message: Copy always; Edit on a persisted user message; Regenerate on the last answer;

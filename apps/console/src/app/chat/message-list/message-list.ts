@@ -21,7 +21,7 @@ import { chatTotals, formatSeconds } from '../answer-stats';
 import { MessageActions } from '../message-actions/message-actions';
 import { AttachmentChips } from '../attachments/attachment-chips';
 import { chipOfReceipt, type AttachmentChip } from '../attachments/attachment-rules';
-import type { ChatMessage, TurnWarning } from '../chat-state';
+import type { ChatMessage, TurnWarning } from '../chat-types';
 import { warningReasonKey } from './turn-warning';
 import { ChatStore } from '../chat-store';
 import { formatCosts, formatMoney } from '../../usage/usage-format';

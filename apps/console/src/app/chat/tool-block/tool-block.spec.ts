@@ -1,7 +1,7 @@
 import { ApplicationRef } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 
-import type { ToolBlockState } from '../chat-state';
+import type { ToolBlockState } from '../chat-types';
 import { ToolBlock } from './tool-block';
 
 const finished: ToolBlockState = {

@@ -4,7 +4,7 @@ import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 
 import { I18n, type MessageKey } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
-import type { ToolBlockState, ToolStatus } from '../chat-state';
+import type { ToolBlockState, ToolStatus } from '../chat-types';
 import { formatDuration, prettyArguments, summarizeArguments } from './tool-format';
 import { progressPercent } from '../tool-live-state';
 

@@ -10,6 +10,12 @@ import { I18n } from '../../core/i18n/i18n';
 import { FieldError } from '../../shared/field-error';
 import { Icon } from '../../shared/icon/icon';
 import {
+  KeyValueRows,
+  type KeyValueNameChange,
+  type KeyValueRow,
+  type KeyValueValueChange,
+} from '../../shared/key-value-rows/key-value-rows';
+import {
   changeHeaderValue,
   draftFromRecord,
   hasErrors,
@@ -38,7 +44,7 @@ type TextField = Exclude<DraftField, 'type' | 'headers' | 'env'>;
 @Component({
   selector: 'cc-mcp-server-dialog',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [MatButtonModule, MatDialogModule, MatFormFieldModule, MatInputModule, MatSelectModule, FieldError, Icon],
+  imports: [MatButtonModule, MatDialogModule, MatFormFieldModule, MatInputModule, MatSelectModule, FieldError, Icon, KeyValueRows],
   templateUrl: './mcp-server-dialog.html',
   styleUrl: './mcp-server-dialog.scss',
 })
@@ -62,12 +68,16 @@ export class McpServerDialog {
     return key ? this.i18n.t(key) : null;
   }
 
-  protected headerError(row: HeaderRow, part: 'name' | 'value'): string | null {
+  /** The message under a header or env row's name or value field (the server's message goes under the value). */
+  protected readonly rowError = (row: KeyValueRow, part: 'name' | 'value'): string | null => {
     const fromServer = this.server().headers[row.id];
     if (fromServer) return part === 'value' ? fromServer : null;
     const key = this.clientErrors().headers[row.id]?.[part];
     return key ? this.i18n.t(key) : null;
-  }
+  };
+
+  protected readonly removeHeaderLabel = (name: string): string => this.i18n.t('mcp.form.removeHeader', { name });
+  protected readonly removeEnvLabel = (name: string): string => this.i18n.t('mcp.form.removeEnv', { name });
 
   protected onInput(field: TextField, event: Event): void {
     const value = (event.target as HTMLInputElement).value;
@@ -94,7 +104,7 @@ export class McpServerDialog {
     this.draft.update((draft) => ({ ...draft, headers: [...draft.headers, newHeaderRow()] }));
   }
 
-  protected removeHeader(row: HeaderRow): void {
+  protected removeHeader(row: KeyValueRow): void {
     this.draft.update((draft) => ({ ...draft, headers: draft.headers.filter((h) => h.id !== row.id) }));
   }
 
@@ -102,27 +112,16 @@ export class McpServerDialog {
     this.draft.update((draft) => ({ ...draft, env: [...draft.env, newHeaderRow()] }));
   }
 
-  protected removeEnv(row: HeaderRow): void {
+  protected removeEnv(row: KeyValueRow): void {
     this.draft.update((draft) => ({ ...draft, env: draft.env.filter((h) => h.id !== row.id) }));
   }
 
-  protected onEnvName(row: HeaderRow, event: Event): void {
-    const name = (event.target as HTMLInputElement).value;
+  /** A header or env row was renamed (row ids are unique across both lists). */
+  protected onRowName({ row, name }: KeyValueNameChange): void {
     this.updateRow(row.id, (current) => renameHeader(current, name));
   }
 
-  protected onEnvValue(row: HeaderRow, event: Event): void {
-    const value = (event.target as HTMLInputElement).value;
-    this.updateRow(row.id, (current) => changeHeaderValue(current, value));
-  }
-
-  protected onHeaderName(row: HeaderRow, event: Event): void {
-    const name = (event.target as HTMLInputElement).value;
-    this.updateRow(row.id, (current) => renameHeader(current, name));
-  }
-
-  protected onHeaderValue(row: HeaderRow, event: Event): void {
-    const value = (event.target as HTMLInputElement).value;
+  protected onRowValue({ row, value }: KeyValueValueChange): void {
     this.updateRow(row.id, (current) => changeHeaderValue(current, value));
   }
 
