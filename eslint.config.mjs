@@ -148,12 +148,6 @@ export default tseslint.config(
     plugins: { cashcode },
     rules: { 'cashcode/no-type-cycle': 'error' },
   },
-  {
-    // the one type cycle left: ToolBlockState (chat-types.ts) holds an ApprovalState, which approval-state.ts
-    // declares next to its reducers over the chat types; it ends when ApprovalState moves into chat-types.ts
-    files: ['apps/console/src/app/chat/approval-state.ts', 'apps/console/src/app/chat/chat-types.ts'],
-    rules: { 'cashcode/no-type-cycle': 'off' },
-  },
 
   // ---------------------------------------------------------------------------------------------- API layering
   ...Object.keys(ALLOWED).map(folderRules),

@@ -1,53 +1,20 @@
 /**
  * Approvals in the chat state: a tool call whose policy is `ask` waits for the user. The server announces it with
  * `approval_request` and settles it with `approval_resolved`; both are keyed by `call_id`, like the tool blocks, so
- * the approval lives on the tool block of its call. Pure functions, applied by chat-state.ts.
+ * the approval lives on the tool block of its call. Pure functions, applied by the server-event handlers (tool-events.ts); the state's types are in chat-types.ts.
  */
 import type {
   ApprovalDecision,
   ApprovalRequestEvent,
-  ExecCommandSpan,
   ApprovalResolvedEvent,
-  ApprovalResolver,
+  ExecCommandSpan,
   StandingRuleScope,
-  ToolRisk,
 } from '@cashcode/contracts';
 import { isRecord, TOOL_RISKS } from '@cashcode/contracts';
 
-import type { ChatMessage, ChatThread, ToolBlockState } from './chat-types';
+import type { ApprovalResolution, ApprovalState, ChatMessage, ChatThread, ToolBlockState } from './chat-types';
 
-export interface ApprovalResolution {
-  decision: ApprovalDecision;
-  by: ApprovalResolver;
-}
-
-export interface ApprovalState {
-  callId: string;
-  tool: string;
-  risk: ToolRisk;
-  /** the call's argument JSON exactly as the model sent it, shown untruncated */
-  arguments: string;
-  /** exec: the command line exactly as the shell gets it (null: not said, read it from `arguments`) */
-  command: string | null;
-  /** exec: each separate command of the line (offsets into `command`); null when the server did not split it */
-  commands: ExecCommandSpan[] | null;
-  /** exec: why the server could not split the line into commands */
-  unanalysed: string | null;
-  /** exec: the working directory the call asks for (null: the workspace) */
-  cwd: string | null;
-  /** ISO 8601: when the server denies the request by timeout */
-  expiresAt: string;
-  /** what "Always allow" would store; null when the server offers no standing rule */
-  alwaysScope: StandingRuleScope | null;
-  /** exec: whether the command runs in the sandbox (null: not said, ask the sandbox status) */
-  sandboxed: boolean | null;
-  server: string | null;
-  destructive: boolean;
-  /** the decision this client sent and the server has not settled yet */
-  sent: ApprovalDecision | null;
-  /** set by `approval_resolved` (or locally when the turn ended first) */
-  resolution: ApprovalResolution | null;
-}
+export type { ApprovalResolution, ApprovalState } from './chat-types';
 
 export type ApprovalOutcome =
   | 'allowedOnce'

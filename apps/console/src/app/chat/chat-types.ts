@@ -4,19 +4,56 @@
  * import these types from here, so no module that the transitions use has to import the transitions back.
  */
 import type {
+  ApprovalDecision,
+  ApprovalResolver,
   AttachmentReceipt,
+  ExecCommandSpan,
   LoadedSkillReceipt,
   McpConnectorReceipt,
   Money,
   PublicTurnError,
   SessionSummary,
   SkillReceipt,
+  StandingRuleScope,
   TokenUsage,
+  ToolRisk,
   WarningEvent,
 } from '@cashcode/contracts';
 
-import type { ApprovalState } from './approval-state';
 import type { ElicitationCardState, ToolProgressState } from './tool-live-state';
+
+export interface ApprovalResolution {
+  decision: ApprovalDecision;
+  by: ApprovalResolver;
+}
+
+export interface ApprovalState {
+  callId: string;
+  tool: string;
+  risk: ToolRisk;
+  /** the call's argument JSON exactly as the model sent it, shown untruncated */
+  arguments: string;
+  /** exec: the command line exactly as the shell gets it (null: not said, read it from `arguments`) */
+  command: string | null;
+  /** exec: each separate command of the line (offsets into `command`); null when the server did not split it */
+  commands: ExecCommandSpan[] | null;
+  /** exec: why the server could not split the line into commands */
+  unanalysed: string | null;
+  /** exec: the working directory the call asks for (null: the workspace) */
+  cwd: string | null;
+  /** ISO 8601: when the server denies the request by timeout */
+  expiresAt: string;
+  /** what "Always allow" would store; null when the server offers no standing rule */
+  alwaysScope: StandingRuleScope | null;
+  /** exec: whether the command runs in the sandbox (null: not said, ask the sandbox status) */
+  sandboxed: boolean | null;
+  server: string | null;
+  destructive: boolean;
+  /** the decision this client sent and the server has not settled yet */
+  sent: ApprovalDecision | null;
+  /** set by `approval_resolved` (or locally when the turn ended first) */
+  resolution: ApprovalResolution | null;
+}
 
 /** `awaiting`: the call waits for the user's approval; `denied`: it was refused (by the user, a policy or the timer). */
 export type ToolStatus = 'awaiting' | 'running' | 'ok' | 'error' | 'interrupted' | 'denied';
