@@ -144,7 +144,7 @@ export default tseslint.config(
   {
     // type-only imports count too (import-x/no-cycle skips them: they are erased at build): a cycle of types still
     // ties files into one unit that cannot be read or moved alone. Rule and tests: scripts/lint/no-type-cycle*.mjs.
-    files: ['apps/console/src/**/*.ts'],
+    files: ['apps/console/src/**/*.ts', 'apps/api/src/**/*.ts', 'libs/*/src/**/*.ts'],
     plugins: { cashcode },
     rules: { 'cashcode/no-type-cycle': 'error' },
   },

@@ -2,7 +2,7 @@
  * Skill evolution REST shapes (`/api/skill-evolution/proposals`, openspec skill-evolution): evidence of recurring work,
  * Skill proposals generated from it and their review (approve / reject). Proposals are never applied automatically.
  */
-import type { LlmSelection } from './ws';
+import type { LlmSelection } from './llm-provider';
 
 export type SkillEvolutionAction = 'create' | 'update';
 export const SKILL_EVOLUTION_ACTIONS: readonly SkillEvolutionAction[] = ['create', 'update'];

@@ -1,3 +1,4 @@
+export * from './llm-provider';
 export * from './ws';
 export * from './rest';
 export * from './metadata';

@@ -3,7 +3,7 @@
  * MEMORY.md and SOUL.md with a content hash for optimistic concurrency, and the Dream run history with diffs, revert
  * and "run now".
  */
-import type { LlmSelection } from './ws';
+import type { LlmSelection } from './llm-provider';
 
 /** `GET /api/memory` and the answer of `PUT /api/memory`. */
 export interface MemoryDocumentResponse {

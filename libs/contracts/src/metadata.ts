@@ -2,14 +2,13 @@
  * Message metadata validation and sanitisation (openspec chat), shared by the gateway (authoritative) and the console
  * (to mirror the rules before sending and to normalise persisted receipts, openspec console).
  */
+import { LLM_PROVIDERS, type LlmProvider } from './llm-provider';
 import {
-  LLM_PROVIDERS,
   MAX_LABEL_CHARS,
   MAX_MODEL_CHARS,
   MAX_SELECTIONS,
   MCP_SERVER_NAME_PATTERN,
   SKILL_NAME_PATTERN,
-  type LlmProvider,
   type McpConnectorReceipt,
   type MessageMetadata,
   type SkillReceipt,

@@ -2,7 +2,7 @@
  * REST types of the OpenAI-compatible endpoint's settings (`/api/settings/openai-compat`). The endpoint itself
  * (`/v1/models`, `/v1/chat/completions`) speaks the OpenAI wire format, not these types.
  */
-import type { LlmSelection } from './ws';
+import type { LlmSelection } from './llm-provider';
 
 /** One access key of the OpenAI-compatible endpoint; the secret itself is shown once, when it is created. */
 export interface OpenAiCompatKey {

@@ -6,7 +6,8 @@ import type { ExecSandboxStatus } from './approvals';
 import type { AttachmentReceipt } from './attachments';
 import type { LoadedSkillReceipt } from './skills';
 import type { Money } from './usage';
-import type { LlmProvider, LlmSelection, McpConnectorReceipt, SkillReceipt, TokenUsage } from './ws';
+import type { LlmProvider, LlmSelection } from './llm-provider';
+import type { McpConnectorReceipt, SkillReceipt, TokenUsage } from './ws';
 
 export interface ProblemFieldError {
   field: string;

@@ -5,7 +5,7 @@
  * Days and months are the server's local calendar (`time_zone` in the answers says which): a daily limit resets at
  * local midnight, a monthly one at local midnight of the 1st. Dates in queries are `YYYY-MM-DD` in that zone.
  */
-import type { LlmProvider } from './ws';
+import type { LlmProvider } from './llm-provider';
 
 /** Why a model call was made. Background purposes share the background limit. */
 export type ModelCallPurpose =

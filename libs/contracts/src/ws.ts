@@ -4,6 +4,7 @@
  * "additive": old clients ignore them.
  */
 
+import type { LlmSelection } from './llm-provider';
 import type { Money, SpendLimitStatus, UsageWarningEvent } from './usage';
 import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
 import type { ElicitationFrame, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
@@ -17,13 +18,6 @@ export const MAX_MODEL_CHARS = 256;
 export const WS_MAX_PAYLOAD_BYTES = 1024 * 1024;
 export const TITLE_MAX_CHARS = 40;
 
-export type LlmProvider = 'openai_compatible' | 'ollama';
-export const LLM_PROVIDERS: readonly LlmProvider[] = ['openai_compatible', 'ollama'];
-
-export interface LlmSelection {
-  provider: LlmProvider;
-  model: string;
-}
 
 export interface SkillReceipt {
   name: string;
