@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { AppConfig } from '../config/app-config';
+import { FailureThrottle } from './failure-throttle';
 import { matchesRoute } from './request-path';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -70,7 +71,6 @@ export function isCorsOrigin(origin: string, config: Pick<AppConfig, 'allowedOri
 export type TokenCheck = 'ok' | 'unauthorized' | 'throttled';
 
 /** Failure records kept at most (expired ones are dropped first, then the oldest). */
-const MAX_TRACKED_CLIENTS = 10_000;
 
 /** The label the console's session cookie value is derived with (HMAC-SHA256 keyed by the token). */
 const SESSION_LABEL = 'cashcode console session v1';
@@ -93,14 +93,10 @@ export class TokenVerifier {
   private readonly expectedDigest: Buffer | null;
   private readonly session: string | null;
   private readonly sessionDigest: Buffer | null;
-  private readonly failures = new Map<string, { count: number; resetAt: number }>();
+  private readonly failures: FailureThrottle;
 
-  constructor(
-    token: string | null,
-    private readonly maxFailures = 20,
-    private readonly windowMs = 60_000,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(token: string | null, maxFailures = 20, windowMs = 60_000, now: () => number = Date.now) {
+    this.failures = new FailureThrottle(maxFailures, windowMs, now);
     this.expectedDigest = token === null ? null : sha256(token);
     this.session = token === null ? null : createHmac('sha256', token).update(SESSION_LABEL).digest('base64url');
     this.sessionDigest = this.session === null ? null : sha256(this.session);
@@ -126,28 +122,17 @@ export class TokenVerifier {
 
   /** Seconds until a throttled client may try again. */
   retryAfterSeconds(clientKey: string): number {
-    const entry = this.failures.get(clientKey);
-    return entry ? Math.max(1, Math.ceil((entry.resetAt - this.now()) / 1000)) : 0;
+    return this.failures.retryAfterSeconds(clientKey);
   }
 
   /** True while the client is over the failure limit. */
   throttled(clientKey: string): boolean {
-    const entry = this.failures.get(clientKey);
-    if (!entry) return false;
-    if (entry.resetAt <= this.now()) {
-      this.failures.delete(clientKey);
-      return false;
-    }
-    return entry.count >= this.maxFailures;
+    return this.failures.throttled(clientKey);
   }
 
   /** Counts one failed attempt of the client (a wrong token or sign-in code). */
   recordFailure(clientKey: string): void {
-    const now = this.now();
-    const entry = this.failures.get(clientKey);
-    if (entry && entry.resetAt > now) entry.count += 1;
-    else this.failures.set(clientKey, { count: 1, resetAt: now + this.windowMs });
-    if (this.failures.size > MAX_TRACKED_CLIENTS) this.prune(now);
+    this.failures.fail(clientKey);
   }
 
   /** The token alone (the `/v1` edge, which takes no cookie). */
@@ -170,14 +155,6 @@ export class TokenVerifier {
     if (this.expectedDigest === null) return 'ok';
     if (sessionValues.length > 0 && this.sessionMatches(sessionValues)) return 'ok';
     return this.check(presented, clientKey);
-  }
-
-  private prune(now: number): void {
-    for (const [key, value] of this.failures) if (value.resetAt <= now) this.failures.delete(key);
-    for (const key of this.failures.keys()) {
-      if (this.failures.size <= MAX_TRACKED_CLIENTS) break;
-      this.failures.delete(key);
-    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { TokenVerifier, TrustedProxies } from '../common/http-security';
-import { FailureThrottle, openAiCompatEdgeMiddleware } from './openai-compat-edge';
+import { FailureThrottle } from '../common/failure-throttle';
+import { openAiCompatEdgeMiddleware } from './openai-compat-edge';
 import { chatIdForUser, chatTurnError, upstreamError } from './openai-compat.service';
 
 describe('FailureThrottle', () => {

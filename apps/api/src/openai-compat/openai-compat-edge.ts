@@ -18,53 +18,12 @@ import { bearerToken, clientKey, type TokenVerifier, type TrustedProxies } from 
 import { OPENAI_COMPAT_HANDLED } from '../common/http-pipeline';
 import { isOpenAiCompatPath, matchesRoute } from '../common/request-path';
 import { OpenAiError, sendOpenAiError } from '../common/openai-error';
-
-
-const MAX_FAILURES = 20;
-const FAILURE_WINDOW_MS = 60_000;
-const MAX_TRACKED_CLIENTS = 10_000;
-
+import { FailureThrottle } from '../common/failure-throttle';
 
 /** What the edge needs to know: whether the endpoint is on, and which key a secret is. */
 export interface OpenAiCompatAccess {
   readonly enabled: boolean;
   verify(presented: string): { id: string } | null;
-}
-
-/** Wrong keys per client in a sliding minute. */
-export class FailureThrottle {
-  private readonly failures = new Map<string, { count: number; resetAt: number }>();
-
-  constructor(
-    private readonly maxFailures = MAX_FAILURES,
-    private readonly windowMs = FAILURE_WINDOW_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  throttled(key: string): boolean {
-    const entry = this.failures.get(key);
-    if (!entry) return false;
-    if (entry.resetAt <= this.now()) {
-      this.failures.delete(key);
-      return false;
-    }
-    return entry.count >= this.maxFailures;
-  }
-
-  fail(key: string): void {
-    const now = this.now();
-    const entry = this.failures.get(key);
-    if (entry && entry.resetAt > now) entry.count += 1;
-    else this.failures.set(key, { count: 1, resetAt: now + this.windowMs });
-    if (this.failures.size > MAX_TRACKED_CLIENTS) {
-      for (const [k, v] of this.failures) if (v.resetAt <= now || this.failures.size > MAX_TRACKED_CLIENTS) this.failures.delete(k);
-    }
-  }
-
-  retryAfterSeconds(key: string): number {
-    const entry = this.failures.get(key);
-    return entry ? Math.max(1, Math.ceil((entry.resetAt - this.now()) / 1000)) : 1;
-  }
 }
 
 type Route = { methods: readonly string[]; match: (path: string) => boolean };
