@@ -16,6 +16,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_SOUL, MemoryStore } from '../memory/memory-store';
+import { LRUCache } from 'lru-cache';
 
 export const REMEMBERED_INFORMATION_HEADING = '\n\n## Remembered information\n';
 /** chats whose SOUL + MEMORY snapshot is kept (the oldest is dropped and taken again at its next turn) */
@@ -38,7 +39,7 @@ export interface SystemPromptSection {
 @Injectable()
 export class SystemPromptBuilder {
   private readonly sections: SystemPromptSection[] = [];
-  private readonly snapshots = new Map<string, PromptSnapshot>();
+  private readonly snapshots = new LRUCache<string, PromptSnapshot>({ max: PROMPT_SNAPSHOT_CHATS });
 
   constructor(private readonly memory: MemoryStore) {}
 
@@ -74,12 +75,7 @@ export class SystemPromptBuilder {
     const cached = this.snapshots.get(chatId);
     if (cached && cached.boundary === boundary && cached.revision === revision) return cached.base;
     const base = await this.base();
-    this.snapshots.delete(chatId);
     this.snapshots.set(chatId, { boundary, revision, base });
-    if (this.snapshots.size > PROMPT_SNAPSHOT_CHATS) {
-      const oldest = this.snapshots.keys().next().value;
-      if (oldest !== undefined) this.snapshots.delete(oldest);
-    }
     return base;
   }
 }

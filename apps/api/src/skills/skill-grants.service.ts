@@ -19,6 +19,7 @@ import { packageContentHash, packageFingerprint } from './skill-package-hash';
 import { errorName } from './skill-helpers';
 import { SkillStore } from './skill-store';
 import { SKILL_MESSAGES, SkillError } from './skills.errors';
+import { LRUCache } from 'lru-cache';
 
 /** the audit's tool name for grant and revoke entries */
 export const SKILL_GRANT_AUDIT_TOOL = 'skill_pre_approvals';
@@ -46,7 +47,7 @@ export interface PackageContent {
 export class SkillGrantsService {
   private readonly logger = new Logger(SkillGrantsService.name);
   /** package dir → content hash at a fingerprint */
-  private readonly hashes = new Map<string, { fingerprint: string; hash: string; allowedTools: string[] | null }>();
+  private readonly hashes = new LRUCache<string, { fingerprint: string; hash: string; allowedTools: string[] | null }>({ max: HASH_CACHE_MAX });
 
   constructor(
     private readonly store: SkillStore,
@@ -87,12 +88,7 @@ export class SkillGrantsService {
     }
     if (packageFingerprint(dir) !== before) return null;
     const allowedTools = read.pkg.manifest.allowed_tools ? [...read.pkg.manifest.allowed_tools] : null;
-    this.hashes.delete(dir);
     this.hashes.set(dir, { fingerprint: before, hash, allowedTools });
-    if (this.hashes.size > HASH_CACHE_MAX) {
-      const oldest = this.hashes.keys().next().value;
-      if (oldest !== undefined) this.hashes.delete(oldest);
-    }
     return { fingerprint: before, hash, allowedTools, dir };
   }
 

@@ -22,6 +22,7 @@ import { errorName, isPlainObject, logicalPath, sanitizeStoreDiagnostic } from '
 import { renderSkillIndex } from './skill-index';
 import { SkillGrantsService, type PackageContent } from './skill-grants.service';
 import { SkillStore, epochSeconds } from './skill-store';
+import { LRUCache } from 'lru-cache';
 
 export const ACTIVATED_SKILLS_CAPACITY = 12;
 export const SKILL_INDEX_CHATS = 512;
@@ -98,7 +99,7 @@ export class SkillTurnService {
   private readonly logger = new Logger(SkillTurnService.name);
   private readonly turns = new Map<string, TurnSkills>();
 
-  private readonly indexSnapshots = new Map<string, string | null>();
+  private readonly indexSnapshots = new LRUCache<string, { index: string | null }>({ max: SKILL_INDEX_CHATS });
 
   /** exec's directory for a Skill (`/skills/<name>` in the sandbox); null when exec is not available */
   private baseDirectoryOf: ((name: string, hostDir: string) => string) | null = null;
@@ -221,18 +222,14 @@ export class SkillTurnService {
   /**
    * The `## Installed Skills` index of a chat: rendered from the catalog at the chat's first turn in this server
    * process and reused unchanged afterwards, so the prompt prefix stays cacheable; installs, enables and disables
-   * show in new chats and after a restart. At most SKILL_INDEX_CHATS chats are remembered (the oldest is dropped and
-   * re-rendered at its next turn).
+   * show in new chats and after a restart. At most SKILL_INDEX_CHATS chats are remembered (the least recently used is
+   * dropped and re-rendered at its next turn).
    */
   skillIndex(chatId: string): string | null {
     const cached = this.indexSnapshots.get(chatId);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return cached.index;
     const index = renderSkillIndex(this.catalog.list());
-    this.indexSnapshots.set(chatId, index);
-    if (this.indexSnapshots.size > SKILL_INDEX_CHATS) {
-      const oldest = this.indexSnapshots.keys().next().value;
-      if (oldest !== undefined) this.indexSnapshots.delete(oldest);
-    }
+    this.indexSnapshots.set(chatId, { index });
     return index;
   }
 
