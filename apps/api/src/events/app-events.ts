@@ -7,7 +7,7 @@
  *
  * | event                          | published by                       | listened to by                                |
  * | ------------------------------ | ---------------------------------- | --------------------------------------------- |
- * | turn.completed                 | chat (ChatService)                 | memory (Consolidator), evolution (Evaluator)  |
+ * | turn.completed                 | chat (TurnPipeline)                | memory (Consolidator), evolution (Evaluator)  |
  * | session.deleted                | memory (SessionsService)           | chat, mcp activations, dream, session index   |
  * | memory.consolidation.finished  | memory (Consolidator)              | tests and logs                                |
  * | memory.dream.finished          | memory (DreamService)              | tests and logs                                |
