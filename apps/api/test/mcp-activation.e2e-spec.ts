@@ -192,7 +192,7 @@ describe('MCP deferred activation (e2e)', () => {
     expect(await storedActivations('chat-sel')).toBeUndefined();
   });
 
-  it('Scenario: a selected connector that cannot be prepared fails the turn with a clear message', async () => {
+  it('Scenario: preparing a selected connector that cannot be connected rejects with a clear message', async () => {
     await expect(mcp.prepareSelectedConnectors(['offline'])).rejects.toThrow(/^Unable to prepare MCP offline: .+/);
     await expect(mcp.prepareSelectedConnectors(['nope'])).rejects.toThrow('Unable to prepare MCP nope: MCP server is not configured');
   });

@@ -11,7 +11,7 @@ import request from 'supertest';
 import type { McpServerRecord, McpServerToolsResponse } from '@cashcode/contracts';
 import { ToolRegistry, type ToolScope } from '../src/agent/tool-registry';
 import type { ToolContext } from '../src/agent/agent-tool';
-import { McpService } from '../src/mcp/mcp.service';
+import { McpServers } from '../src/mcp/mcp-servers';
 import {
   ensureMcpServersBuilt,
   everythingStdioEntry,
@@ -98,7 +98,7 @@ describe('MCP connections (e2e)', () => {
   });
 
   it('Scenario: connecting twice performs one handshake and stays connected', async () => {
-    const mcp = app.app.get(McpService, { strict: false });
+    const mcp = app.app.get(McpServers, { strict: false });
     const [a, b] = await Promise.all([mcp.connect('stdio'), mcp.connect('stdio')]);
     expect(a.status).toBe('connected');
     expect(b.tool_count).toBe(a.tool_count);

@@ -11,6 +11,7 @@ import type { McpImportResponse, McpServerRecord } from '@cashcode/contracts';
 import { ToolRegistry, type ToolScope } from '../src/agent/tool-registry';
 import type { ToolContext } from '../src/agent/agent-tool';
 import { MCP_VALIDATION_MESSAGES as M } from '../src/mcp/mcp-validation';
+import { McpConnections } from '../src/mcp/mcp-connections';
 import { McpService } from '../src/mcp/mcp.service';
 import {
   ensureMcpServersBuilt,
@@ -341,7 +342,7 @@ describe('MCP connections that last (e2e)', () => {
       await request(app.httpUrl).get('/api/health').expect(200);
       const mcp = app.app.get(McpService, { strict: false });
       await waitFor(async () => (mcp.list().find((s) => s.name === 'kept')!.status === 'connected' ? true : undefined), 30_000, 'kept connected');
-      await mcp.restored;
+      await app.app.get(McpConnections, { strict: false }).restored;
       expect(mcp.list().find((s) => s.name === 'dropped')!.status).toBe('disconnected');
       expect(app.app.get(ToolRegistry, { strict: false }).has('mcp_kept_echo')).toBe(true);
     } finally {

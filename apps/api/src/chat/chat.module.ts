@@ -9,14 +9,17 @@ import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
 import { ChatTitleService } from './chat-title';
 import { FirstTurnWarmup } from './first-turn-warmup';
+import { TurnPersistence } from './turn-persistence';
+import { TurnPipeline } from './turn-pipeline';
 
 /**
- * The WebSocket chat and turn orchestration (openspec chat): ChatGateway (transport) and ChatService (lanes, turns,
- * cancel). Needs the global EventEmitter2 (EventEmitterModule.forRoot in the root module).
+ * The WebSocket chat and turn orchestration (openspec chat): ChatGateway (transport), ChatService (the entry point:
+ * submit, cancel, events; per-chat lanes in chat-lanes.ts), TurnPipeline (one turn) and TurnPersistence (what a turn
+ * writes). Needs the global EventEmitter2 (EventEmitterModule.forRoot in the root module).
  */
 @Module({
   imports: [AgentModule, AttachmentsModule, MemoryModule, LlmSettingsModule, McpModule, SkillsModule],
-  providers: [ChatService, ChatGateway, ChatTitleService, FirstTurnWarmup],
+  providers: [ChatService, TurnPipeline, TurnPersistence, ChatGateway, ChatTitleService, FirstTurnWarmup],
   exports: [ChatService, ChatGateway],
 })
 export class ChatModule {}

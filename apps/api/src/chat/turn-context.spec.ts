@@ -11,11 +11,7 @@ import { SystemPromptBuilder } from '../agent/system-prompt';
 import { ToolRegistry } from '../agent/tool-registry';
 import { loadConfig } from '../config/app-config';
 import { AppEventBus } from '../events/event-bus';
-import { McpActivations } from '../mcp/mcp-activations';
-import { McpCatalog } from '../mcp/mcp-catalog';
-import { McpSchemaCache } from '../mcp/mcp-schema-cache';
-import { McpService } from '../mcp/mcp.service';
-import { defaultTransportFactory } from '../mcp/mcp-transports';
+import type { McpService } from '../mcp/mcp.service';
 import { MemoryStore } from '../memory/memory-store';
 import { SkillCatalog } from '../skills/skill-catalog';
 import { SkillStore } from '../skills/skill-store';
@@ -26,7 +22,7 @@ import { SkillGrantsService } from '../skills/skill-grants.service';
 import { SkillsAdminService } from '../skills/skills-admin.service';
 import { buildTurnContext, type TurnContextSources } from './turn-context';
 import { turnEndEvents, turnEventsListener } from './turn-events-mapper';
-import { McpOAuth } from '../mcp/oauth/mcp-oauth';
+import { createMcpServices, type McpServices } from '../../test/support/mcp-services';
 
 const LLM: MessageMetadata['llm'] = { provider: 'openai_compatible', model: 'test-model' };
 
@@ -34,6 +30,7 @@ describe('buildTurnContext', () => {
   let dir: string;
   let sources: TurnContextSources;
   let memory: MemoryStore;
+  let mcpServices: McpServices;
   let mcp: McpService;
   const base = { chatId: 'chat-1', turnId: 'c'.repeat(32), signal: new AbortController().signal, history: [] };
 
@@ -44,17 +41,9 @@ describe('buildTurnContext', () => {
     const config = loadConfig({ CASHCODE_DATA_DIR: join(dir, 'data'), CASHCODE_MCP_CATALOG: catalogPath }, dir);
     memory = new MemoryStore(config);
     const registry = new ToolRegistry();
-    mcp = new McpService(
-      config,
-      defaultTransportFactory,
-      new McpCatalog(config),
-      new McpSchemaCache(config),
-      new McpActivations(memory),
-      registry,
-      new AppEventBus(new EventEmitter2()),
-      new McpOAuth(config),
-    );
-    await mcp.onModuleInit();
+    mcpServices = createMcpServices(config, { registry, bus: new AppEventBus(new EventEmitter2()), memory });
+    mcp = mcpServices.service;
+    await mcpServices.init();
     await fs.mkdir(config.skillsBuiltinDir, { recursive: true });
     const store = new SkillStore({
       builtin: config.skillsBuiltinDir,
@@ -79,7 +68,7 @@ describe('buildTurnContext', () => {
   });
 
   afterAll(async () => {
-    await mcp.beforeApplicationShutdown();
+    await mcpServices.shutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 

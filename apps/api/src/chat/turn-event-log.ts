@@ -5,7 +5,8 @@
  *
  * Bounded: consecutive deltas of the stream are coalesced into one event, a tool call keeps only its last progress
  * report, and the whole log is capped (UTF-8 bytes of the events' JSON). Past the cap nothing more is recorded and the
- * replay says `truncated`. The log lives as long as its turn runs (ChatService drops it when the turn ends).
+ * replay says `truncated`. The log lives as long as its turn runs (the chat's lane drops it when the turn ends,
+ * chat-lanes.ts).
  */
 import type { MessageMetadata, ServerEvent, TurnReplayEvent } from '@cashcode/contracts';
 

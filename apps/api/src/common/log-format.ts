@@ -67,3 +67,10 @@ export function formatEvent(name: string, fields: Record<string, LogFieldValue> 
     .map((key) => `${key}=${formatFieldValue(fields[key])}`);
   return [`event=${name}`, ...parts].join(' ');
 }
+
+/** The `error_type` field of a failure line: the error's class name (never its message, which may hold user data). */
+export function errorType(err: unknown): string {
+  if (err instanceof Error) return err.name;
+  if (typeof err === 'object' && err !== null) return err.constructor?.name ?? 'object';
+  return typeof err;
+}

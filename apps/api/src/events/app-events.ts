@@ -7,11 +7,11 @@
  *
  * | event                          | published by                       | listened to by                                |
  * | ------------------------------ | ---------------------------------- | --------------------------------------------- |
- * | turn.completed                 | chat (ChatService)                 | memory (Consolidator), evolution (Evaluator)  |
+ * | turn.completed                 | chat (TurnPipeline)                | memory (Consolidator), evolution (Evaluator)  |
  * | session.deleted                | memory (SessionsService)           | chat, mcp activations, dream, session index   |
  * | memory.consolidation.finished  | memory (Consolidator)              | tests and logs                                |
  * | memory.dream.finished          | memory (DreamService)              | tests and logs                                |
- * | mcp.tools.changed              | mcp (McpService)                   | skills (availability of `mcp:` requirements)  |
+ * | mcp.tools.changed              | mcp (McpConnections)               | skills (availability of `mcp:` requirements)  |
  * | skill_evolution.evaluated      | evolution (EvolutionEvaluator)     | tests and logs                                |
  * | model_call.recorded            | usage (UsageLedger)                | metrics                                       |
  * | server.listening               | bootstrap (createCashcodeApp)      | session index (sync), first-turn warm-up      |

@@ -3,7 +3,7 @@
  * `activated_tools`, an LRU of at most 50 tools (the oldest timestamp is evicted). tool_search and mcp_prepare
  * activate; each execution of an activated tool refreshes its timestamp; disconnect/update/delete of a server purge
  * its tools from every chat, loaded or on disk. Reads are synchronous (the registry asks per model call); a chat's set
- * is loaded from MemoryStore on first use (`hydrate`, awaited by the MCP tools and by McpService.prepareTurn) and
+ * is loaded from MemoryStore on first use (`hydrate`, awaited by the MCP tools and by McpTurnPreparation.prepareTurn) and
  * written back through MemoryStore.saveMetadata on the shared metadata object, one write per chat at a time.
  */
 import { isRecord } from '@cashcode/contracts';

@@ -1,6 +1,7 @@
 /**
  * The agent tools of the MCP module: one wrapper per live server tool (`mcp_<server>_<tool>`), and the meta tools
- * `tool_search` and `mcp_prepare` (openspec mcp). The tools only parse arguments and delegate to McpService.
+ * `tool_search`, `mcp_prepare` and the resource tools (openspec mcp). The tools only parse arguments and delegate: a
+ * wrapper to McpConnections (mcp-connections.ts), the meta tools to McpTurnPreparation (mcp-turn-preparation.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { CallToolResult, ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
@@ -8,9 +9,13 @@ import type { AgentTool, JsonSchemaObject, McpToolIdentity, ToolContext, ToolRes
 import type { McpToolDescriptor } from './mcp.types';
 import { normalizeInputSchema } from './mcp-tool-schema';
 
-/** What the tools need from McpService. */
-export interface McpToolHost {
+/** What a tool wrapper needs: the call over its server's connection. */
+export interface McpToolCaller {
   callTool(server: string, original: string, wrapper: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** What the meta tools need: the search, the preparation of a server and its resources. */
+export interface McpMetaToolHost {
   searchTools(chatId: string, query: string, limit: number): Promise<string>;
   prepareServer(chatId: string, serverName: string, signal: AbortSignal): Promise<string>;
   listResourcesForModel(serverName: string, cursor: string | undefined, signal: AbortSignal): Promise<ToolResult>;
@@ -117,7 +122,7 @@ export class McpToolWrapper implements AgentTool {
     readonly name: string,
     readonly server: string,
     readonly tool: McpToolDescriptor,
-    private readonly host: McpToolHost,
+    private readonly host: McpToolCaller,
   ) {
     this.description = tool.description.trim() !== '' ? tool.description : tool.name;
     this.parameters = normalizeInputSchema(tool.inputSchema);
@@ -157,7 +162,7 @@ export class ToolSearchTool implements AgentTool {
   };
   readonly readOnly = false;
 
-  constructor(private readonly host: McpToolHost) {}
+  constructor(private readonly host: McpMetaToolHost) {}
 
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
     const query = typeof args['query'] === 'string' ? args['query'].trim() : '';
@@ -179,7 +184,7 @@ export class McpPrepareTool implements AgentTool {
   };
   readonly readOnly = false;
 
-  constructor(private readonly host: McpToolHost) {}
+  constructor(private readonly host: McpMetaToolHost) {}
 
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
     const name = typeof args['server_name'] === 'string' ? args['server_name'].trim() : '';
@@ -210,7 +215,7 @@ export class McpListResourcesTool implements AgentTool {
   };
   readonly readOnly = true;
 
-  constructor(private readonly host: McpToolHost) {}
+  constructor(private readonly host: McpMetaToolHost) {}
 
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const name = typeof args['server_name'] === 'string' ? args['server_name'].trim() : '';
@@ -235,7 +240,7 @@ export class McpReadResourceTool implements AgentTool {
   };
   readonly readOnly = true;
 
-  constructor(private readonly host: McpToolHost) {}
+  constructor(private readonly host: McpMetaToolHost) {}
 
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const name = typeof args['server_name'] === 'string' ? args['server_name'].trim() : '';

@@ -19,13 +19,17 @@ import {
   McpServerResourcesResponseDto,
   McpServerToolsResponseDto,
 } from './dto/mcp-server-response.dto';
-import { McpService } from './mcp.service';
+import { McpServers } from './mcp-servers';
+import { McpSignIn } from './mcp-sign-in';
 
 /** `/api/mcp/servers` — the MCP marketplace: list, create, replace, delete, connect, disconnect, tools. */
 @ApiTags('mcp')
 @Controller(API_PATHS.mcpServers)
 export class McpController {
-  constructor(private readonly mcp: McpService) {}
+  constructor(
+    private readonly mcp: McpServers,
+    private readonly signIn: McpSignIn,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List MCP servers', description: 'Built-in and user servers merged, sorted by name.' })
@@ -145,7 +149,7 @@ export class McpController {
   })
   @ApiProblemResponses(400, 404, 422)
   oauthStart(@Param('name') name: string): Promise<McpOAuthStartResponse> {
-    return this.mcp.oauthStart(name);
+    return this.signIn.start(name);
   }
 
   @Post(':name/oauth/sign-out')
@@ -154,7 +158,7 @@ export class McpController {
   @ApiOkResponse({ type: McpServerRecordDto })
   @ApiProblemResponses(404)
   oauthSignOut(@Param('name') name: string): Promise<McpServerRecord> {
-    return this.mcp.oauthSignOut(name);
+    return this.signIn.signOut(name);
   }
 }
 
@@ -170,12 +174,12 @@ function escapeHtml(text: string): string {
 @ApiTags('mcp')
 @Controller(API_PATHS.mcpOAuthCallback)
 export class McpOAuthCallbackController {
-  constructor(private readonly mcp: McpService) {}
+  constructor(private readonly signIn: McpSignIn) {}
 
   @Get()
   @ApiOperation({ summary: 'OAuth callback', description: 'Browser redirect target; bound by `state`, no token.' })
   async callback(@Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
-    const outcome = await this.mcp.oauthCallback(query);
+    const outcome = await this.signIn.callback(query);
     const title = outcome.ok ? 'Signed in' : 'Sign-in failed';
     const text = outcome.ok
       ? `Signed in to ${outcome.server}. You can close this tab and return to the CashCode console.`

@@ -20,9 +20,9 @@ import {
 } from '@cashcode/contracts';
 import { writeFileAtomic } from '../common/atomic-file';
 import { DomainError } from '../common/domain-error';
+import { localIsoWithOffset } from '../common/local-iso-time';
 import { formatEvent } from '../common/log-format';
 import { mkdirPrivate } from '../common/private-fs';
-import { localIsoWithOffset } from '../chat/chat.service';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 
 export const OPENAI_COMPAT_FILE_VERSION = 1;

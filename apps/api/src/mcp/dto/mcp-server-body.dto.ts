@@ -4,7 +4,7 @@ import type { CreateMcpServerRequest, McpImportRequest, McpUserTransportType, Up
 
 /**
  * Body of `PUT /api/mcp/servers/{name}`. Only the listed fields are accepted (others → 422 from the global
- * ValidationPipe); the rules themselves (in order, with their exact messages) are applied by McpService.
+ * ValidationPipe); the rules themselves (in order, with their exact messages) are applied by McpServers (mcp-servers.ts).
  */
 export class UpdateMcpServerDto implements UpdateMcpServerRequest {
   @Allow()

@@ -1,0 +1,17 @@
+/**
+ * The local time stamps the API shows (`session_updated.updated_at`, API key dates): ISO-8601 with seconds and the
+ * server's UTC offset, so a reader sees the owner's wall clock.
+ */
+
+/** Local ISO-8601 with seconds and offset, e.g. 2026-07-26T12:00:00+08:00. */
+export function localIsoWithOffset(date: Date): string {
+  const pad = (value: number): string => String(value).padStart(2, '0');
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  const abs = Math.abs(offset);
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
+    `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+  );
+}
