@@ -8,7 +8,7 @@
  * - Session deleted: the running turn is aborted (nothing persisted) and queued turns of that chat are dropped.
  * - Spend-limit warnings of a chat's model calls go to the chat's connections (`usage_warning`).
  */
-import { Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Subject, type Subscription } from 'rxjs';
 import type { MessageMetadata, ServerEvent } from '@cashcode/contracts';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
@@ -52,15 +52,15 @@ export class ChatService implements OnModuleDestroy {
     this.lanes.runningLog(chatId)?.record(event);
     this.outbound.next({ chatId, event });
   });
-  private readonly usageWarnings: Subscription | undefined;
+  private readonly usageWarnings: Subscription;
 
   constructor(
     private readonly pipeline: TurnPipeline,
     private readonly memory: MemoryStore,
     /** spend-limit warnings of a chat's model calls go to the chat's connections (usage_warning) */
-    @Optional() usage?: UsageService,
+    usage: UsageService,
   ) {
-    this.usageWarnings = usage?.warnings$.subscribe((warning) => this.emit(warning.chat_id, warning));
+    this.usageWarnings = usage.warnings$.subscribe((warning) => this.emit(warning.chat_id, warning));
   }
 
   /** Queues a validated message on its chat's lane. */
@@ -119,7 +119,7 @@ export class ChatService implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.usageWarnings?.unsubscribe();
+    this.usageWarnings.unsubscribe();
     await this.lanes.close();
     this.outbound.complete();
   }
