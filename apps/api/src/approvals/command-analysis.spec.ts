@@ -162,7 +162,7 @@ describe('exec command analysis', () => {
     expect(commandSegments('ls #')).toEqual({ ok: false, reason: 'comment (#)' });
   });
 
-  it('Scenario: simple commands keep their words unquoted and their spans', () => {
+  it("keeps each command's words unquoted and its span", () => {
     expect(analyzeCommand(`git commit -m "a b" && ls 'x y'`)).toEqual({
       ok: true,
       commands: [
