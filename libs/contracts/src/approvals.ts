@@ -42,7 +42,10 @@ export interface ApprovalRequestEvent {
   arguments: string;
   /** ISO 8601 with offset: when the request is denied by timeout */
   expires_at: string;
-  /** additive: the scope an `allow_always` would store, e.g. `{ kind: 'exec_program', program: 'git' }` */
+  /**
+   * additive: the scope an `allow_always` would store, e.g. `{ kind: 'exec_program', program: 'ls' }` or
+   * `{ kind: 'exec_command', argv: ['git', 'status'] }`; absent when the decision would apply once
+   */
   always_scope?: StandingRuleScope;
   /** additive: for exec, whether the command runs confined in the sandbox */
   sandboxed?: boolean;

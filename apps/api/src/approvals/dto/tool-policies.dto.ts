@@ -88,7 +88,7 @@ export class UpdateToolPoliciesDto implements UpdateToolPoliciesRequest {
 const SCOPE_SCHEMA = {
   type: 'object' as const,
   additionalProperties: true,
-  example: { kind: 'exec_program', program: 'git' },
+  example: { kind: 'exec_command', argv: ['git', 'status'] },
   description:
     'what the rule approves: `{kind: "exec_program", program}` (that program with any arguments; only programs that ' +
     'run no other code through their options, see `inactive_reason`), `{kind: "exec_command", argv}` (a simple command ' +
