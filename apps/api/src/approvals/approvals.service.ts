@@ -37,7 +37,7 @@ import { formatEvent } from '../common/log-format';
 import { redactSecrets } from '../common/redact';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ApprovalAuditLog } from './approval-audit';
-import { alwaysProgram, commandCovered, type CommandMatcher } from './command-analysis';
+import { alwaysExecScope, commandCovered, commandSegments, ruleInactiveReason, ruleMatchers } from './command-analysis';
 import { ExecSandboxService } from '../agent/sandbox/exec-sandbox.service';
 import { emptyPreApprovals, toolPreApproved, type PreApprovals } from './skill-pre-approvals';
 import { newRuleId, sameScope, ToolPolicyStore, type ToolPolicyState } from './tool-policy-store';
@@ -246,12 +246,7 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
 
   private coveredByRules(evaluated: Evaluated, rules: readonly StandingRule[]): boolean {
     const tool = evaluated.call.tool;
-    if (evaluated.command !== undefined) {
-      const matchers: CommandMatcher[] = rules
-        .filter((rule) => rule.scope.kind === 'exec_program')
-        .map((rule) => ({ kind: 'program', program: (rule.scope as { program: string }).program }));
-      return commandCovered(evaluated.command, matchers);
-    }
+    if (evaluated.command !== undefined) return commandCovered(evaluated.command, ruleMatchers(rules.map((rule) => rule.scope)));
     return rules.some((rule) => {
       if (rule.scope.kind === 'mcp_tool') return tool.mcp?.server === rule.scope.server && tool.mcp.tool === rule.scope.tool;
       if (rule.scope.kind === 'tool') return !tool.mcp && tool.name === rule.scope.tool;
@@ -267,10 +262,7 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
 
   private alwaysScope(evaluated: Evaluated): StandingRuleScope | undefined {
     const tool = evaluated.call.tool;
-    if (evaluated.command !== undefined) {
-      const program = alwaysProgram(evaluated.command);
-      return program === null ? undefined : { kind: 'exec_program', program };
-    }
+    if (evaluated.command !== undefined) return alwaysExecScope(evaluated.command) ?? undefined;
     if (tool.mcp) return { kind: 'mcp_tool', server: tool.mcp.server, tool: tool.mcp.tool };
     return { kind: 'tool', tool: tool.name };
   }
@@ -318,6 +310,9 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
     if (evaluated.command !== undefined) {
       event.sandboxed = this.sandbox.status().active;
       event.command = evaluated.command;
+      const segments = commandSegments(evaluated.command);
+      if (segments.ok) event.commands = segments.commands;
+      else event.unanalysed = segments.reason;
       const cwd = execCwd(call.rawArguments);
       if (cwd !== undefined) event.cwd = cwd;
     }
@@ -459,7 +454,11 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
       return entry;
     });
     known.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return { defaults: state.defaults, tools: state.tools, servers: state.servers, rules: state.rules, known_tools: known };
+    const rules = state.rules.map((rule) => {
+      const inactive = ruleInactiveReason(rule.scope);
+      return inactive === null ? rule : { ...rule, inactive_reason: inactive };
+    });
+    return { defaults: state.defaults, tools: state.tools, servers: state.servers, rules, known_tools: known };
   }
 
   /** PUT /api/settings/tool-policies (validated by the DTO). */
