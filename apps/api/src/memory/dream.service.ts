@@ -23,7 +23,10 @@ import { BackgroundModel, BackgroundModelError } from './background-model';
 import { DreamStore, type DreamCursor } from './dream-store';
 import { countMemoryEntries } from './memory-entries';
 import { MemoryError } from './memory.errors';
-import { MEMORY_CLOCK, MemoryStore, type MemoryClock } from './memory-store';
+import { ChatDirectoryStore } from './chat-directory.store';
+import { HistoryReader } from './history-reader';
+import { MEMORY_CLOCK, type MemoryClock } from './memory-clock';
+import { MemoryDocuments } from './memory-documents';
 import { type HistoryRecord } from './memory.types';
 import { DREAM_FINISHED_EVENT, SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { trimTrailing } from '../common/trim';
@@ -135,7 +138,9 @@ export class DreamService implements OnModuleDestroy {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly memory: MemoryStore,
+    private readonly memory: MemoryDocuments,
+    private readonly chats: ChatDirectoryStore,
+    private readonly history: HistoryReader,
     private readonly store: DreamStore,
     private readonly model: BackgroundModel,
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
@@ -392,7 +397,7 @@ export class DreamService implements OnModuleDestroy {
   private async advanceCursor(cursors: DreamCursor): Promise<DreamCursor> {
     const existing: DreamCursor = {};
     for (const [chatId, cursor] of Object.entries(cursors)) {
-      if (await this.memory.chatExists(chatId)) existing[chatId] = cursor;
+      if (await this.chats.chatExists(chatId)) existing[chatId] = cursor;
     }
     if (Object.keys(existing).length === 0) return existing;
     await this.store.updateCursor((stored) => ({ ...stored, ...existing }));
@@ -404,14 +409,14 @@ export class DreamService implements OnModuleDestroy {
     const cursor = await this.store.readCursor();
     const newRecords = new Map<string, HistoryRecord[]>();
     const all: TaggedRecord[] = [];
-    const chatIds = (await this.memory.listChatIds()).sort();
+    const chatIds = (await this.chats.listChatIds()).sort();
     for (const chatId of chatIds) {
       let after = cursor[chatId] ?? 0;
-      const last = await this.memory.lastCursor(chatId);
+      const last = await this.history.lastCursor(chatId);
       if (last === after) continue;
       // a history whose last cursor is below the stored one was re-created: read it from the start
       if (last < after) after = 0;
-      const records = (await this.memory.readRecords(chatId)).filter((record) => record.cursor > after);
+      const records = (await this.history.readRecords(chatId)).filter((record) => record.cursor > after);
       if (records.length === 0) continue;
       newRecords.set(chatId, records);
       for (const record of records) all.push({ chatId, record });
