@@ -8,14 +8,8 @@ import type { AppConfig } from '../config/app-config';
 import type { LlmClientProvider } from '../llm-settings/llm-provider';
 import type { BackgroundCompletion, BackgroundModel } from './background-model';
 import { BackgroundModelError } from './background-model';
-import {
-  advancedCursors,
-  DREAM_ANALYSIS_PROMPT,
-  DREAM_EDITOR_PROMPT,
-  DreamService,
-  dropsTooMuch,
-  normaliseMemoryOutput,
-} from './dream.service';
+import { advancedCursors, DREAM_ANALYSIS_PROMPT, DREAM_EDITOR_PROMPT, dropsTooMuch, normaliseMemoryOutput } from './dream-batch';
+import { DreamService } from './dream.service';
 import { DreamStore } from './dream-store';
 import { createMemoryStores, type MemoryStores } from './memory-stores';
 import type { HistoryRecord } from './memory.types';
