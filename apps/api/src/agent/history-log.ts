@@ -7,7 +7,7 @@
  * load never interleaves with an append; metadata writes are ordered with the appends). Different chats never wait
  * for each other. An append resolves once its lines are on disk, and writes nothing for a chat deleted meanwhile.
  *
- * Implemented by `memory/history-log.store.ts` (HistoryLogStore; the lanes are `memory/chat-lanes.ts`), which never
+ * Implemented by `memory/history-log.store.ts` (HistoryLogStore; the lanes are `memory/chat-file-lanes.ts`), which never
  * imports agent code: it fits this interface structurally and AgentModule binds it to HISTORY_LOG.
  */
 import type {

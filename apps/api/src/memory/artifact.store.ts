@@ -1,7 +1,7 @@
 /**
  * ArtifactStore: large tool results kept whole in the chat's `artifacts/<id>.txt` (0600, atomic), so that the model
  * gets a bounded preview and can page through the rest with read_artifact (agent/tool-output-budget.ts). Writes run
- * on the chat's lane (chat-lanes.ts) and never create a chat: a stateless caller has no directory to write into.
+ * on the chat's lane (chat-file-lanes.ts) and never create a chat: a stateless caller has no directory to write into.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { isErrorCode } from '@cashcode/contracts';
@@ -11,7 +11,7 @@ import { writeFileAtomic } from '../common/atomic-file';
 import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { assertChatId, ChatFiles } from './chat-files';
-import { ChatLanes } from './chat-lanes';
+import { ChatFileLanes } from './chat-file-lanes';
 
 /** an artifact id: what a tool call id may safely become as a file name */
 export const ARTIFACT_ID_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
@@ -22,7 +22,7 @@ export class ArtifactStore {
 
   constructor(
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'memoryDir'>,
-    private readonly lanes: ChatLanes,
+    private readonly lanes: ChatFileLanes,
   ) {
     this.files = new ChatFiles(config.memoryDir);
   }

@@ -2,7 +2,7 @@
  * ChatDirectoryStore: which chats exist — a chat is a directory of the memory directory named by a valid chat id
  * (hidden entries and other names are not chats). Lists them (ids only, or with title and last update for the
  * sessions list), checks one, and deletes one on its lane: the directory goes, the process forgets the chat, and a
- * turn of that chat that finishes later writes nothing (chat-lanes.ts).
+ * turn of that chat that finishes later writes nothing (chat-file-lanes.ts).
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CHAT_ID_PATTERN, isErrorCode } from '@cashcode/contracts';
@@ -10,7 +10,7 @@ import { promises as fs, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { assertChatId, ChatFiles, HISTORY_FILE } from './chat-files';
-import { ChatLanes } from './chat-lanes';
+import { ChatFileLanes } from './chat-file-lanes';
 import { ChatMetadataStore, titleOf } from './chat-metadata.store';
 import { HistoryWriter } from './history-writer';
 import { MemoryError } from './memory.errors';
@@ -26,7 +26,7 @@ export class ChatDirectoryStore {
 
   constructor(
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'memoryDir'>,
-    private readonly lanes: ChatLanes,
+    private readonly lanes: ChatFileLanes,
     private readonly writer: HistoryWriter,
     private readonly metadata: ChatMetadataStore,
   ) {

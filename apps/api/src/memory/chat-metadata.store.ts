@@ -1,6 +1,6 @@
 /**
  * ChatMetadataStore: a chat's metadata.json (openspec memory) — title, activated tools and Skills, selected MCP
- * connectors — written as pretty JSON, replaced atomically, on the chat's lane (chat-lanes.ts) so that it is ordered
+ * connectors — written as pretty JSON, replaced atomically, on the chat's lane (chat-file-lanes.ts) so that it is ordered
  * with the chat's appends. A loaded chat's cached state holds the same object the file was written from.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../common/atomic-file';
 import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { assertChatId, ChatFiles } from './chat-files';
-import { ChatLanes } from './chat-lanes';
+import { ChatFileLanes } from './chat-file-lanes';
 import { MemoryError } from './memory.errors';
 import type { ChatMetadata } from './memory.types';
 
@@ -37,7 +37,7 @@ export class ChatMetadataStore {
 
   constructor(
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'memoryDir'>,
-    private readonly lanes: ChatLanes,
+    private readonly lanes: ChatFileLanes,
   ) {
     this.files = new ChatFiles(config.memoryDir);
   }

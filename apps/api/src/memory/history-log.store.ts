@@ -5,11 +5,11 @@
  *
  * It implements the agent's HistoryLog (agent/history-log.ts) structurally: memory sits below agent and never imports
  * it; AgentModule binds this class to the HISTORY_LOG token. Every operation on one chat runs on that chat's lane
- * (chat-lanes.ts), shared with the metadata and artifact stores: that is where history is locked.
+ * (chat-file-lanes.ts), shared with the metadata and artifact stores: that is where history is locked.
  */
 import { Injectable } from '@nestjs/common';
 import { assertChatId } from './chat-files';
-import { ChatLanes } from './chat-lanes';
+import { ChatFileLanes } from './chat-file-lanes';
 import { ChatMetadataStore } from './chat-metadata.store';
 import { HistoryReader } from './history-reader';
 import { answerRecords, failedTurnRecord, recordToMessage, summaryToMessage, turnRecords, type PendingRecord } from './history-record';
@@ -38,7 +38,7 @@ export class HistoryLogStore {
   private readonly loading = new Map<string, Promise<ChatState>>();
 
   constructor(
-    private readonly lanes: ChatLanes,
+    private readonly lanes: ChatFileLanes,
     private readonly reader: HistoryReader,
     private readonly writer: HistoryWriter,
     private readonly metadata: ChatMetadataStore,

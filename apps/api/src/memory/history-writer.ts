@@ -1,6 +1,6 @@
 /**
  * HistoryWriter: the appends to a chat's history.jsonl (openspec memory). Each append is one write of complete lines
- * with consecutive cursors, on the chat's lane (chat-lanes.ts), durable when it resolves. Before the first append of
+ * with consecutive cursors, on the chat's lane (chat-file-lanes.ts), durable when it resolves. Before the first append of
  * a process the file's torn tail is cut off and the next cursor found (the last record wins over the `.cursor` hint
  * when larger). The append handle of a recently written chat stays open (bounded), so a turn costs one write + one
  * fdatasync; the `.cursor` hint is written shortly after (coalesced per chat), on flush() and at shutdown.
@@ -11,7 +11,7 @@ import { constants as fsConstants, promises as fs, writeSync } from 'node:fs';
 import { mkdirPrivate, openPrivate, writeFilePrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ChatFiles, readerFor } from './chat-files';
-import { ChatLanes } from './chat-lanes';
+import { ChatFileLanes } from './chat-file-lanes';
 import { HistoryReader } from './history-reader';
 import { recordToMessage, serializeHistoryRecord, type PendingRecord } from './history-record';
 import { scanHistoryBackward } from './history-scan';
@@ -84,7 +84,7 @@ export class HistoryWriter implements OnApplicationShutdown {
 
   constructor(
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'memoryDir'>,
-    private readonly lanes: ChatLanes,
+    private readonly lanes: ChatFileLanes,
     private readonly reader: HistoryReader,
     @Optional() @Inject(MEMORY_CLOCK) clock?: MemoryClock,
   ) {

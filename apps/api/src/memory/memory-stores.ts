@@ -1,11 +1,11 @@
 /**
  * The memory stores wired by hand, exactly as MemoryModule wires them, for code that runs them outside Nest (unit
- * specs): one ChatLanes shared by every per-chat store of one memory directory.
+ * specs): one ChatFileLanes shared by every per-chat store of one memory directory.
  */
 import type { AppConfig } from '../config/app-config';
 import { ArtifactStore } from './artifact.store';
 import { ChatDirectoryStore } from './chat-directory.store';
-import { ChatLanes } from './chat-lanes';
+import { ChatFileLanes } from './chat-file-lanes';
 import { ChatMetadataStore } from './chat-metadata.store';
 import { HistoryLogStore } from './history-log.store';
 import { HistoryReader } from './history-reader';
@@ -14,7 +14,7 @@ import type { MemoryClock } from './memory-clock';
 import { MemoryDocuments } from './memory-documents';
 
 export interface MemoryStores {
-  lanes: ChatLanes;
+  lanes: ChatFileLanes;
   reader: HistoryReader;
   writer: HistoryWriter;
   metadata: ChatMetadataStore;
@@ -27,7 +27,7 @@ export interface MemoryStores {
 }
 
 export function createMemoryStores(config: Pick<AppConfig, 'memoryDir'>, clock?: MemoryClock): MemoryStores {
-  const lanes = new ChatLanes();
+  const lanes = new ChatFileLanes();
   const reader = new HistoryReader(config);
   const writer = new HistoryWriter(config, lanes, reader, clock);
   const metadata = new ChatMetadataStore(config, lanes);

@@ -3,7 +3,7 @@ import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
 import { ArtifactStore } from './artifact.store';
 import { BackgroundModel } from './background-model';
 import { ChatDirectoryStore } from './chat-directory.store';
-import { ChatLanes } from './chat-lanes';
+import { ChatFileLanes } from './chat-file-lanes';
 import { ChatMetadataStore } from './chat-metadata.store';
 import { Consolidator } from './consolidator';
 import { DreamScheduler } from './dream.scheduler';
@@ -20,9 +20,9 @@ import { SessionIndex } from './session-index';
 import { SessionsController } from './sessions.controller';
 import { SessionsService } from './sessions.service';
 
-/** The stores of the memory directory (the only code that touches it); one ChatLanes serialises each chat's files. */
+/** The stores of the memory directory (the only code that touches it); one ChatFileLanes serialises each chat's files. */
 const MEMORY_STORES = [
-  ChatLanes,
+  ChatFileLanes,
   HistoryReader,
   HistoryWriter,
   HistoryLogStore,

@@ -1,18 +1,19 @@
 /**
- * ChatLanes: the per-chat lock of the memory stores, and what the process keeps of each chat between operations.
+ * ChatFileLanes: the per-chat lock of the memory stores, and what the process keeps of each chat between operations.
  *
  * Every operation on one chat's files — load, append, metadata write, artifact write, delete — runs on that chat's
  * lane (a KeyedQueue keyed by chat id): one writer per chat, and a load never interleaves with an append. The stores
- * share one ChatLanes, so an append (history-log.store.ts) and a metadata write (chat-metadata.store.ts) of the same
+ * share one ChatFileLanes, so an append (history-log.store.ts) and a metadata write (chat-metadata.store.ts) of the same
  * chat are ordered too. Loaded chats are cached here (least recently used evicted, never one with work queued), and a
- * deleted chat is marked so that a late write of a turn that was still running never brings it back.
+ * deleted chat is marked so that a late write of a turn that was still running never brings it back. (The chat's turns
+ * have lanes of their own, chat/chat-lanes.ts; these order the file operations.)
  */
 import { Injectable } from '@nestjs/common';
 import { KeyedQueue } from '../common/keyed-queue';
 import type { ChatState } from './memory.types';
 
 @Injectable()
-export class ChatLanes {
+export class ChatFileLanes {
   private readonly queue = new KeyedQueue<string>();
   /** loaded chats, least recently used first */
   private readonly states = new Map<string, ChatState>();
