@@ -3,15 +3,17 @@
  * `activated_tools`, an LRU of at most 50 tools (the oldest timestamp is evicted). tool_search and mcp_prepare
  * activate; each execution of an activated tool refreshes its timestamp; disconnect/update/delete of a server purge
  * its tools from every chat, loaded or on disk. Reads are synchronous (the registry asks per model call); a chat's set
- * is loaded from MemoryStore on first use (`hydrate`, awaited by the MCP tools and by McpTurnPreparation.prepareTurn) and
- * written back through MemoryStore.saveMetadata on the shared metadata object, one write per chat at a time.
+ * is loaded from HistoryLogStore on first use (`hydrate`, awaited by the MCP tools and by
+ * McpTurnPreparation.prepareTurn) and written back through HistoryLogStore.saveMetadata on the shared metadata object,
+ * one write per chat at a time.
  */
 import { isRecord } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { OnAppEvent } from '../events/event-bus';
 import { formatEvent } from '../common/log-format';
 import type { ToolActivationSource } from '../agent/tool-registry';
-import { MemoryStore } from '../memory/memory-store';
+import { ChatDirectoryStore } from '../memory/chat-directory.store';
+import { HistoryLogStore } from '../memory/history-log.store';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 
 export const ACTIVATION_CAPACITY = 50;
@@ -31,7 +33,10 @@ export class McpActivations implements ToolActivationSource {
   /** the clock, seconds since the epoch (tests may replace it) */
   now: () => number = () => Date.now() / 1000;
 
-  constructor(private readonly memory: MemoryStore) {}
+  constructor(
+    private readonly memory: HistoryLogStore,
+    private readonly chats: ChatDirectoryStore,
+  ) {}
 
   // ---------------------------------------------------------------------------------- ToolActivationSource
 
@@ -117,7 +122,7 @@ export class McpActivations implements ToolActivationSource {
     };
     const chats = new Set<string>(loadedBefore);
     try {
-      for (const session of await this.memory.listSessions()) chats.add(session.chatId);
+      for (const session of await this.chats.listSessions()) chats.add(session.chatId);
     } catch (error) {
       this.logger.warn(formatEvent('mcp.activations.purge_list_failed', { error: (error as Error).name }));
     }
@@ -176,7 +181,7 @@ export class McpActivations implements ToolActivationSource {
     void this.persist(chatId).catch(() => undefined);
   }
 
-  /** Writes the chat's set into its metadata.json (through MemoryStore), after any write already queued. */
+  /** Writes the chat's set into its metadata.json (through HistoryLogStore), after any write already queued. */
   private persist(chatId: string): Promise<void> {
     this.dirty.add(chatId);
     const previous = this.lanes.get(chatId) ?? Promise.resolve();

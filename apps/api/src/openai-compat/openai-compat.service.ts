@@ -31,7 +31,7 @@ import { SystemPromptBuilder } from '../agent/system-prompt';
 import { ChatService } from '../chat/chat.service';
 import { SESSION_DELETED_EVENT } from '../events/app-events';
 import { AppEventBus } from '../events/event-bus';
-import { MemoryStore } from '../memory/memory-store';
+import { ChatDirectoryStore } from '../memory/chat-directory.store';
 import { logIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { LLM_CLIENT_PROVIDER, LlmNotConfiguredError, type LlmClientProvider } from '../llm-settings/llm-provider';
@@ -173,7 +173,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
     private readonly prompt: SystemPromptBuilder,
     private readonly skills: SkillTurnService,
     private readonly chat: ChatService,
-    private readonly memory: MemoryStore,
+    private readonly memory: ChatDirectoryStore,
     private readonly eventBus: AppEventBus,
     private readonly usage: UsageService,
   ) {}
