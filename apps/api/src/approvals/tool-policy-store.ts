@@ -23,6 +23,7 @@ import {
 import { writeJsonAtomic } from '../common/atomic-file';
 import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { SerialQueue } from '../common/keyed-queue';
 
 export const DEFAULT_RISK_POLICIES: Readonly<Record<ToolRisk, ToolPolicy>> = {
   read: 'allow',
@@ -174,7 +175,8 @@ export function newRuleId(): string {
 export class ToolPolicyStore {
   readonly path: string;
   private state: ToolPolicyState = { defaults: { ...DEFAULT_RISK_POLICIES }, tools: {}, servers: {}, rules: [] };
-  private writes: Promise<unknown> = Promise.resolve();
+  /** one writer at a time */
+  private readonly writes = new SerialQueue();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.path = join(config.dataDir, 'approvals', 'tool-policies.json');
@@ -210,15 +212,13 @@ export class ToolPolicyStore {
 
   /** Applies a change atomically: the new state is written, then installed; returns it. */
   update(change: (draft: ToolPolicyState) => void): Promise<ToolPolicyState> {
-    const run = this.writes.then(async () => {
+    return this.writes.run(async () => {
       const draft = cloneState(this.state);
       change(draft);
       await this.persist(draft);
       this.state = draft;
       return cloneState(draft);
     });
-    this.writes = run.catch(() => undefined);
-    return run;
   }
 
   private async persist(state: ToolPolicyState): Promise<void> {

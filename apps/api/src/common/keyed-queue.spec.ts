@@ -1,4 +1,4 @@
-import { KeyedQueue } from './keyed-queue';
+import { KeyedQueue, SerialQueue } from './keyed-queue';
 
 /** A promise with its resolve/reject exposed. */
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
@@ -90,5 +90,24 @@ describe(KeyedQueue.name, () => {
     await settledAll;
     expect(done).toEqual(['settled a', 'b', 'settled all']);
     await expect(queue.settled('unknown')).resolves.toBeUndefined();
+  });
+
+  it('a SerialQueue runs its tasks one after another; a failure rejects only its caller', async () => {
+    const queue = new SerialQueue();
+    const gate = deferred();
+    const done: string[] = [];
+    const first = queue.run(() => gate.promise.then(() => done.push('first')));
+    const failing = queue.run(async () => {
+      done.push('failing');
+      throw new Error('boom');
+    });
+    const third = queue.run(() => done.push('third'));
+    expect(done).toEqual([]);
+    gate.resolve();
+    await first;
+    await expect(failing).rejects.toThrow('boom');
+    await third;
+    expect(done).toEqual(['first', 'failing', 'third']);
+    await expect(queue.settled()).resolves.toBeUndefined();
   });
 });

@@ -44,3 +44,18 @@ export class KeyedQueue<K = string> {
     else await Promise.all(this.tails.values());
   }
 }
+
+/** One serial queue (a KeyedQueue of a single key): one writer of a file, tasks in order, a failure rejects only its caller. */
+export class SerialQueue {
+  private readonly queue = new KeyedQueue<0>();
+
+  /** Runs `task` after every task queued earlier has settled (resolved or rejected). */
+  run<T>(task: () => Promise<T> | T): Promise<T> {
+    return this.queue.run(0, task);
+  }
+
+  /** Resolves once every task queued so far has settled. */
+  settled(): Promise<void> {
+    return this.queue.settled(0);
+  }
+}

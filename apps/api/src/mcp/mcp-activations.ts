@@ -15,6 +15,7 @@ import type { ToolActivationSource } from '../agent/tool-registry';
 import { ChatDirectoryStore } from '../memory/chat-directory.store';
 import { HistoryLogStore } from '../memory/history-log.store';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
+import { KeyedQueue } from '../common/keyed-queue';
 
 export const ACTIVATION_CAPACITY = 50;
 /** chats scanned in parallel by a purge */
@@ -28,7 +29,8 @@ export class McpActivations implements ToolActivationSource {
   /** chat → (tool → last used, epoch seconds), most recently used chat last */
   private readonly sets = new Map<string, Map<string, number>>();
   private readonly hydrating = new Map<string, Promise<Map<string, number>>>();
-  private readonly lanes = new Map<string, Promise<void>>();
+  /** one metadata write per chat at a time */
+  private readonly lanes = new KeyedQueue();
   private readonly dirty = new Set<string>();
   /** the clock, seconds since the epoch (tests may replace it) */
   now: () => number = () => Date.now() / 1000;
@@ -143,7 +145,7 @@ export class McpActivations implements ToolActivationSource {
 
   /** Waits for pending writes (tests, shutdown). */
   async flush(): Promise<void> {
-    await Promise.all([...this.lanes.values()]);
+    await this.lanes.settled();
   }
 
   @OnAppEvent(SESSION_DELETED_EVENT)
@@ -173,7 +175,7 @@ export class McpActivations implements ToolActivationSource {
     if (this.sets.size <= MAX_LOADED_CHATS) return;
     for (const chatId of this.sets.keys()) {
       if (this.sets.size <= MAX_LOADED_CHATS) break;
-      if (!this.dirty.has(chatId) && !this.lanes.has(chatId)) this.sets.delete(chatId);
+      if (!this.dirty.has(chatId) && !this.lanes.isBusy(chatId)) this.sets.delete(chatId);
     }
   }
 
@@ -184,8 +186,7 @@ export class McpActivations implements ToolActivationSource {
   /** Writes the chat's set into its metadata.json (through HistoryLogStore), after any write already queued. */
   private persist(chatId: string): Promise<void> {
     this.dirty.add(chatId);
-    const previous = this.lanes.get(chatId) ?? Promise.resolve();
-    const run = previous.then(async () => {
+    const run = this.lanes.run(chatId, async () => {
       if (!this.dirty.has(chatId)) return;
       this.dirty.delete(chatId);
       const set = this.sets.get(chatId);
@@ -196,12 +197,8 @@ export class McpActivations implements ToolActivationSource {
       state.metadata.activated_tools = Object.fromEntries(set);
       await this.memory.saveMetadata(chatId, state.metadata);
     });
-    const tail = run.catch((error: unknown) => {
+    run.catch((error: unknown) => {
       this.logger.warn(formatEvent('mcp.activations.save_failed', { chat_id: chatId, error: (error as Error).name }));
-    });
-    this.lanes.set(chatId, tail);
-    void tail.then(() => {
-      if (this.lanes.get(chatId) === tail) this.lanes.delete(chatId);
     });
     return run;
   }

@@ -20,6 +20,7 @@ import { sanitizeAnnotations, toolTitle } from './mcp-annotations';
 import { errorClassName, type RedactionContext, redactMcpError, redactServerText } from './mcp-redaction';
 import { mcpSdk } from './mcp-sdk';
 import type { McpTransportFactory } from './mcp-transports';
+import { SerialQueue } from '../common/keyed-queue';
 
 export const CLIENT_INFO = { name: 'cashcode', version: '0.1.0' } as const;
 /** at most this many tools/list pages are read (a misbehaving server cannot keep us paging forever) */
@@ -114,7 +115,8 @@ export class McpConnection {
   /** bumped whenever `tools` changes */
   generation = 0;
   private client: Client | null = null;
-  private lane: Promise<void> = Promise.resolve();
+  /** connect, disconnect and close one at a time */
+  private readonly lane = new SerialQueue();
   private connecting: Promise<void> | null = null;
   private refreshing: Promise<void> | null = null;
   /** the calls in flight, oldest first (elicitations go to the newest) */
@@ -244,9 +246,7 @@ export class McpConnection {
   }
 
   private enqueue(task: () => Promise<void>): Promise<void> {
-    const run = this.lane.then(task);
-    this.lane = run.catch(() => undefined);
-    return run;
+    return this.lane.run(task);
   }
 
   private async doConnect(): Promise<void> {
