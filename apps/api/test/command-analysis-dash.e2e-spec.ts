@@ -13,7 +13,7 @@ import { basename, join } from 'node:path';
 import fc from 'fast-check';
 import { buildBwrapArgs } from '../src/agent/sandbox/bwrap-args';
 import { findExecutable } from '../src/agent/sandbox/exec-sandbox';
-import { DEFAULT_EXEC_PATH } from '../src/agent/tools/exec.tool';
+import { DEFAULT_EXEC_PATH } from '../src/agent/tools/exec-process';
 import { analyzeCommand, commandSegments } from '../src/approvals/command-analysis';
 import { LAUNCHER_PROGRAMS } from '../src/approvals/exec-programs';
 import { BWRAP_PATH } from './support/bwrap';
