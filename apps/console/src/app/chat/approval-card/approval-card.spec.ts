@@ -115,6 +115,13 @@ describe('ApprovalCard', () => {
     expect(element.querySelector('[data-testid="approval-unanalysed"]')?.textContent).toContain('unusual characters');
   });
 
+  it('says what an exact command rule does not cover: the files the program reads', async () => {
+    const { element } = await render(approval({ alwaysScope: { kind: 'exec_command', argv: ['npm', 'test'] } }));
+    expect(element.querySelector('[data-testid="approval-exact-rule"]')?.textContent).toContain('reads files in the workspace');
+    const plain = await render(approval());
+    expect(plain.element.querySelector('[data-testid="approval-exact-rule"]')).toBeNull();
+  });
+
   it('offers no Always allow when the server offers no rule scope (it would only allow once)', async () => {
     const { element } = await render(approval({ alwaysScope: null }));
     expect(element.querySelector('[data-testid="approval-allow-always"]')).toBeNull();

@@ -151,6 +151,8 @@ export const EN_MESSAGES = {
   'approval.allowAlways': 'Always allow',
   'approval.allowAlwaysScope': 'Always allow {scope}',
   'approval.deny': 'Deny',
+  'approval.exactRuleNote':
+    'Always allow covers exactly this command. The program reads files in the workspace that the agent can change (scripts, configuration), so what it runs can change later without asking.',
   'approval.noAlwaysScope': 'No standing rule can cover this call, so it is asked every time.',
   'approval.sending': 'Sending your decision…',
   'approval.notConnected': 'Not connected: your decision was not sent. Try again once the connection is back.',

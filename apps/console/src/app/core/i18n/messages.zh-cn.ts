@@ -148,6 +148,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'approval.allowAlways': '始终允许',
   'approval.allowAlwaysScope': '始终允许 {scope}',
   'approval.deny': '拒绝',
+  'approval.exactRuleNote': '“始终允许”只覆盖完全相同的这条命令。该程序会读取智能体可以修改的工作区文件（脚本、配置），因此它实际运行的内容以后可能在不询问的情况下改变。',
   'approval.noAlwaysScope': '没有长期规则可以覆盖此调用，因此每次都会询问。',
   'approval.sending': '正在发送你的决定…',
   'approval.notConnected': '未连接：你的决定没有发送。连接恢复后请重试。',
