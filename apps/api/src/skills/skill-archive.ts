@@ -37,7 +37,7 @@ import {
   type SkillManifest,
 } from '@cashcode/skill-format';
 import { SkillError } from './skills.errors';
-import { StagingLimitError, type StagedPackage } from './skill-store';
+import { StagingLimitError, type StagedPackage } from './skill-publication';
 
 export const ZIP_MAX_BYTES = 10 * 1024 * 1024;
 /** entries of one archive (a repository download holding several Skills) */

@@ -17,7 +17,8 @@ import type { SkillAvailability, SkillRecord, SkillRequirementsRecord, SkillSour
 import { Bm25Index, tokenize } from '../common/bm25';
 import { formatEvent } from '../common/log-format';
 import { MCP_TOOL_PREFIX } from '../agent/tool-registry';
-import type { LoadedPackage, PackageReadResult, SkillStore } from './skill-store';
+import type { LoadedPackage, PackageReadResult } from './skill-package-reader';
+import type { SkillStore } from './skill-store';
 
 /** Injection token of the SkillCatalog (built by the skills module with its availability probe). */
 export const SKILL_CATALOG = Symbol('SKILL_CATALOG');

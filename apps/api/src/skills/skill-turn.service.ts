@@ -21,7 +21,8 @@ import { SKILL_CATALOG, SkillCatalog, boundText } from './skill-catalog';
 import { errorName, isPlainObject, logicalPath, sanitizeStoreDiagnostic } from './skill-helpers';
 import { renderSkillIndex } from './skill-index';
 import { SkillGrantsService, type PackageContent } from './skill-grants.service';
-import { SkillStore, epochSeconds } from './skill-store';
+import { epochSeconds } from './skill-publication';
+import { SkillStore } from './skill-store';
 import { LRUCache } from 'lru-cache';
 
 export const ACTIVATED_SKILLS_CAPACITY = 12;

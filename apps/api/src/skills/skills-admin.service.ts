@@ -40,7 +40,9 @@ import { OnAppEvent } from '../events/event-bus';
 import { ZIP_MAX_BYTES, extractSkillArchive, inspectSkillArchive } from './skill-archive';
 import { SEARCH_LIMIT_MAX, SKILL_CATALOG, SkillCatalog, type CatalogEntry } from './skill-catalog';
 import { errorName, isPlainObject, logicalPath, sanitizeStoreDiagnostic, sha256 } from './skill-helpers';
-import { SkillStore, StagedPackage, epochSeconds, isPlausibleVersion, type SkillMeta } from './skill-store';
+import { StagedPackage, epochSeconds, type SkillMeta } from './skill-publication';
+import { isPlausibleVersion } from './skill-snapshots';
+import { SkillStore } from './skill-store';
 import { SKILL_MESSAGES, SkillError } from './skills.errors';
 
 export const BODY_PREVIEW_CHARS = 4000;
