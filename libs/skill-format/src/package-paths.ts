@@ -8,7 +8,7 @@
  * every segment a plain name (no control characters, at most 255 UTF-8 bytes). The size limits are the same for all
  * supporting files.
  */
-import { utf8ByteLength } from './skill-md';
+import { utf8ByteLength } from './text-length';
 
 export const SKILL_FILE = 'SKILL.md';
 export const META_FILE = '_meta.json';

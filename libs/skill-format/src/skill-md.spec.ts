@@ -1,14 +1,10 @@
 import fc from 'fast-check';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  FRONTMATTER_MAX_BLANK_LINES,
-  FRONTMATTER_MAX_FLOW_DEPTH,
-  SKILL_MD_MESSAGES as M,
-  parseSkillMarkdown,
-  splitAllowedTools,
-  utf8ByteLength,
-} from './skill-md';
+import { splitAllowedTools } from './manifest-fields';
+import { parseSkillMarkdown } from './skill-md';
+import { FRONTMATTER_MAX_BLANK_LINES, FRONTMATTER_MAX_FLOW_DEPTH, SKILL_MD_MESSAGES as M } from './skill-md-rules';
+import { utf8ByteLength } from './text-length';
 import { PATH_MESSAGES, checkSupportPath } from './package-paths';
 
 const md = (frontmatter: string, body = 'Do the thing.') => `---\n${frontmatter}\n---\n${body}\n`;

@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { parseSkillMarkdown } from '@cashcode/skill-format';
-import { SkillStore, type LoadedPackage } from './skill-store';
+import type { LoadedPackage } from './skill-package-reader';
+import { SkillStore } from './skill-store';
 
 const BUILTIN_DIR = join(__dirname, 'builtin');
 

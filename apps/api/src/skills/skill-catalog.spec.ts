@@ -1,7 +1,10 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SkillCatalog, boundText, diagnosticKey, sanitizeDiagnostic, type AvailabilityProbe } from './skill-catalog';
+import type { AvailabilityProbe } from './skill-availability';
+import { SkillCatalog } from './skill-catalog';
+import { diagnosticKey, sanitizeDiagnostic } from './skill-diagnostics';
+import { boundText } from './skill-helpers';
 import { SkillStore } from './skill-store';
 
 function md(name: string, description: string, extra = ''): string {

@@ -1,118 +1,38 @@
 /**
- * The Skill catalog: scans the three roots, keeps the valid packages, picks per name the highest
- * precedence (builtin < user < agent, the winner lists the lower sources in `shadowed_sources`), computes availability
- * (`bin:`, `env:`, `tool:`, `mcp:`; meta tools such as `tool_search` count as present) and reports
- * invalid packages as redacted, length-limited diagnostics that are never offered to the model.
+ * The Skill catalog: scans the three roots, keeps the valid packages and picks per name the highest precedence
+ * (builtin < user < agent, the winner lists the lower sources in `shadowed_sources`). It keeps the effective entries
+ * (`skill-record.ts`) with their availability (`skill-availability.ts`), the search indexes (`skill-search-index.ts`)
+ * and the report of invalid packages (`skill-diagnostics.ts`) in step with the disk.
  *
- * Refresh is incremental: a package is re-read only when its fingerprint (directory, SKILL.md, _meta.json stats)
- * changed or a mutation forced it; the two BM25 indexes (all Skills / enabled Skills) are updated per document.
- * Concurrent refreshes are coalesced.
+ * Refresh is incremental: the package reads are cached with their fingerprint (directory and SKILL.md stats; `_meta.json`
+ * is replaced by rename, which changes the directory) and a package is re-read only when it changed or a mutation
+ * forced it. Concurrent refreshes are coalesced.
  */
-import { createHash } from 'node:crypto';
-import { constants as fsConstants, promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import type { SkillAvailability, SkillRecord, SkillRequirementsRecord, SkillSource } from '@cashcode/contracts';
-import { Bm25Index, tokenize } from '../common/bm25';
+import type { SkillAvailability, SkillSource } from '@cashcode/contracts';
 import { formatEvent } from '../common/log-format';
-import { MCP_TOOL_PREFIX } from '../agent/tool-registry';
-import type { LoadedPackage, PackageReadResult, SkillStore } from './skill-store';
+import { AvailabilityCheck, type AvailabilityEnv, type AvailabilityProbe, type BinLookups } from './skill-availability';
+import { reportInvalid, type InvalidPackage } from './skill-diagnostics';
+import { byName } from './skill-helpers';
+import type { LoadedPackage, PackageReadResult } from './skill-package-reader';
+import { skillRecord, type CatalogEntry } from './skill-record';
+import { SkillSearchIndex, type SearchHit } from './skill-search-index';
+import type { SkillStore } from './skill-store';
 
 /** Injection token of the SkillCatalog (built by the skills module with its availability probe). */
 export const SKILL_CATALOG = Symbol('SKILL_CATALOG');
 
 /** precedence order, lowest first */
 export const SKILL_SOURCE_ORDER: readonly SkillSource[] = ['builtin', 'user', 'agent'];
-export const MAX_INVALID_REPORTED = 100;
-export const DIAGNOSTIC_KEY_MAX_CHARS = 80;
-export const DIAGNOSTIC_MESSAGE_MAX_CHARS = 240;
-export const SEARCH_LIMIT_MAX = 10_000;
 /** Longest stretch of synchronous package reads before the refresh yields to the event loop. */
 const READ_SLICE_MS = 8;
-/** BM25 parameters: k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
-const SKILL_BM25 = { k1: 1.2, b: 0.75 };
-const EXACT_NAME_BONUS = 10;
 /** a quick refresh re-checks package fingerprints when the last deep pass is older than this */
 export const QUICK_REFRESH_MAX_AGE_MS = 1000;
-
-/** What availability needs from the rest of the server. */
-export interface AvailabilityProbe {
-  /** the tool is registered (main registry or meta tools) */
-  hasTool(name: string): boolean;
-  /** the MCP server is in the catalog */
-  mcpServerConfigured(name: string): boolean;
-}
-
-export interface CatalogEntry {
-  pkg: LoadedPackage;
-  record: SkillRecord;
-}
-
-export interface InvalidPackage {
-  key: string;
-  source: SkillSource;
-  directory: string;
-  error: string;
-}
-
-export interface SearchHit {
-  entry: CatalogEntry;
-  score: number;
-}
 
 interface CachedRead {
   signature: string;
   result: PackageReadResult;
-}
-
-function byName(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** At most `max` code points; a cut text ends with `...` (included in the limit). */
-export function boundText(text: string, max: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= max) return text;
-  return chars.slice(0, Math.max(0, max - 3)).join('') + '...';
-}
-
-function replaceControl(text: string): string {
-  return text.replace(/\p{Cc}/gu, ' ');
-}
-
-const WINDOWS_PATH = /\b[A-Za-z]:[\\/][^\s'"<>|]*/g;
-const POSIX_PATH = /(^|[\s'"(=:])\/[^\s'"<>()]+/g;
-
-/**
- * A diagnostic message safe to show: known root/package paths and any absolute path replaced by `<path>`, control
- * characters as spaces, trimmed, at most 240 chars; fallback `invalid Skill package`.
- */
-export function sanitizeDiagnostic(message: string, knownPaths: readonly string[]): string {
-  let text = message;
-  for (const known of [...knownPaths].sort((a, b) => b.length - a.length)) {
-    if (known) text = text.split(known).join('<path>');
-  }
-  text = text.replace(WINDOWS_PATH, '<path>').replace(POSIX_PATH, (_match, lead: string) => `${lead}<path>`);
-  text = replaceControl(text).trim();
-  if (text === '') return 'invalid Skill package';
-  return boundText(text, DIAGNOSTIC_MESSAGE_MAX_CHARS);
-}
-
-/** The diagnostics key prefix `<source>:<dir>` (dir: control chars → space, trimmed, ≤ 80 chars). */
-export function diagnosticKey(source: SkillSource, directory: string): string {
-  const dir = boundText(replaceControl(directory).trim(), DIAGNOSTIC_KEY_MAX_CHARS);
-  return `${source}:${dir}`;
-}
-
-/** A record's own copy of a manifest's requirement lists (string arrays only: a plain copy, not structuredClone). */
-function copyRequirements(r: SkillRequirementsRecord): SkillRequirementsRecord {
-  return { tools: [...r.tools], mcp_servers: [...r.mcp_servers], bins: [...r.bins], env: [...r.env] };
-}
-
-function searchText(pkg: LoadedPackage): string {
-  const m = pkg.manifest;
-  return [m.name, m.display_name ?? m.name, m.description, ...m.tags, ...m.triggers].join(' ').toLowerCase();
 }
 
 /**
@@ -138,10 +58,8 @@ export class SkillCatalog {
   private effective = new Map<string, CatalogEntry>();
   private invalidList: InvalidPackage[] = [];
   private invalidMap: Record<string, string[]> = {};
-  private readonly allIndex = new Bm25Index<string>(SKILL_BM25);
-  private readonly enabledIndex = new Bm25Index<string>(SKILL_BM25);
-  /** name → indexed text + enabled, to update the indexes per document */
-  private readonly indexed = new Map<string, { text: string; enabled: boolean }>();
+  private readonly searchIndex = new SkillSearchIndex();
+  private readonly availability: AvailabilityCheck;
   private inFlight: Promise<void> | null = null;
   private rerun = false;
   private rerunDeep = false;
@@ -154,9 +72,11 @@ export class SkillCatalog {
 
   constructor(
     private readonly store: SkillStore,
-    private readonly probe: AvailabilityProbe,
-    private readonly env: { binPath: string; envNames: ReadonlySet<string> },
-  ) {}
+    probe: AvailabilityProbe,
+    env: AvailabilityEnv,
+  ) {
+    this.availability = new AvailabilityCheck(probe, env);
+  }
 
   get ready(): boolean {
     return this.refreshed;
@@ -244,17 +164,19 @@ export class SkillCatalog {
         invalid.push({ key: '', source: item.source, directory: item.directory, error: item.result.error });
       }
     }
-    const bins = new Map<string, Promise<boolean>>();
+    const bins: BinLookups = new Map();
     const next = new Map<string, CatalogEntry>();
     for (const [name, sources] of bySource) {
       const order = SKILL_SOURCE_ORDER.filter((source) => sources.has(source));
       const winner = order[order.length - 1] as SkillSource;
       const pkg = sources.get(winner) as LoadedPackage;
-      next.set(name, { pkg, record: await this.buildRecord(pkg, order.slice(0, -1), bins) });
+      next.set(name, { pkg, record: skillRecord(pkg, order.slice(0, -1), await this.availabilityOf(pkg, bins)) });
     }
     this.effective = new Map([...next.entries()].sort(([a], [b]) => byName(a, b)));
-    this.setInvalid(invalid);
-    this.syncIndexes();
+    const report = reportInvalid(invalid, this.store.roots);
+    this.invalidList = report.list;
+    this.invalidMap = report.map;
+    this.searchIndex.sync(this.effective);
     this.revision++;
     const firstRefresh = !this.refreshed;
     this.refreshed = true;
@@ -273,7 +195,7 @@ export class SkillCatalog {
 
   /** Recomputes availability of every record without touching the disk for packages (tools / MCP catalog changed). */
   async recomputeAvailability(): Promise<void> {
-    const bins = new Map<string, Promise<boolean>>();
+    const bins: BinLookups = new Map();
     for (const entry of this.effective.values()) {
       const { availability, missing } = await this.availabilityOf(entry.pkg, bins);
       entry.record.availability = availability;
@@ -283,116 +205,8 @@ export class SkillCatalog {
   }
 
   /** Fresh availability of one package (skill_load checks it at load time). */
-  async availabilityOf(
-    pkg: LoadedPackage,
-    bins: Map<string, Promise<boolean>> = new Map(),
-  ): Promise<{ availability: SkillAvailability; missing: string[] }> {
-    if (!pkg.enabled) return { availability: 'disabled', missing: [] };
-    const missing: string[] = [];
-    const requires = pkg.manifest.requires;
-    for (const bin of requires.bins) {
-      let found = bins.get(bin);
-      if (!found) {
-        found = this.binOnPath(bin);
-        bins.set(bin, found);
-      }
-      if (!(await found)) missing.push(`bin:${bin}`);
-    }
-    for (const variable of requires.env) if (!this.env.envNames.has(variable)) missing.push(`env:${variable}`);
-    for (const tool of requires.tools) {
-      if (!tool.startsWith(MCP_TOOL_PREFIX) && !this.probe.hasTool(tool)) missing.push(`tool:${tool}`);
-    }
-    for (const server of requires.mcp_servers) if (!this.probe.mcpServerConfigured(server)) missing.push(`mcp:${server}`);
-    return { availability: missing.length > 0 ? 'missing_dependency' : 'available', missing };
-  }
-
-  private async binOnPath(bin: string): Promise<boolean> {
-    if (bin.includes('/') || bin.includes('\\') || bin.includes('\0')) return false;
-    const dirs = this.env.binPath.split(path.delimiter).filter((dir) => dir !== '' && path.isAbsolute(dir));
-    for (const dir of dirs) {
-      const candidate = path.join(dir, bin);
-      try {
-        const stat = await fs.stat(candidate);
-        if (!stat.isFile()) continue;
-        await fs.access(candidate, fsConstants.X_OK);
-        return true;
-      } catch {
-        // next directory
-      }
-    }
-    return false;
-  }
-
-  private async buildRecord(
-    pkg: LoadedPackage,
-    shadowed: SkillSource[],
-    bins: Map<string, Promise<boolean>>,
-  ): Promise<SkillRecord> {
-    const m = pkg.manifest;
-    const { availability, missing } = await this.availabilityOf(pkg, bins);
-    return {
-      name: m.name,
-      display_name: m.display_name ?? m.name,
-      description: m.description,
-      version: m.version,
-      version_label: m.version_label,
-      tags: [...m.tags],
-      triggers: [...m.triggers],
-      always: m.always,
-      source: pkg.source,
-      enabled: pkg.enabled,
-      availability,
-      missing,
-      hash: pkg.hash,
-      shadowed_sources: shadowed,
-      shadows_builtin: pkg.source !== 'builtin' && shadowed.includes('builtin'),
-      validation_errors: [],
-      requires: copyRequirements(m.requires),
-      optional: copyRequirements(m.optional),
-      mutable: pkg.source !== 'builtin',
-      license: m.license,
-      compatibility: m.compatibility,
-      metadata: { ...m.metadata },
-      allowed_tools: m.allowed_tools ? [...m.allowed_tools] : null,
-    };
-  }
-
-  private setInvalid(invalid: InvalidPackage[]): void {
-    const known = [this.store.roots.builtin, this.store.roots.user, this.store.roots.agent, this.store.roots.snapshots];
-    const map: Record<string, string[]> = {};
-    const list: InvalidPackage[] = [];
-    for (const item of invalid) {
-      if (list.length >= MAX_INVALID_REPORTED) break;
-      const packagePath = path.join(this.store.rootOf(item.source), item.directory);
-      let key = diagnosticKey(item.source, item.directory);
-      if (key in map) key = `${key}~${createHash('sha256').update(item.directory).digest('hex').slice(0, 8)}`;
-      const message = sanitizeDiagnostic(item.error, [packagePath, ...known]);
-      map[key] = [message];
-      list.push({ ...item, key, error: message });
-    }
-    this.invalidMap = map;
-    this.invalidList = list;
-  }
-
-  private syncIndexes(): void {
-    for (const name of [...this.indexed.keys()]) {
-      if (!this.effective.has(name)) {
-        this.allIndex.remove(name);
-        this.enabledIndex.remove(name);
-        this.indexed.delete(name);
-      }
-    }
-    for (const [name, entry] of this.effective) {
-      const text = searchText(entry.pkg);
-      const enabled = entry.pkg.enabled;
-      const previous = this.indexed.get(name);
-      if (previous && previous.text === text && previous.enabled === enabled) continue;
-      const tokens = tokenize(text);
-      if (!previous || previous.text !== text) this.allIndex.addTokens(name, tokens);
-      if (enabled) this.enabledIndex.addTokens(name, tokens);
-      else this.enabledIndex.remove(name);
-      this.indexed.set(name, { text, enabled });
-    }
+  availabilityOf(pkg: LoadedPackage, bins: BinLookups = new Map()): Promise<{ availability: SkillAvailability; missing: string[] }> {
+    return this.availability.of(pkg, bins);
   }
 
   // ------------------------------------------------------------------------------------------ reads
@@ -424,20 +238,6 @@ export class SkillCatalog {
    * score then name. Disabled Skills only with `includeDisabled`. A query without tokens finds nothing.
    */
   search(query: string, options: { includeDisabled: boolean; limit: number }): SearchHit[] {
-    const tokens = tokenize(query.toLowerCase());
-    if (tokens.length === 0) return [];
-    const limit = Math.min(SEARCH_LIMIT_MAX, Math.max(1, Math.floor(options.limit)));
-    const index = options.includeDisabled ? this.allIndex : this.enabledIndex;
-    const scores = new Map<string, number>();
-    for (const hit of index.searchTokens(tokens, index.size)) scores.set(hit.key, hit.score);
-    const exact = query.trim().toLowerCase();
-    if (index.has(exact)) scores.set(exact, (scores.get(exact) ?? 0) + EXACT_NAME_BONUS);
-    const hits: SearchHit[] = [];
-    for (const [name, score] of scores) {
-      const entry = this.effective.get(name);
-      if (entry && score > 0) hits.push({ entry, score });
-    }
-    hits.sort((a, b) => (b.score !== a.score ? b.score - a.score : byName(a.entry.record.name, b.entry.record.name)));
-    return hits.slice(0, limit);
+    return this.searchIndex.search(query, options, this.effective);
   }
 }

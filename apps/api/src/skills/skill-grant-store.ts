@@ -16,6 +16,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { isErrorCode, isRecord, SKILL_SOURCES, type SkillSource } from '@cashcode/contracts';
 import { isValidSkillName } from '@cashcode/skill-format';
 import { writeJsonAtomic } from '../common/atomic-file';
+import { KeyedQueue } from '../common/keyed-queue';
 import { formatEvent } from '../common/log-format';
 import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -59,7 +60,8 @@ export class SkillGrantStore {
   readonly path: string;
   private readonly logger = new Logger(SkillGrantStore.name);
   private grants = new Map<string, SkillGrant>();
-  private writes: Promise<unknown> = Promise.resolve();
+  /** the file's writes, one at a time */
+  private readonly writes = new KeyedQueue<'file'>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.path = join(config.dataDir, 'approvals', SKILL_GRANTS_FILE);
@@ -127,7 +129,7 @@ export class SkillGrantStore {
   }
 
   private change(apply: (draft: Map<string, SkillGrant>) => void): Promise<void> {
-    const run = this.writes.then(async () => {
+    return this.writes.run('file', async () => {
       const draft = new Map(this.grants);
       apply(draft);
       if (draft.size === this.grants.size && [...draft].every(([key, value]) => this.grants.get(key) === value)) return;
@@ -136,7 +138,5 @@ export class SkillGrantStore {
       await writeJsonAtomic(this.path, { version: 1, grants }, { mode: 0o600 });
       this.grants = draft;
     });
-    this.writes = run.catch(() => undefined);
-    return run;
   }
 }

@@ -1,8 +1,6 @@
 /** Small helpers shared by the Skills services and the skill tools. */
 import { createHash } from 'node:crypto';
 import type { SkillSource } from '@cashcode/contracts';
-import { sanitizeDiagnostic } from './skill-catalog';
-import type { SkillStore } from './skill-store';
 
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
@@ -21,8 +19,14 @@ export function errorName(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
-/** A diagnostic with the store's root directories replaced by their logical names. */
-export function sanitizeStoreDiagnostic(store: SkillStore, message: string): string {
-  const roots = store.roots;
-  return sanitizeDiagnostic(message, [roots.builtin, roots.user, roots.agent, roots.snapshots]);
+/** At most `max` code points; a cut text ends with `...` (included in the limit). */
+export function boundText(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  return chars.slice(0, Math.max(0, max - 3)).join('') + '...';
+}
+
+/** Orders names by UTF-16 code units (the catalog's and the search's order). */
+export function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

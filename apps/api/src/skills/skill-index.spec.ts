@@ -1,4 +1,4 @@
-import type { CatalogEntry } from './skill-catalog';
+import type { CatalogEntry } from './skill-record';
 import { SKILL_INDEX_HEADER, SKILL_INDEX_MAX_CHARS, renderSkillIndex } from './skill-index';
 
 function entry(name: string, description: string, enabled = true, availability = 'available'): CatalogEntry {

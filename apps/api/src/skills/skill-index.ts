@@ -4,7 +4,8 @@
  * SKILL_INDEX_DESCRIPTION_CHARS, the whole section at most SKILL_INDEX_MAX_CHARS; when Skills are left out a last line
  * says how many and that skill_search finds them. SkillTurnService snapshots it per chat at the chat's first turn.
  */
-import { boundText, type CatalogEntry } from './skill-catalog';
+import { boundText, byName } from './skill-helpers';
+import type { CatalogEntry } from './skill-record';
 
 export const SKILL_INDEX_MAX_CHARS = 8000;
 export const SKILL_INDEX_DESCRIPTION_CHARS = 200;
@@ -17,7 +18,7 @@ export function renderSkillIndex(entries: readonly CatalogEntry[], maxChars = SK
   const usable = entries
     .filter((e) => e.pkg.enabled && e.record.availability === 'available')
     .map((e) => ({ name: e.record.name, description: e.pkg.manifest.description }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => byName(a.name, b.name));
   if (usable.length === 0) return null;
   const more = (n: number) => `\n(${n} more Skill${n === 1 ? '' : 's'} not listed; find them with skill_search.)`;
   let block = SKILL_INDEX_HEADER;

@@ -2,7 +2,10 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_MESSAGES, SkillStore, isPlausibleVersion, type SkillMeta } from './skill-store';
+import { PACKAGE_MESSAGES } from './skill-package-reader';
+import type { SkillMeta } from './skill-publication';
+import { isPlausibleVersion } from './skill-snapshots';
+import { SkillStore } from './skill-store';
 
 const md = (name: string, body = 'Do the thing.') => `---\nname: ${name}\ndescription: The ${name} skill\n---\n\n${body}\n`;
 const meta = (enabled = true): SkillMeta => ({ source: 'user', enabled, storage_version: 1, updated_at: 1, agentCreated: false });

@@ -10,8 +10,9 @@ import type { AgentTool, JsonSchemaObject, ToolContext, ToolResult } from '../ag
 import { formatEvent } from '../common/log-format';
 import { pythonJson } from './python-json';
 import { RESOURCE_HEAD_READ_BYTES, describeBinaryResource, textHead, textResourceHead } from './skill-resource-kind';
-import { boundText, type SkillCatalog } from './skill-catalog';
-import { errorName, isPlainObject, sanitizeStoreDiagnostic } from './skill-helpers';
+import type { SkillCatalog } from './skill-catalog';
+import { sanitizeStoreDiagnostic } from './skill-diagnostics';
+import { boundText, errorName, isPlainObject } from './skill-helpers';
 import type { SkillStore } from './skill-store';
 import type { SkillTurnService } from './skill-turn.service';
 import type { SkillGrantsService } from './skill-grants.service';

@@ -17,11 +17,13 @@ import { McpService } from '../mcp/mcp.service';
 import { MemoryStore } from '../memory/memory-store';
 import type { ActivatedSkillEntry } from '../memory/memory.types';
 import { pythonJson } from './python-json';
-import { SKILL_CATALOG, SkillCatalog, boundText } from './skill-catalog';
-import { errorName, isPlainObject, logicalPath, sanitizeStoreDiagnostic } from './skill-helpers';
+import { SKILL_CATALOG, SkillCatalog } from './skill-catalog';
+import { sanitizeStoreDiagnostic } from './skill-diagnostics';
+import { boundText, errorName, isPlainObject, logicalPath } from './skill-helpers';
 import { renderSkillIndex } from './skill-index';
 import { SkillGrantsService, type PackageContent } from './skill-grants.service';
-import { SkillStore, epochSeconds } from './skill-store';
+import { epochSeconds } from './skill-publication';
+import { SkillStore } from './skill-store';
 import { LRUCache } from 'lru-cache';
 
 export const ACTIVATED_SKILLS_CAPACITY = 12;

@@ -60,7 +60,8 @@ import {
 import { ZIP_MAX_BYTES } from './skill-archive';
 import { SKILL_MESSAGES, SkillError } from './skills.errors';
 import { SkillGrantsService } from './skill-grants.service';
-import { SkillsAdminService, type UploadedZip } from './skills-admin.service';
+import type { UploadedZip } from './skill-import';
+import { SkillsAdminService } from './skills-admin.service';
 
 /**
  * Turns multer's size limit on the ZIP upload into the Skill validation error the original server answered (422,
