@@ -15,7 +15,6 @@ import { HistoryWriter } from './history-writer';
 import { MemoryController } from './memory.controller';
 import { MemoryDocuments } from './memory-documents';
 import { MemoryService } from './memory.service';
-import { MemoryStore } from './memory-store';
 import { SessionIndex } from './session-index';
 import { SessionsController } from './sessions.controller';
 import { SessionsService } from './sessions.service';
@@ -44,7 +43,6 @@ const MEMORY_STORES = [
   providers: [
     ...MEMORY_STORES,
     // the former name of HistoryLogStore, for the callers not moved yet (memory-store.ts)
-    { provide: MemoryStore, useExisting: HistoryLogStore },
     SessionsService,
     BackgroundModel,
     Consolidator,
@@ -62,7 +60,6 @@ const MEMORY_STORES = [
     ChatDirectoryStore,
     ArtifactStore,
     MemoryDocuments,
-    MemoryStore,
     SessionIndex,
     BackgroundModel,
   ],

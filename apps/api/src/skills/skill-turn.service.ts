@@ -14,7 +14,7 @@ import { addAllowedTools, emptyPreApprovals, type PreApprovals } from '../approv
 import { logIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { McpService } from '../mcp/mcp.service';
-import { MemoryStore } from '../memory/memory-store';
+import { HistoryLogStore } from '../memory/history-log.store';
 import type { ActivatedSkillEntry } from '../memory/memory.types';
 import { pythonJson } from './python-json';
 import { SKILL_CATALOG, SkillCatalog } from './skill-catalog';
@@ -110,7 +110,7 @@ export class SkillTurnService {
     private readonly store: SkillStore,
     @Inject(SKILL_CATALOG) private readonly catalog: SkillCatalog,
     private readonly registry: ToolRegistry,
-    private readonly memory: MemoryStore,
+    private readonly memory: HistoryLogStore,
     private readonly mcp: McpService,
     private readonly grants: SkillGrantsService,
   ) {}

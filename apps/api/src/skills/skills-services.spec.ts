@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { ToolRegistry } from '../agent/tool-registry';
 import type { AppConfig } from '../config/app-config';
 import type { McpService } from '../mcp/mcp.service';
-import { MemoryStore } from '../memory/memory-store';
+import type { HistoryLogStore } from '../memory/history-log.store';
+import { createMemoryStores } from '../memory/memory-stores';
 import { SkillCatalog } from './skill-catalog';
 import { SkillStore } from './skill-store';
 import { AgentSkillManageTool, SkillLoadTool, SkillReadResourceTool, SkillSearchTool } from './skill-tools';
@@ -30,7 +31,7 @@ interface Fixture {
   store: SkillStore;
   catalog: SkillCatalog;
   registry: ToolRegistry;
-  memory: MemoryStore;
+  memory: HistoryLogStore;
   admin: SkillsAdminService;
   turns: SkillTurnService;
 }
@@ -51,7 +52,7 @@ async function fixture(): Promise<Fixture> {
     { hasTool: (name) => registry.has(name), mcpServerConfigured: () => false },
     { binPath: process.env['PATH'] ?? '', envNames: new Set() },
   );
-  const memory = new MemoryStore({ memoryDir: join(dir, 'memory') } as AppConfig);
+  const memory = createMemoryStores({ memoryDir: join(dir, 'memory') }).history;
   const mcp = { list: () => [], prepareServer: () => Promise.resolve('Error: no MCP server in this test') } as unknown as McpService;
   await catalog.refresh();
   const dataConfig = { dataDir: join(dir, 'data') } as AppConfig;
