@@ -3,6 +3,7 @@
  * server), the 1 MiB payload cap and the Host/Origin/token checks on the upgrade belong to the app's WS adapter
  * (common/cashcode-ws-adapter.ts). Rules live in frame-parser.ts (validation) and ChatService (turns).
  */
+import type { IncomingMessage } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { WebSocketGateway, type OnGatewayConnection, type OnGatewayDisconnect } from '@nestjs/websockets';
@@ -19,7 +20,7 @@ import { ChatSubscriptions, MAX_BUFFERED_BYTES, type ChatConnection } from './su
 /** protocol-level ping period; a client that missed the previous ping's pong is terminated (openspec http-platform) */
 export const HEARTBEAT_INTERVAL_MS = 20_000;
 
-/** The TCP socket under a `ws` WebSocket (ws keeps it in `_socket`); only cork/uncork are used. */
+/** The TCP socket under a WebSocket (the upgrade request's `socket`); only cork/uncork are used. */
 interface CorkableSocket {
   readonly destroyed: boolean;
   cork(): void;
@@ -35,13 +36,15 @@ interface CorkableSocket {
  * written at once, so the first text of an answer is never delayed. A turn costs a handful of write system calls
  * instead of one per event.
  */
-class WsChatConnection implements ChatConnection {
+export class WsChatConnection implements ChatConnection {
   alive = true;
   private corked = false;
 
   constructor(
     readonly clientId: string,
     private readonly socket: WebSocket,
+    /** the connection's TCP socket, from the upgrade request (null: write each frame at once) */
+    private readonly raw: CorkableSocket | null,
   ) {}
 
   get bufferedAmount(): number {
@@ -58,7 +61,7 @@ class WsChatConnection implements ChatConnection {
       return;
     }
     if (urgent) this.socket.send(text);
-    const raw = (this.socket as unknown as { _socket?: CorkableSocket })._socket;
+    const raw = this.raw;
     if (raw && !raw.destroyed) {
       raw.cork();
       this.corked = true;
@@ -120,8 +123,8 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
   }
 
   /** On open: a client id and a fresh default chat (nothing on disk), subscribed, announced with `ready`. */
-  handleConnection(socket: WebSocket): void {
-    const connection = new WsChatConnection(`client-${randomBytes(6).toString('hex')}`, socket);
+  handleConnection(socket: WebSocket, request?: IncomingMessage): void {
+    const connection = new WsChatConnection(`client-${randomBytes(6).toString('hex')}`, socket, request?.socket ?? null);
     this.connections.set(socket, connection);
     const chatId = randomUUID();
     this.subscriptions.subscribe(connection, chatId);
