@@ -7,6 +7,7 @@ import { config as loadDotenv } from 'dotenv';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CashcodeApp } from './bootstrap';
+import { DataFormatError } from './backup/data-format';
 import { ApiTokenFileError } from './common/api-token-file';
 import { DataDirLockedError } from './common/data-dir-lock';
 import { startIdleMemoryRelease } from './common/idle-memory-release';
@@ -27,7 +28,12 @@ function fail(message: string): never {
 }
 
 function describeStartupError(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ApiTokenFileError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof ApiTokenFileError ||
+    error instanceof DataFormatError
+  ) {
     return error.message;
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
