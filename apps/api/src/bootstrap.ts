@@ -5,7 +5,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
-import { appVersion } from './backup/data-format';
+import { appVersion, refuseNewerFormat } from './backup/data-format';
 import { prepareDataDir } from './backup/migrations';
 import { AppLogger } from './common/app-logger';
 import { resolveServerToken, type ServerToken } from './common/api-token-file';
@@ -170,6 +170,8 @@ function logTightened(results: PrivateRootsResult[], logger: AppLogger): void {
  * Shared by main.ts and the tests (test/support/test-app.ts).
  */
 export async function createCashcodeApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CashcodeApp> {
+  // a data directory written by a newer version is refused before anything in it is created or changed
+  await refuseNewerFormat(config.dataDir);
   await createDataDirectories(config);
   // before the tightening: a token file that others could read is replaced, not just made private
   const serverToken = await resolveServerToken(config);

@@ -21,46 +21,48 @@ import { redactSettings, type SourceFile } from './backup-sources';
 
 const TAIL_CHUNK = 64 * 1024;
 
-/** The end of the last complete line at or before `length` (0 when the file holds no newline there). */
-export async function lastLineEnd(file: string, length: number): Promise<number> {
-  if (length === 0) return 0;
-  const handle = await fs.open(file, 'r');
+/** The end of the last complete line at or before `length` of an open file (0 when it holds no newline there). */
+export async function lastLineEnd(handle: fs.FileHandle, length: number): Promise<number> {
+  const buffer = Buffer.alloc(TAIL_CHUNK);
+  let end = length;
+  while (end > 0) {
+    const start = Math.max(0, end - TAIL_CHUNK);
+    const { bytesRead } = await handle.read(buffer, 0, end - start, start);
+    const index = buffer.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (index >= 0) return start + index + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/**
+ * Copies `source` into a new 0600 file, hashing the bytes, through one descriptor (a file replaced meanwhile is
+ * copied as the version that was opened). `appendOnly`: only up to the last complete line within the length the file
+ * had when it was opened.
+ */
+async function copyHashed(source: string, destination: string, appendOnly = false): Promise<{ size: number; sha256: string }> {
+  const handle = await fs.open(source, 'r');
+  const hash = createHash('sha256');
+  let size = 0;
   try {
-    const buffer = Buffer.alloc(TAIL_CHUNK);
-    let end = length;
-    while (end > 0) {
-      const start = Math.max(0, end - TAIL_CHUNK);
-      const { bytesRead } = await handle.read(buffer, 0, end - start, start);
-      const index = buffer.subarray(0, bytesRead).lastIndexOf(0x0a);
-      if (index >= 0) return start + index + 1;
-      end = start;
+    let end: number | undefined;
+    if (appendOnly) end = await lastLineEnd(handle, (await handle.stat()).size);
+    if (end === 0) {
+      await writeFilePrivate(destination, '');
+      return { size: 0, sha256: hash.digest('hex') };
     }
-    return 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    const input = handle.createReadStream({ start: 0, ...(end === undefined ? {} : { end: end - 1 }), autoClose: false });
+    await pipeline(input, counter, createPrivateWriteStream(destination));
   } finally {
     await handle.close();
   }
-}
-
-/** Copies bytes [0, end) of `source` (all of it when `end` is undefined) into a new 0600 file, hashing them. */
-async function copyHashed(source: string, destination: string, end?: number): Promise<{ size: number; sha256: string }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  if (end === 0) {
-    await writeFilePrivate(destination, '');
-    return { size: 0, sha256: hash.digest('hex') };
-  }
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      done(null, chunk);
-    },
-  });
-  await pipeline(
-    createReadStream(source, end === undefined ? {} : { start: 0, end: end - 1 }),
-    counter,
-    createPrivateWriteStream(destination),
-  );
   return { size, sha256: hash.digest('hex') };
 }
 
@@ -89,11 +91,8 @@ export async function snapshotFile(source: SourceFile, destination: string, incl
         await backupSqliteFile(source.absolute, destination);
         return { path, kind: 'sqlite', ...(await hashFile(destination)) };
       }
-      case 'append-only': {
-        const { size } = await fs.stat(source.absolute);
-        const end = await lastLineEnd(source.absolute, size);
-        return { path, kind: 'append-only', ...(await copyHashed(source.absolute, destination, end)) };
-      }
+      case 'append-only':
+        return { path, kind: 'append-only', ...(await copyHashed(source.absolute, destination, true)) };
       case 'redactable': {
         if (includeSecrets) return { path, kind: 'file', ...(await copyHashed(source.absolute, destination)) };
         let parsed: unknown;

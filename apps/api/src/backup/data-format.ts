@@ -104,3 +104,12 @@ export function newerFormatMessage(dataDir: string, marker: DataFormatMarker, cu
     'another CASHCODE_DATA_DIR (a backup made by this version restores into an empty one)'
   );
 }
+
+/**
+ * Refuses a directory written by a newer version before the start creates or tightens anything in it (the migrations
+ * run later, under the data-dir lock). A missing directory or marker passes.
+ */
+export async function refuseNewerFormat(dataDir: string, current = CURRENT_DATA_FORMAT): Promise<void> {
+  const marker = await readDataFormat(dataDir);
+  if (marker !== null && marker.format_version > current) throw new DataFormatError(newerFormatMessage(dataDir, marker, current));
+}
