@@ -146,7 +146,9 @@ export async function restoreBackup(locations: BackupLocations, options: Restore
       memory: locations.memoryDir,
       attachments: locations.attachmentsDir,
     };
-    for (const [root, dir] of Object.entries(places)) await moveInto(join(staging, root), dir);
+    for (const [root, dir] of Object.entries(places)) {
+      if ((await listDir(join(staging, root))).length > 0) await moveInto(join(staging, root), dir);
+    }
 
     const keptSettings: string[] = [];
     const stagedSettings = join(staging, 'config', 'settings');

@@ -76,6 +76,8 @@ export async function writeBackup(locations: BackupLocations, options: WriteBack
     };
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
+    // the work folder itself goes when no other backup uses it
+    await fs.rmdir(dirname(staging)).catch(() => undefined);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { BackupError } from './backup.errors';
@@ -35,7 +35,10 @@ export class BackupService implements OnModuleInit {
     if (this.running) throw new BackupError('backup_running', 'A backup is already being written; try again when it is done');
     this.running = true;
     const work = await backupWorkDir(this.config.dataDir);
-    const discard = () => fs.rm(work, { recursive: true, force: true });
+    const discard = async () => {
+      await fs.rm(work, { recursive: true, force: true });
+      await fs.rmdir(dirname(work)).catch(() => undefined);
+    };
     try {
       const started = performance.now();
       const file = join(work, 'cashcode-backup.zip');
