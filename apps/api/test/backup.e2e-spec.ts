@@ -15,7 +15,7 @@ import type { BackupManifest } from '../src/backup/backup-format';
 import { restoreBackup } from '../src/backup/backup-restore';
 import { backupLocations } from '../src/backup/backup-sources';
 import { openSqlite } from '../src/common/sqlite';
-import { DREAM_ANALYSIS_PROMPT, DREAM_EDITOR_PROMPT } from '../src/memory/dream.service';
+import { DREAM_ANALYSIS_PROMPT, DREAM_EDITOR_PROMPT } from '../src/memory/dream-batch';
 import { FakeModelServer, type FakeStep, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, putToolPolicies, WsTestClient } from './support/ws-client';
