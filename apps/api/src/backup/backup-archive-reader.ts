@@ -5,7 +5,7 @@
  * own: no duplicate, a known root (`data/`, `memory/`, `attachments/`, `config/settings/`), at most
  * BACKUP_LIMITS.maxDepth folders, sizes within the limits, and the members equal to the manifest's list with the
  * declared sizes. Extraction then counts and hashes the bytes actually inflated; a member whose bytes differ from the
- * manifest (size or SHA-256) stops it, naming the member. A truncated archive has no central directory and is refused
+ * manifest (size or SHA-256) stops it, naming the member; each file gets back its recorded modification time. A truncated archive has no central directory and is refused
  * as a whole.
  */
 import { createHash } from 'node:crypto';
@@ -185,6 +185,10 @@ export async function extractVerified(open: OpenBackup, staging: string): Promis
     }
     if (size !== file.size || hash.digest('hex') !== file.sha256) {
       refuse('a member does not match the manifest (its SHA-256 differs: the archive was changed)', file.path);
+    }
+    if (file.mtime_ms !== undefined) {
+      const when = new Date(file.mtime_ms);
+      await fs.utimes(destination, when, when);
     }
   }
 }

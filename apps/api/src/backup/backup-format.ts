@@ -11,7 +11,7 @@
  *
  * The manifest lists every file member with its size and SHA-256 and how it was taken (`sqlite`: a copy made through
  * SQLite's online backup; `append-only`: the file up to the last complete line at a recorded length; `file`: the
- * whole file; `redacted`: a settings file with its secrets removed). A restore checks every member against it before
+ * whole file; `redacted`: a settings file with its secrets removed) and its modification time. A restore checks every member against it before
  * anything is written. Additive only: a later version may add fields; a change readers cannot ignore bumps
  * `format_version`.
  */
@@ -33,6 +33,8 @@ export interface BackupManifestFile {
   size: number;
   sha256: string;
   kind: BackupFileKind;
+  /** the source's modification time (ms since the epoch), given back by a restore: chat lists are ordered by it */
+  mtime_ms?: number;
 }
 
 export interface BackupManifest {
@@ -106,7 +108,14 @@ export function parseManifest(text: string): BackupManifest {
     ) {
       throw new ManifestError(`manifest.json: entry ${index} is invalid`);
     }
-    parsed.push({ path: file['path'], size: file['size'], sha256: file['sha256'], kind: file['kind'] as BackupFileKind });
+    const mtime = file['mtime_ms'];
+    parsed.push({
+      path: file['path'],
+      size: file['size'],
+      sha256: file['sha256'],
+      kind: file['kind'] as BackupFileKind,
+      ...(typeof mtime === 'number' && Number.isFinite(mtime) && mtime >= 0 ? { mtime_ms: mtime } : {}),
+    });
   }
   return {
     format: BACKUP_FORMAT,

@@ -55,6 +55,8 @@ async function populate({ locations: l }: Dirs): Promise<void> {
   await put(join(l.attachmentsDir, 'chat-a', 'photo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   await put(join(l.settingsDir, 'llm.json'), JSON.stringify({ version: 2, openai_compatible: { base_url: 'https://api.example/v1', api_key: 'sk-live-123', api_key_origin: 'https://api.example' } }));
   await put(join(l.settingsDir, 'api-token'), 'token-0123456789abcdef\n');
+  const old = new Date('2025-01-02T03:04:05Z');
+  await fs.utimes(join(l.memoryDir, 'chat-a', 'history.jsonl'), old, old);
   const db = openSqlite(join(l.dataDir, 'usage', 'ledger.sqlite'));
   db.exec('CREATE TABLE calls (id INTEGER PRIMARY KEY, model TEXT)');
   db.prepare('INSERT INTO calls (model) VALUES (?)').run('m1');
@@ -146,6 +148,8 @@ describe('backup and restore', () => {
       const [from, to] = places[file.path.split('/')[0] as string] as [string, string];
       const restored = await fs.readFile(join(to, rel));
       expect(restored.equals(await fs.readFile(join(from, rel)))).toBe(true);
+      // the modification time comes back too (chat lists are ordered by it)
+      expect(Math.round((await fs.stat(join(to, rel))).mtimeMs)).toBe(Math.round((await fs.stat(join(from, rel))).mtimeMs));
       expect((await fs.stat(join(to, rel))).mode & 0o777).toBe(0o600);
     }
     const db = openSqlite(join(target.locations.dataDir, 'usage', 'ledger.sqlite'));

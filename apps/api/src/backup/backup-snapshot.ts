@@ -86,27 +86,9 @@ export async function snapshotFile(source: SourceFile, destination: string, incl
   if (source.kind === 'secret' && !includeSecrets) return null;
   await mkdirPrivate(dirname(destination));
   try {
-    switch (source.kind) {
-      case 'sqlite': {
-        await backupSqliteFile(source.absolute, destination);
-        return { path, kind: 'sqlite', ...(await hashFile(destination)) };
-      }
-      case 'append-only':
-        return { path, kind: 'append-only', ...(await copyHashed(source.absolute, destination, true)) };
-      case 'redactable': {
-        if (includeSecrets) return { path, kind: 'file', ...(await copyHashed(source.absolute, destination)) };
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(await fs.readFile(source.absolute, 'utf8'));
-        } catch {
-          return null;
-        }
-        await writeFilePrivate(destination, `${JSON.stringify(redactSettings(parsed), null, 2)}\n`);
-        return { path, kind: 'redacted', ...(await hashFile(destination)) };
-      }
-      default:
-        return { path, kind: 'file', ...(await copyHashed(source.absolute, destination)) };
-    }
+    const mtime_ms = Math.round((await fs.stat(source.absolute)).mtimeMs);
+    const described = await snapshotContent(source, path, destination, includeSecrets);
+    return described === null ? null : { ...described, mtime_ms };
   } catch (error) {
     // removed between the listing and the copy (a deleted chat, a rotated file): not part of this snapshot
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -114,5 +96,34 @@ export async function snapshotFile(source: SourceFile, destination: string, incl
       return null;
     }
     throw error;
+  }
+}
+
+async function snapshotContent(
+  source: SourceFile,
+  path: string,
+  destination: string,
+  includeSecrets: boolean,
+): Promise<BackupManifestFile | null> {
+  switch (source.kind) {
+    case 'sqlite': {
+      await backupSqliteFile(source.absolute, destination);
+      return { path, kind: 'sqlite', ...(await hashFile(destination)) };
+    }
+    case 'append-only':
+      return { path, kind: 'append-only', ...(await copyHashed(source.absolute, destination, true)) };
+    case 'redactable': {
+      if (includeSecrets) return { path, kind: 'file', ...(await copyHashed(source.absolute, destination)) };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await fs.readFile(source.absolute, 'utf8'));
+      } catch {
+        return null;
+      }
+      await writeFilePrivate(destination, `${JSON.stringify(redactSettings(parsed), null, 2)}\n`);
+      return { path, kind: 'redacted', ...(await hashFile(destination)) };
+    }
+    default:
+      return { path, kind: 'file', ...(await copyHashed(source.absolute, destination)) };
   }
 }
