@@ -28,6 +28,8 @@
  *                 transport on top of chat: the OpenAI-compatible `/v1`)
  *   metrics       chat, mcp, agent, approvals, common, config, events (`GET /metrics`: an observer on top that reads the
  *                 chat's event stream and the gateway, MCP and tool registry state; nothing imports it)
+ *   backup        common, config, events (backups, restores and the data format: it reads the directories as files,
+ *                 never through a feature's store; only the root files import it)
  *   (root files: app.module.ts, bootstrap.ts, server.ts, main.ts: anything; no folder imports them)
  *
  * Modules talk upwards only through events (events/app-events.ts: chat publishes turn.completed, memory and
@@ -47,7 +49,7 @@ import cashcode from './scripts/lint/no-type-cycle.mjs';
 const API = 'apps/api/src';
 
 /** Every API folder that some other folder may be forbidden to import (common, config and events never are). */
-const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'attachments', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat', 'metrics'];
+const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'attachments', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat', 'metrics', 'backup'];
 
 /** folder → the feature folders it may import (besides common, config and events) */
 const ALLOWED = {
@@ -68,6 +70,7 @@ const ALLOWED = {
   evolution: ['skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   'openai-compat': ['chat', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   metrics: ['chat', 'mcp', 'agent', 'approvals'],
+  backup: [],
 };
 
 /** The no-restricted-imports block of one API folder: a relative import that climbs into a forbidden folder. */

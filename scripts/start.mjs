@@ -1,42 +1,14 @@
 #!/usr/bin/env node
-// `npm start`: builds what is missing (contracts, API, console — `npm run build`), then runs the built server
-// (`node apps/api/dist/main.js`, the same as `npm run serve`), forwarding signals and its exit code.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// `npm start`: on a Node.js older than the floor, runs again under a supported one fetched from the npm registry
+// (scripts/node-runtime.mjs); builds what is missing (contracts, API, console — `npm run build`), then runs the built
+// server (`node apps/api/dist/main.js`, the same as `npm run serve`), forwarding signals and its exit code.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildIfMissing, ensureSupportedNode, forwardSignalsAndExit, root } from './node-runtime.mjs';
 
-// the oldest Node.js line the project supports ("engines" in package.json); older ones stop here with a clear message
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 13)) {
-  process.stderr.write(
-    `CashCode needs Node.js 22.13 or newer; you have ${process.versions.node} — see README ("Requires Node.js")\n`,
-  );
-  process.exit(1);
-}
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outputs = [
-  join(root, 'libs', 'contracts', 'dist', 'cjs', 'index.js'),
-  join(root, 'apps', 'api', 'dist', 'main.js'),
-  join(root, 'apps', 'console', 'dist', 'console', 'browser', 'index.html'),
-];
-
-const missing = outputs.filter((file) => !existsSync(file));
-if (missing.length > 0) {
-  process.stdout.write(`cashcode: building (missing ${missing.map((f) => f.slice(root.length + 1)).join(', ')})\n`);
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const build = spawnSync(npm, ['run', 'build'], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, NG_CLI_ANALYTICS: 'false' },
-    shell: process.platform === 'win32',
-  });
-  if (build.status !== 0) {
-    process.stderr.write('cashcode: the build failed; see the output above\n');
-    process.exit(build.status ?? 1);
-  }
-}
+await ensureSupportedNode(fileURLToPath(import.meta.url), process.argv.slice(2));
+buildIfMissing();
 
 // glibc malloc settings (unless set; glibc reads them at process start, so they are set for the server process here):
 // - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates its own malloc arena (V8's GC helpers and libuv's pool
@@ -56,20 +28,4 @@ const child = spawn(process.execPath, [join(root, 'apps', 'api', 'dist', 'main.j
     MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '32768',
   },
 });
-const forward = (signal) => {
-  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-};
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => forward(signal));
-child.on('error', (error) => {
-  process.stderr.write(`cashcode: could not start the server: ${error.message}\n`);
-  process.exit(1);
-});
-child.on('exit', (code, signal) => {
-  if (signal) {
-    // Exit the way the child did (128 + signal number in shells).
-    process.removeAllListeners(signal);
-    process.kill(process.pid, signal);
-    return;
-  }
-  process.exit(code ?? 1);
-});
+forwardSignalsAndExit(child);

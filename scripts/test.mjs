@@ -52,6 +52,7 @@ step('type-check', 'npm', ['run', 'typecheck']);
 step('lint', 'npm', ['run', 'lint']);
 // the repository explains itself: no references to documents outside it (fixture tests + this repository)
 step('reference check', 'node', ['--test', 'scripts/check-references.test.mjs']);
+step('npm start on a stock Node.js', 'node', ['--test', 'scripts/start.test.mjs']);
 // the lint rule that counts type-only imports in import cycles, on fixture trees
 step('type-cycle rule', 'node', ['--test', 'scripts/lint/no-type-cycle.test.mjs']);
 

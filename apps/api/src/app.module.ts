@@ -4,6 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule } from './agent/agent.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { AttachmentsModule } from './attachments/attachments.module';
+import { BackupModule } from './backup/backup.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
@@ -44,6 +45,7 @@ export class AppModule {
         EvolutionModule,
         OpenAiCompatModule,
         MetricsModule,
+        BackupModule,
       ],
     };
   }

@@ -5,6 +5,8 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
+import { appVersion, refuseNewerFormat } from './backup/data-format';
+import { prepareDataDir } from './backup/migrations';
 import { AppLogger } from './common/app-logger';
 import { resolveServerToken, type ServerToken } from './common/api-token-file';
 import { CashcodeWsAdapter, WS_SHARED_PATH } from './common/cashcode-ws-adapter';
@@ -168,6 +170,8 @@ function logTightened(results: PrivateRootsResult[], logger: AppLogger): void {
  * Shared by main.ts and the tests (test/support/test-app.ts).
  */
 export async function createCashcodeApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CashcodeApp> {
+  // a data directory written by a newer version is refused before anything in it is created or changed
+  await refuseNewerFormat(config.dataDir);
   await createDataDirectories(config);
   // before the tightening: a token file that others could read is replaced, not just made private
   const serverToken = await resolveServerToken(config);
@@ -180,12 +184,16 @@ export async function createCashcodeApp(config: AppConfig, options: CreateAppOpt
           process.stderr.write(`cashcode: Waiting for the previous CashCode server (pid ${pid}) to finish shutting down…\n`),
       });
   let logger: AppLogger;
+  const migrated: string[] = [];
   try {
+    // the data format: a newer one is refused before anything reads it, an older one migrated (backup/migrations.ts)
+    await prepareDataDir(config.dataDir, { writtenBy: appVersion(config.rootDir), log: (line) => migrated.push(line) });
     logger = options.logger ?? AppLogger.fromConfig(config);
   } catch (error) {
     await lock?.release();
     throw error;
   }
+  for (const line of migrated) logger.log(formatEvent('data.migrated', { data_dir: config.dataDir }) + ` — ${line}`, 'Bootstrap');
   registerSecretValue(config.apiToken);
   logTightened(tightened, logger);
   logAuthentication(serverToken, logger);

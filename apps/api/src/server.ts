@@ -6,7 +6,9 @@ import 'reflect-metadata';
 import { config as loadDotenv } from 'dotenv';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { ExecSandboxStatus } from '@cashcode/contracts';
 import type { CashcodeApp } from './bootstrap';
+import { DataFormatError } from './backup/data-format';
 import { ApiTokenFileError } from './common/api-token-file';
 import { DataDirLockedError } from './common/data-dir-lock';
 import { startIdleMemoryRelease } from './common/idle-memory-release';
@@ -27,7 +29,12 @@ function fail(message: string): never {
 }
 
 function describeStartupError(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ApiTokenFileError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof ApiTokenFileError ||
+    error instanceof DataFormatError
+  ) {
     return error.message;
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
@@ -44,6 +51,31 @@ function describeStartupError(error: unknown): string {
     return `permission denied${syscall ? ` (${syscall})` : ''}: check the ports and the data, config and log directories`;
   }
   return error instanceof Error ? `startup failed: ${error.name}: ${error.message}` : 'startup failed';
+}
+
+/**
+ * What a first start needs to know, on stdout: where the console is and that the model settings are entered there (as
+ * long as none are saved), and what missing bubblewrap means and how to fix it.
+ */
+async function startHints(server: CashcodeApp): Promise<string> {
+  const lines: string[] = [];
+  if (!existsSync(join(server.config.configDir, 'settings', 'llm.json'))) {
+    lines.push(`cashcode: the console is at ${server.httpUrl}/ — enter the model settings there (Settings → LLM settings)`);
+  }
+  let sandbox: ExecSandboxStatus | null;
+  try {
+    const { ExecSandboxService } = await import('./agent/sandbox/exec-sandbox.service.js');
+    sandbox = server.app.get(ExecSandboxService, { strict: false }).status();
+  } catch {
+    sandbox = null; // a root module without the sandbox
+  }
+  if (sandbox !== null && !sandbox.active && sandbox.mode === 'auto') {
+    lines.push(
+      `cashcode: exec runs UNCONFINED (${sandbox.reason ?? 'no sandbox'}): its approval cards say UNCONFINED; install ` +
+        'bubblewrap (e.g. sudo apt-get install bubblewrap) and restart to confine commands',
+    );
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n\n` : '';
 }
 
 async function main(): Promise<void> {
@@ -77,6 +109,7 @@ async function main(): Promise<void> {
         'cashcode: (the link works once, for 15 minutes; every start prints a new one)\n\n',
     );
   }
+  process.stdout.write(await startHints(server));
   // main.ts writes the bundle's code cache once the server runs (see SERVER_STARTED_EVENT there)
   (process as NodeJS.EventEmitter).emit(SERVER_STARTED_EVENT);
   // a burst's memory goes back to the system once the server is idle again (common/idle-memory-release.ts)

@@ -39,6 +39,8 @@ export const API_PATHS = {
   usagePrices: '/api/usage/prices',
   usageLimits: '/api/usage/limits',
   usageLimitsStatus: '/api/usage/limits/status',
+  /** `POST`: a backup archive of everything the server owns (openspec backup) */
+  backup: '/api/backup',
   metrics: '/metrics',
 } as const;
 

@@ -65,6 +65,9 @@ export const PROBLEM_CODES = [
   'invalid_usage_query',
   'invalid_usage_settings',
   'spend_limit_reached',
+  // backups
+  'backup_running',
+  'backup_failed',
 ] as const;
 
 /** The `code`s of WS `error` events that are not also REST problem codes. */

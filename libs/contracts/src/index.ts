@@ -14,3 +14,4 @@ export * from './openai-compat';
 export * from './error-codes';
 export * from './attachments';
 export * from './usage';
+export * from './backup';

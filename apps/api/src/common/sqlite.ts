@@ -80,3 +80,23 @@ export function inTransaction<T>(db: SqliteDatabase, work: () => T): T {
     throw err;
   }
 }
+
+/**
+ * Copies a database that other connections may be writing into `destination` (a new file, made 0600): SQLite's online
+ * backup (`node:sqlite`'s `backup`, Node 22.16 and newer), else `VACUUM INTO` (22.13–22.15). Both read one consistent
+ * state (every committed transaction, the WAL included) while writers go on; the copy is one self-contained file.
+ */
+export async function backupSqliteFile(source: string, destination: string): Promise<void> {
+  const sqlite = loadSqlite() as typeof import('node:sqlite') & {
+    backup?: (db: DatabaseSyncType, path: string) => Promise<number>;
+  };
+  const db = new sqlite.DatabaseSync(source);
+  try {
+    db.exec('PRAGMA busy_timeout = 5000');
+    if (typeof sqlite.backup === 'function') await sqlite.backup(db, destination);
+    else db.prepare('VACUUM INTO ?').run(destination);
+  } finally {
+    db.close();
+  }
+  tightenDatabaseFiles(destination);
+}

@@ -9,15 +9,12 @@
  *   resource-fork folder is ignored), and the single package imported without a selection, if there is one.
  */
 import type { Entry } from 'yauzl';
-import { PACKAGE_FILE_MAX_BYTES, PACKAGE_MAX_DEPTH, SKILL_FILE, isSafeSegment } from '@cashcode/skill-format';
+import { PACKAGE_FILE_MAX_BYTES, PACKAGE_MAX_DEPTH, SKILL_FILE } from '@cashcode/skill-format';
+import { isZipMemberEncrypted, zipMemberName, zipMemberPath, zipMemberType } from '../common/zip-member';
 import { ARCHIVE_MESSAGES, rejectArchive, rejectMember } from './skill-archive-rules';
 
 /** macOS Finder's resource-fork folder, skipped (never extracted) */
 const MACOS_RESOURCE_DIR = '__MACOSX';
-
-const S_IFMT = 0o170000;
-const S_IFDIR = 0o040000;
-const S_IFREG = 0o100000;
 
 export interface Member {
   entry: Entry;
@@ -27,24 +24,13 @@ export interface Member {
   directory: boolean;
 }
 
-/** The entry's name as stored (UTF-8 flag / Info-ZIP unicode path honoured), backslashes kept. */
-function rawName(yauzl: typeof import('yauzl'), entry: Entry): string {
-  const raw = entry.fileName as unknown;
-  const buffer = Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw), 'utf8');
-  return yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, buffer, entry.extraFields, true);
-}
-
 function checkMemberName(name: string): { path: string; segments: string[]; directory: boolean } {
-  const illegal = (why?: string): never => rejectMember(ARCHIVE_MESSAGES.illegalPath, name, why);
-  if (name === '' || name.includes('\0') || name.includes('\\') || name.startsWith('/') || /^[A-Za-z]:/.test(name)) {
-    illegal();
+  const checked = zipMemberPath(name);
+  if (checked === null) rejectMember(ARCHIVE_MESSAGES.illegalPath, name);
+  if (checked.segments.length > PACKAGE_MAX_DEPTH + 1) {
+    rejectMember(ARCHIVE_MESSAGES.illegalPath, name, `the limit is ${PACKAGE_MAX_DEPTH} folders deep`);
   }
-  const directory = name.endsWith('/');
-  const trimmed = directory ? name.slice(0, -1) : name;
-  const segments = trimmed.split('/');
-  if (trimmed === '' || segments.some((segment) => !isSafeSegment(segment))) illegal();
-  if (segments.length > PACKAGE_MAX_DEPTH + 1) illegal(`the limit is ${PACKAGE_MAX_DEPTH} folders deep`);
-  return { path: trimmed, segments, directory };
+  return checked;
 }
 
 /** The members found, the package roots ('' = archive root) and the root imported without a selection, if any. */
@@ -60,13 +46,12 @@ export function checkMembers(yauzl: typeof import('yauzl'), entries: readonly En
   const members: Member[] = [];
   const seen = new Set<string>();
   for (const entry of entries) {
-    const name = rawName(yauzl, entry);
+    const name = zipMemberName(yauzl, entry);
     const { path, segments, directory } = checkMemberName(name);
-    const madeByUnix = entry.versionMadeBy >> 8 === 3;
-    const fileType = madeByUnix ? (entry.externalFileAttributes >>> 16) & S_IFMT : 0;
-    if (directory && fileType !== 0 && fileType !== S_IFDIR) rejectMember(ARCHIVE_MESSAGES.unsupportedMember, name);
-    if (!directory && fileType !== 0 && fileType !== S_IFREG) rejectMember(ARCHIVE_MESSAGES.symlinkOrSpecial, name);
-    if ((entry.generalPurposeBitFlag & 0x1) !== 0) rejectMember(ARCHIVE_MESSAGES.encrypted, name);
+    const fileType = zipMemberType(entry);
+    if (directory && fileType !== 'unknown' && fileType !== 'directory') rejectMember(ARCHIVE_MESSAGES.unsupportedMember, name);
+    if (!directory && fileType !== 'unknown' && fileType !== 'file') rejectMember(ARCHIVE_MESSAGES.symlinkOrSpecial, name);
+    if (isZipMemberEncrypted(entry)) rejectMember(ARCHIVE_MESSAGES.encrypted, name);
     const key = path.toLowerCase();
     if (seen.has(key)) rejectMember(ARCHIVE_MESSAGES.duplicates, name);
     seen.add(key);

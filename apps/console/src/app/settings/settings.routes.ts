@@ -1,5 +1,6 @@
 import type { Routes } from '@angular/router';
 
+import { DataPage } from './data-page/data-page';
 import { LlmSettingsPage } from './llm-settings-page/llm-settings-page';
 import { OpenAiCompatPage } from './openai-compat-page/openai-compat-page';
 import { ToolPoliciesPage } from './tool-policies-page/tool-policies-page';
@@ -11,5 +12,6 @@ export const SETTINGS_ROUTES: Routes = [
   { path: 'llm', component: LlmSettingsPage, title: 'LLM settings · CashCode' },
   { path: 'tools', component: ToolPoliciesPage, title: 'Tools & approvals · CashCode' },
   { path: 'openai', component: OpenAiCompatPage, title: 'OpenAI-compatible API · CashCode' },
+  { path: 'data', component: DataPage, title: 'Data · CashCode' },
   { path: 'usage', component: UsageSettingsPage, canDeactivate: [unsavedChangesGuard], title: 'Prices & limits · CashCode' },
 ];

@@ -26,6 +26,7 @@ export const EN_MESSAGES = {
   'nav.sessionsFailed': 'Could not load conversations',
   'nav.toolsApprovals': 'Tools & approvals',
   'nav.openaiCompat': 'OpenAI-compatible API',
+  'nav.data': 'Data',
 
   'nav.searchChats': 'Search chats',
   'nav.noSearchResults': 'No chats match',
@@ -395,6 +396,8 @@ export const EN_MESSAGES = {
   'problem.cancelled': 'The model request was cancelled.',
   'problem.publication': 'The Skill could not be published',
   'problem.spend_limit_reached': 'Refused: this would cross your {limit} ({used} of {amount} spent). It resets {resets}.',
+  'problem.backup_running': 'A backup is already being written; try again when it is done.',
+  'problem.backup_failed': 'The backup could not be written.',
 
   // Tools & approvals settings
   'toolPolicies.title': 'Tools & approvals',
@@ -793,6 +796,18 @@ export const EN_MESSAGES = {
   'openaiCompat.keys': 'Access keys',
   'openaiCompat.keysHint': 'Give each app its own key; revoke it when you stop using the app.',
   'openaiCompat.apiTokenAccepted': 'The server API token is accepted too.',
+
+  'dataSettings.title': 'Data',
+  'dataSettings.subtitle': 'Everything this server keeps, in one file you can restore.',
+  'dataSettings.backupTitle': 'Backup',
+  'dataSettings.backupHint': 'One archive with your chats, memory and Dream history, Skills, MCP servers, approvals, usage and settings, taken while the server runs.',
+  'dataSettings.includeSecrets': 'Include secrets (API keys, the API token, MCP credentials)',
+  'dataSettings.secretsWarning': 'The file will hold your API keys and credentials: anyone who gets it can use them. Keep it somewhere private.',
+  'dataSettings.download': 'Download backup',
+  'dataSettings.done': 'Saved {file} ({files} files, without secrets).',
+  'dataSettings.doneWithSecrets': 'Saved {file} ({files} files, WITH secrets: keep it private).',
+  'dataSettings.failed': 'The backup failed: {detail}',
+  'dataSettings.restoreHint': 'To restore it, stop the server and run, with an empty data directory:',
   'openaiCompat.createdOnce': 'Key “{name}” created. Copy it now: it is not shown again.',
   'openaiCompat.copy': 'Copy key',
   'openaiCompat.copied': 'Copied',

@@ -24,6 +24,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'nav.sessionsFailed': '无法加载会话列表',
   'nav.toolsApprovals': '工具与审批',
   'nav.openaiCompat': 'OpenAI 兼容接口',
+  'nav.data': '数据',
 
   'nav.searchChats': '搜索对话',
   'nav.noSearchResults': '没有匹配的对话',
@@ -391,6 +392,8 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'problem.cancelled': '模型请求已取消。',
   'problem.publication': '无法发布该 Skill',
   'problem.spend_limit_reached': '已拒绝：这将超出{limit}（已花费 {used} / {amount}）。将于 {resets} 重置。',
+  'problem.backup_running': '已有一个备份正在写入；请在其完成后再试。',
+  'problem.backup_failed': '无法写入备份。',
 
   // Tools & approvals settings
   'toolPolicies.title': '工具与审批',
@@ -783,6 +786,18 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'openaiCompat.keys': '访问密钥',
   'openaiCompat.keysHint': '为每个应用使用单独的密钥；不再使用该应用时将其吊销。',
   'openaiCompat.apiTokenAccepted': '服务器 API 令牌也可使用。',
+
+  'dataSettings.title': '数据',
+  'dataSettings.subtitle': '此服务器保存的全部内容，打包成一个可恢复的文件。',
+  'dataSettings.backupTitle': '备份',
+  'dataSettings.backupHint': '一个归档文件，包含你的对话、记忆与 Dream 历史、Skill、MCP 服务器、审批、用量和设置，可在服务器运行时生成。',
+  'dataSettings.includeSecrets': '包含密钥（API 密钥、API 令牌、MCP 凭据）',
+  'dataSettings.secretsWarning': '该文件将包含你的 API 密钥和凭据：任何拿到它的人都能使用它们。请妥善私密保存。',
+  'dataSettings.download': '下载备份',
+  'dataSettings.done': '已保存 {file}（{files} 个文件，不含密钥）。',
+  'dataSettings.doneWithSecrets': '已保存 {file}（{files} 个文件，含密钥：请私密保存）。',
+  'dataSettings.failed': '备份失败：{detail}',
+  'dataSettings.restoreHint': '要恢复它，请停止服务器，并在数据目录为空时运行：',
   'openaiCompat.createdOnce': '已创建密钥“{name}”。请立即复制：它不会再次显示。',
   'openaiCompat.copy': '复制密钥',
   'openaiCompat.copied': '已复制',
