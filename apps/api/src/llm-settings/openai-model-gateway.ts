@@ -4,7 +4,11 @@
  * which serves OpenAI-compatible servers and Ollama alike.
  *
  * One `complete` is one model call: `stream: true` with usage included, text forwarded as it arrives (one piece per
- * network read), tool calls accumulated by index across chunks. Provider errors are classified once; retryable kinds
+ * network read), tool calls accumulated across chunks (tool-call-accumulator.ts, which tolerates the quirks of real
+ * servers). Reasoning is kept apart from the answer: `reasoning_content` / `reasoning` deltas (DeepSeek, vLLM,
+ * llama.cpp, OpenRouter, Ollama) and a leading `<think>` block in the content (reasoning-split.ts) go to
+ * `onReasoning`. Within a tool loop the reasoning goes back on the assistant message in the field it came in (DeepSeek
+ * asks for it there while the tool calls of one question run; other servers ignore it); later turns never send it. Provider errors are classified once; retryable kinds
  * are retried with exponential backoff and jitter (honouring Retry-After up to a limit) while no text of that call has
  * reached the client. Before every attempt the usage ledger reserves an estimate (a spend limit refuses the call with
  * SpendLimitError, unretried); every attempt is settled, answered, failed or cancelled.
@@ -28,19 +32,16 @@ import { UsageService, type UsageReservation } from '../usage/usage.service';
 import { completionChunkBatches } from './completion-stream';
 import { ModelCallError } from './llm-provider';
 import { classifyProviderError } from './provider-errors';
+import { ThinkTagSplitter } from './reasoning-split';
+import { ToolCallAccumulator, type ModelToolCall } from './tool-call-accumulator';
+
+export type { ModelToolCall } from './tool-call-accumulator';
 
 const RETRY_BASE_DELAY_MS = 500;
 const RETRY_MAX_DELAY_MS = 8_000;
 /** a provider asking us to wait longer than this gets a clear error instead of a silent wait */
 const RETRY_AFTER_LIMIT_MS = 30_000;
 const RETRY_JITTER_MS = 250;
-
-/** A tool call as the model made it (an id may be empty or reused: the agent makes them unique). */
-export interface ModelToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
 
 /** Characters an image part counts as in a spend-limit estimate (about 750 tokens; providers price images apart). */
 export const IMAGE_PART_ESTIMATE_CHARS = 3000;
@@ -50,7 +51,7 @@ export interface OpenAiModelCall {
   client: OpenAI;
   provider: LlmProvider;
   model: string;
-  messages: readonly ChatCompletionMessageParam[];
+  messages: readonly (ChatCompletionMessageParam & { replay?: unknown })[];
   tools: readonly ChatCompletionFunctionTool[];
   temperature?: number;
   maxTokens?: number;
@@ -60,6 +61,7 @@ export interface OpenAiModelCall {
   ids: LogIds;
   signal: AbortSignal;
   onDelta(text: string): void;
+  onReasoning?(text: string): void;
   onSettled(cost: Money | null): void;
 }
 
@@ -67,6 +69,45 @@ export interface OpenAiModelAnswer {
   content: string;
   toolCalls: ModelToolCall[];
   usage: TokenUsage | null;
+  reasoning?: string;
+  replay?: ReasoningReplay;
+  finishReason?: 'stop' | 'length' | 'tool_calls';
+}
+
+/** Reasoning handed back on the assistant message of a tool loop, in the field the provider streamed it in. */
+export interface ReasoningReplay {
+  field: 'reasoning_content' | 'reasoning';
+  text: string;
+}
+
+function isReasoningReplay(value: unknown): value is ReasoningReplay {
+  const record = value as Partial<ReasoningReplay> | null;
+  return (
+    typeof record === 'object' &&
+    record !== null &&
+    (record.field === 'reasoning_content' || record.field === 'reasoning') &&
+    typeof record.text === 'string'
+  );
+}
+
+/** A message as sent: without the loop's `replay`, with a reasoning replay in its provider's field. */
+function outgoingMessage(message: ChatCompletionMessageParam & { replay?: unknown }): ChatCompletionMessageParam {
+  if (!('replay' in message)) return message;
+  const { replay, ...rest } = message;
+  return isReasoningReplay(replay) ? ({ ...rest, [replay.field]: replay.text } as ChatCompletionMessageParam) : rest;
+}
+
+/** The reasoning text of a delta and the field it came in (`reasoning_content` first: servers may send both). */
+function deltaReasoning(delta: Record<string, unknown>): { field: ReasoningReplay['field']; text: string } | null {
+  const content = delta['reasoning_content'];
+  if (typeof content === 'string' && content !== '') return { field: 'reasoning_content', text: content };
+  const reasoning = delta['reasoning'];
+  if (typeof reasoning === 'string' && reasoning !== '') return { field: 'reasoning', text: reasoning };
+  return null;
+}
+
+function finishReasonOf(value: unknown): OpenAiModelAnswer['finishReason'] | undefined {
+  return value === 'stop' || value === 'length' || value === 'tool_calls' ? value : undefined;
 }
 
 /** The call was aborted while its stream was being read (the stream then ends quietly). */
@@ -160,7 +201,14 @@ export class OpenAiModelGateway {
           }),
           call.ids,
         );
-        return { content: answer.content, toolCalls: answer.toolCalls, usage: tokenUsage(answer.reported) };
+        return {
+          content: answer.content,
+          toolCalls: answer.toolCalls,
+          usage: tokenUsage(answer.reported),
+          ...(answer.reasoning !== '' ? { reasoning: answer.reasoning } : {}),
+          ...(answer.replay ? { replay: answer.replay } : {}),
+          ...(answer.finishReason ? { finishReason: answer.finishReason } : {}),
+        };
       } catch (err) {
         if (call.signal.aborted) {
           this.settle(call, reservation, { outcome: 'cancelled', answerChars: progress.content.length });
@@ -205,14 +253,21 @@ export class OpenAiModelGateway {
     if (record) call.onSettled(record.cost ?? null);
   }
 
-  /** Streams one completion: text is forwarded as it arrives; tool calls are accumulated by index. */
+  /** Streams one completion: text and reasoning are forwarded as they arrive; tool calls are accumulated. */
   private async streamOnce(
     call: OpenAiModelCall,
     progress: { content: string },
-  ): Promise<{ content: string; toolCalls: ModelToolCall[]; reported: ChatCompletionChunk['usage'] | null }> {
+  ): Promise<{
+    content: string;
+    toolCalls: ModelToolCall[];
+    reported: ChatCompletionChunk['usage'] | null;
+    reasoning: string;
+    replay?: ReasoningReplay;
+    finishReason?: OpenAiModelAnswer['finishReason'];
+  }> {
     const params: ChatCompletionCreateParamsStreaming = {
       model: call.model,
-      messages: [...call.messages],
+      messages: call.messages.map(outgoingMessage),
       stream: true,
       stream_options: { include_usage: true },
     };
@@ -222,35 +277,54 @@ export class OpenAiModelGateway {
       params.tools = [...call.tools];
       params.tool_choice = 'auto';
     }
-    const pending = new Map<number, { id: string; name: string; arguments: string }>();
+    const toolCalls = new ToolCallAccumulator();
+    const think = new ThinkTagSplitter();
     let reported: ChatCompletionChunk['usage'] = null;
-    // a batch is what one read of the body held; the deltas of one network read leave as one event (delta-coalescer)
-    for await (const batch of completionChunkBatches(call.client, params, { signal: call.signal, maxRetries: 0 })) {
-      let text = '';
-      for (const chunk of batch) {
-        if (chunk.usage) reported = chunk.usage;
-        const delta = chunk.choices?.[0]?.delta;
-        if (!delta) continue;
-        if (typeof delta.content === 'string') text += delta.content;
-        for (const piece of delta.tool_calls ?? []) {
-          const index = typeof piece.index === 'number' ? piece.index : pending.size;
-          const entry = pending.get(index) ?? { id: '', name: '', arguments: '' };
-          if (piece.id) entry.id = piece.id;
-          if (piece.function?.name) entry.name += piece.function.name;
-          if (piece.function?.arguments) entry.arguments += piece.function.arguments;
-          pending.set(index, entry);
-        }
+    let reasoning = '';
+    let reasoningField: ReasoningReplay['field'] | null = null;
+    let finishReason: OpenAiModelAnswer['finishReason'];
+    const emit = (text: string, thought: string): void => {
+      if (thought !== '') {
+        reasoning += thought;
+        call.onReasoning?.(thought);
       }
       if (text !== '') {
         progress.content += text;
         call.onDelta(text);
       }
+    };
+    // a batch is what one read of the body held; the deltas of one network read leave as one event (delta-coalescer)
+    for await (const batch of completionChunkBatches(call.client, params, { signal: call.signal, maxRetries: 0 })) {
+      let text = '';
+      let thought = '';
+      for (const chunk of batch) {
+        // usage may come with the last choice, in a chunk of its own, or not at all
+        if (chunk.usage) reported = chunk.usage;
+        const choice = chunk.choices?.[0];
+        finishReason = finishReasonOf(choice?.finish_reason) ?? finishReason;
+        const delta = choice?.delta as Record<string, unknown> | undefined;
+        if (!delta) continue;
+        const fromField = deltaReasoning(delta);
+        if (fromField) {
+          thought += fromField.text;
+          reasoningField ??= fromField.field;
+        }
+        if (typeof delta['content'] === 'string') {
+          const split = think.push(delta['content']);
+          text += split.answer;
+          thought += split.reasoning;
+        }
+        if (Array.isArray(delta['tool_calls'])) for (const piece of delta['tool_calls']) toolCalls.add(piece);
+      }
+      emit(text, thought);
     }
     // the stream ends quietly when its request is aborted: a cancelled call must never look like an answer
     if (call.signal.aborted) throw new StreamAbortedError();
-    const toolCalls: ModelToolCall[] = [...pending.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, entry]) => ({ id: entry.id, type: 'function', function: { name: entry.name, arguments: entry.arguments } }));
-    return { content: progress.content, toolCalls, reported };
+    const rest = think.end();
+    emit(rest.answer, rest.reasoning);
+    const calls = toolCalls.result();
+    // only a reasoning field goes back, within the tool loop: a `<think>` block is the model's own text
+    const replay = calls.length > 0 && reasoningField !== null && reasoning !== '' ? { field: reasoningField, text: reasoning } : undefined;
+    return { content: progress.content, toolCalls: calls, reported, reasoning, ...(replay ? { replay } : {}), ...(finishReason ? { finishReason } : {}) };
   }
 }

@@ -179,7 +179,9 @@ export function classifyProviderError(err: unknown): ClassifiedProviderError {
       return chain.slice(1).some(isTimeoutLike) ? classified('timeout') : classified('transient');
     }
     if (typeof err.status === 'number') return classifyApiStatus(err, err.status);
-    // An error event inside a stream (no HTTP status): look at the body.
+    // An error event inside a stream (no HTTP status): an HTTP status as its code (OpenRouter), else the body's words.
+    const bodyCode = (err.error as { code?: unknown } | null | undefined)?.code;
+    if (typeof bodyCode === 'number' && bodyCode >= 400 && bodyCode < 600) return classifyApiStatus(err, bodyCode);
     const text = diagnosticText(err);
     if (QUOTA_PATTERN.test(text)) return classified('quota');
     if (CONTEXT_LENGTH_PATTERN.test(text)) return classified('context_length');
