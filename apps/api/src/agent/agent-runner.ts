@@ -129,6 +129,7 @@ function addUsage(total: TokenUsage, usage: TokenUsage | null): void {
   total.total_tokens += usage.total_tokens;
   // only when the provider reports it: absent means unknown
   if (usage.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + usage.cached_tokens;
+  if (usage.cache_write_tokens !== undefined) total.cache_write_tokens = (total.cache_write_tokens ?? 0) + usage.cache_write_tokens;
 }
 
 function generateCallId(): string {

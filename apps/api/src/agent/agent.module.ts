@@ -2,7 +2,7 @@ import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
-import { OpenAiModelGateway } from '../llm-settings/openai-model-gateway';
+import { ModelGatewayRouter } from '../llm-settings/model-gateway-router';
 import { MemoryModule } from '../memory/memory.module';
 import { MemoryStore } from '../memory/memory-store';
 import { SessionIndex } from '../memory/session-index';
@@ -43,8 +43,8 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
 
 /**
  * The agent: the tool registry (+ deferred view), the agent loop (AgentRunner) with its tool executor, the system
- * prompt builder and MCP elicitations. The loop reaches the model through MODEL_GATEWAY (bound here to the OpenAI
- * protocol gateway of LlmSettingsModule) and asks TOOL_GATE before a call runs (provided by the global
+ * prompt builder and MCP elicitations. The loop reaches the model through MODEL_GATEWAY (bound here to the gateway
+ * router of LlmSettingsModule, which picks the OpenAI-protocol or the Anthropic gateway per call) and asks TOOL_GATE before a call runs (provided by the global
  * ApprovalsModule, which this module never imports). Other modules register their tools (MCP wrappers, skill tools)
  * in ToolRegistry.
  */
@@ -55,7 +55,7 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
     AgentRunner,
     ToolExecutor,
     // a typed factory: the compiler checks that the gateway fits the agent's ModelGateway
-    { provide: MODEL_GATEWAY, useFactory: (gateway: OpenAiModelGateway): ModelGateway => gateway, inject: [OpenAiModelGateway] },
+    { provide: MODEL_GATEWAY, useFactory: (gateway: ModelGatewayRouter): ModelGateway => gateway, inject: [ModelGatewayRouter] },
     SystemPromptBuilder,
     ElicitationsService,
   ],

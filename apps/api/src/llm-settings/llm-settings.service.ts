@@ -9,13 +9,15 @@ import {
   type LlmSelection,
   type PublicLlmSettings,
   type SetImageModelRequest,
+  type SetThinkingModelRequest,
   type TestLlmConnectionResponse,
+  type ThinkingModelsResponse,
 } from '@cashcode/contracts';
-import type OpenAI from 'openai';
 import { formatEvent } from '../common/log-format';
 import { registerSecretValue } from '../common/redact';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { LlmNotConfiguredError, type LlmClientProvider, type ProviderLease } from './llm-provider';
+import { usableAnthropicKey } from './anthropic-settings';
 import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
 import { LlmSettingsStore } from './llm-settings-store';
 import {
@@ -35,7 +37,7 @@ import {
   type StoredLlmSettings,
 } from './llm-settings.validation';
 import { discoverModelCatalog } from './model-discovery';
-import { OLLAMA_API_KEY, createProviderClient } from './provider-client';
+import { createClientFor, type ProviderClient } from './provider-client';
 import { classifyProviderError, probeErrorMessage, probeErrorReason } from './provider-errors';
 
 /** Default base URL of the legacy DEEPSEEK_* migration. */
@@ -44,7 +46,7 @@ export const LEGACY_DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
 /** One installed set of provider clients. Leases pin a generation until released. */
 interface ClientGeneration {
   readonly id: number;
-  readonly clients: ReadonlyMap<LlmProvider, OpenAI>;
+  readonly clients: ReadonlyMap<LlmProvider, ProviderClient>;
   leases: number;
   retired: boolean;
   closed: boolean;
@@ -133,9 +135,10 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     const draft = applySettingsUpdate(this.settings, {
       openai_compatible: input.openai_compatible,
       ollama: input.ollama,
+      anthropic: input.anthropic,
     });
     requireDraftProviderReady(draft, provider);
-    // A probe client of its own: never installed, dropped when this call returns (openai clients hold no sockets).
+    // A probe client of its own: never installed, dropped when this call returns (the SDK clients hold no sockets).
     const probe = this.createClient(draft, provider);
     try {
       const { ids, imageModels } = await discoverModelCatalog(probe, this.config.llmDiscoveryTimeoutMs);
@@ -194,16 +197,34 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
    * Marks one model as taking image input or not (the per-model setting for models whose provider listing does not
    * say so); saved with the settings atomically. Answers every marked model.
    */
-  setImageModel(request: SetImageModelRequest): Promise<ImageModelsResponse> {
+  async setImageModel(request: SetImageModelRequest): Promise<ImageModelsResponse> {
+    return { image_models: await this.saveModelMark('imageModels', request.provider, request.model, request.accepts_images) };
+  }
+
+  /** Turns extended thinking on or off for one model (a per-model setting); answers every model with thinking on. */
+  async setThinkingModel(request: SetThinkingModelRequest): Promise<ThinkingModelsResponse> {
+    return { thinking_models: await this.saveModelMark('thinkingModels', request.provider, request.model, request.thinking) };
+  }
+
+  /** Whether the user turned extended thinking on for the model. */
+  thinkingEnabled(provider: LlmProvider, model: string): boolean {
+    return (this.settings.thinkingModels ?? []).some((entry) => entry.provider === provider && entry.model === model);
+  }
+
+  /** Adds or removes one model of a per-model list and saves the settings; the installed clients stay. */
+  private saveModelMark(
+    list: 'imageModels' | 'thinkingModels',
+    provider: LlmProvider,
+    rawModel: string,
+    marked: boolean,
+  ): Promise<LlmSelection[]> {
     return this.exclusive(async () => {
       this.assertLoaded();
-      const model = request.model.trim();
-      const others = (this.settings.imageModels ?? []).filter(
-        (entry) => !(entry.provider === request.provider && entry.model === model),
-      );
-      const imageModels = request.accepts_images ? [...others, { provider: request.provider, model }] : others;
-      const next: StoredLlmSettings = { ...this.settings, imageModels };
-      if (imageModels.length === 0) delete next.imageModels;
+      const model = rawModel.trim();
+      const others = (this.settings[list] ?? []).filter((entry) => !(entry.provider === provider && entry.model === model));
+      const entries = marked ? [...others, { provider, model }] : others;
+      const next: StoredLlmSettings = { ...this.settings, [list]: entries };
+      if (entries.length === 0) delete next[list];
       try {
         await this.store.save(next);
       } catch (error) {
@@ -212,10 +233,9 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
         );
         throw new LlmSettingsError('settings_save_failed', LLM_SETTINGS_MESSAGES.saveFailed);
       }
-      // the connections did not change: the installed clients stay
       this.settings = next;
-      this.logger.log(formatEvent('llm.settings.image_model_set', { provider: request.provider, accepts_images: request.accepts_images }));
-      return { image_models: imageModels.map((entry) => ({ ...entry })) };
+      this.logger.log(formatEvent('llm.settings.model_mark_set', { list, provider, marked }));
+      return entries.map((entry) => ({ ...entry }));
     });
   }
 
@@ -354,26 +374,21 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     }
   }
 
-  private createClient(settings: StoredLlmSettings, provider: LlmProvider): OpenAI {
-    return provider === 'openai_compatible'
-      ? createProviderClient({
-          baseURL: settings.openaiCompatible.baseUrl,
-          // only a key bound to this base URL's origin (callers build clients for ready providers only)
-          apiKey: usableApiKey(settings.openaiCompatible),
-          timeoutMs: this.config.llmTimeoutMs,
-        })
-      : // Node's fetch does not use proxy environment variables, so a loopback Ollama is reached directly.
-        createProviderClient({
-          baseURL: `${settings.ollama.baseUrl}/v1`,
-          apiKey: OLLAMA_API_KEY,
-          timeoutMs: this.config.llmTimeoutMs,
-        });
+  private createClient(settings: StoredLlmSettings, provider: LlmProvider): ProviderClient {
+    // only keys bound to their base URL's origin (callers build clients for ready providers only)
+    return createClientFor(provider, {
+      openaiCompatible: { baseUrl: settings.openaiCompatible.baseUrl, apiKey: usableApiKey(settings.openaiCompatible) },
+      ollamaBaseUrl: settings.ollama.baseUrl,
+      anthropic: { baseUrl: settings.anthropic?.baseUrl ?? '', apiKey: settings.anthropic ? usableAnthropicKey(settings.anthropic) : '' },
+      timeoutMs: this.config.llmTimeoutMs,
+    });
   }
 
   /** Installs a new generation of clients; the previous one closes when its last lease is released. */
   private install(settings: StoredLlmSettings): void {
     if (settings.openaiCompatible.apiKey !== '') registerSecretValue(settings.openaiCompatible.apiKey);
-    const clients = new Map<LlmProvider, OpenAI>();
+    if (settings.anthropic && settings.anthropic.apiKey !== '') registerSecretValue(settings.anthropic.apiKey);
+    const clients = new Map<LlmProvider, ProviderClient>();
     for (const provider of LLM_PROVIDERS) {
       if (isProviderReady(settings, provider)) clients.set(provider, this.createClient(settings, provider));
     }
@@ -394,8 +409,8 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     if (generation.closed) return;
     generation.closed = true;
     this.retired.delete(generation);
-    // openai clients hold no sockets of their own (global fetch pool): dropping them releases everything.
-    (generation.clients as Map<LlmProvider, OpenAI>).clear();
+    // the SDK clients hold no sockets of their own (a shared pool): dropping them releases everything.
+    (generation.clients as Map<LlmProvider, ProviderClient>).clear();
   }
 
   private emptyGeneration(): ClientGeneration {

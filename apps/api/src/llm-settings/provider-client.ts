@@ -4,6 +4,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import type { LlmProvider } from '@cashcode/contracts';
 import { httpFetch } from './http-fetch';
 
 /** The SDK client of a provider connection: its protocol follows from its class. */
@@ -73,6 +74,28 @@ export function createProviderClient(options: ProviderClientOptions): OpenAI {
     fetch: providerFetch,
     ...(keyless ? { defaultHeaders: { Authorization: null } } : {}),
   });
+}
+
+/** The connection values a provider's client is built from (keys already checked against their origins). */
+export interface ProviderConnections {
+  openaiCompatible: { baseUrl: string; apiKey: string };
+  ollamaBaseUrl: string;
+  anthropic: { baseUrl: string; apiKey: string };
+  timeoutMs: number;
+}
+
+/** The client of one provider connection. */
+export function createClientFor(provider: LlmProvider, connections: ProviderConnections): ProviderClient {
+  const timeoutMs = connections.timeoutMs;
+  switch (provider) {
+    case 'openai_compatible':
+      return createProviderClient({ baseURL: connections.openaiCompatible.baseUrl, apiKey: connections.openaiCompatible.apiKey, timeoutMs });
+    case 'ollama':
+      // Node's fetch does not use proxy environment variables, so a loopback Ollama is reached directly.
+      return createProviderClient({ baseURL: `${connections.ollamaBaseUrl}/v1`, apiKey: OLLAMA_API_KEY, timeoutMs });
+    case 'anthropic':
+      return createAnthropicClient({ baseURL: connections.anthropic.baseUrl, apiKey: connections.anthropic.apiKey, timeoutMs });
+  }
 }
 
 /**
