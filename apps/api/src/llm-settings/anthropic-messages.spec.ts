@@ -67,7 +67,7 @@ describe('anthropicRequest', () => {
     expect(params.tools?.map((entry) => 'cache_control' in entry)).toEqual([false, true]);
     expect(params.system).toEqual([{ type: 'text', text: 'You are CashCode.', cache_control: { type: 'ephemeral' } }]);
     const marks = params.messages.flatMap((turn, i) =>
-      (turn.content as Array<Record<string, unknown>>).flatMap((block, j) => ('cache_control' in block ? [`${i}.${j}`] : [])),
+      (turn.content as unknown as Array<Record<string, unknown>>).flatMap((block, j) => ('cache_control' in block ? [`${i}.${j}`] : [])),
     );
     // the end of the conversation and the end of the user turn before it
     expect(marks).toEqual(['2.0', '4.1']);

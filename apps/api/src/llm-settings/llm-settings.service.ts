@@ -16,17 +16,15 @@ import {
 import { formatEvent } from '../common/log-format';
 import { registerSecretValue } from '../common/redact';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { LlmNotConfiguredError, type LlmClientProvider, type ProviderLease } from './llm-provider';
+import { ClientGenerations } from './client-generations';
+import type { LlmClientProvider, ProviderLease } from './llm-provider';
 import { usableAnthropicKey } from './anthropic-settings';
 import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
 import { LlmSettingsStore } from './llm-settings-store';
 import {
   EMPTY_LLM_SETTINGS,
-  apiKeyError,
-  apiKeyOriginFor,
   applySettingsUpdate,
   isProviderReady,
-  normaliseBaseUrl,
   readyProviders,
   usableApiKey,
   requireDraftProviderReady,
@@ -36,21 +34,12 @@ import {
   type LlmSettingsUpdate,
   type StoredLlmSettings,
 } from './llm-settings.validation';
+import { legacySettings } from './legacy-settings';
 import { discoverModelCatalog } from './model-discovery';
 import { createClientFor, type ProviderClient } from './provider-client';
 import { classifyProviderError, probeErrorMessage, probeErrorReason } from './provider-errors';
 
-/** Default base URL of the legacy DEEPSEEK_* migration. */
-export const LEGACY_DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
-
-/** One installed set of provider clients. Leases pin a generation until released. */
-interface ClientGeneration {
-  readonly id: number;
-  readonly clients: ReadonlyMap<LlmProvider, ProviderClient>;
-  leases: number;
-  retired: boolean;
-  closed: boolean;
-}
+export { LEGACY_DEEPSEEK_BASE_URL } from './legacy-settings';
 
 export interface LlmTestConnectionInput extends LlmSettingsUpdate {
   provider: LlmProvider;
@@ -66,9 +55,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
   private settings: StoredLlmSettings = EMPTY_LLM_SETTINGS;
   /** set when the file failed to load at startup; cleared by the next successful PUT */
   private loadFailure: string | null = null;
-  private nextGenerationId = 1;
-  private current: ClientGeneration = this.emptyGeneration();
-  private readonly retired = new Set<ClientGeneration>();
+  private readonly clients = new ClientGenerations();
   private selection: LlmSelection | null = null;
   private writeChain: Promise<unknown> = Promise.resolve();
   /** per provider: the models its last listing (`/models`, `/test`) marked as taking images */
@@ -85,8 +72,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
   }
 
   onModuleDestroy(): void {
-    this.retire(this.current);
-    this.current = this.emptyGeneration();
+    this.clients.clear();
   }
 
   /** Loads the settings file (or migrates the legacy DEEPSEEK_* variables) and installs the clients. Idempotent. */
@@ -158,7 +144,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     this.assertLoaded();
     const results = await Promise.all(
       LLM_PROVIDERS.map(async (provider): Promise<{ status: LlmProviderStatus; ids: string[] }> => {
-        if (!this.current.clients.has(provider)) return { status: { ready: false, error: null }, ids: [] };
+        if (!this.clients.has(provider)) return { status: { ready: false, error: null }, ids: [] };
         const lease = this.acquire(provider);
         try {
           const { ids, imageModels } = await discoverModelCatalog(lease.client, this.config.llmDiscoveryTimeoutMs);
@@ -251,22 +237,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
   // ---- LlmClientProvider -----------------------------------------------------------------------------------------
 
   acquire(provider: LlmProvider): ProviderLease {
-    const generation = this.current;
-    const client = generation.clients.get(provider);
-    if (!client) throw new LlmNotConfiguredError(provider);
-    generation.leases += 1;
-    let released = false;
-    return {
-      provider,
-      client,
-      generation: generation.id,
-      release: () => {
-        if (released) return;
-        released = true;
-        generation.leases -= 1;
-        if (generation.retired && generation.leases === 0) this.close(generation);
-      },
-    };
+    return this.clients.acquire(provider);
   }
 
   rememberSelection(selection: LlmSelection): void {
@@ -304,16 +275,16 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
 
   /** Whether the provider has an installed client (the turn's "LLM check"). */
   isReady(provider: LlmProvider): boolean {
-    return this.current.clients.has(provider);
+    return this.clients.has(provider);
   }
 
   /** Generation ids whose clients are still open: the current one and retired ones still leased. */
   openGenerations(): number[] {
-    return [...[...this.retired].map((generation) => generation.id), this.current.id].sort((a, b) => a - b);
+    return this.clients.openIds();
   }
 
   get currentGeneration(): number {
-    return this.current.id;
+    return this.clients.currentId;
   }
 
   // ---- internals -------------------------------------------------------------------------------------------------
@@ -340,21 +311,12 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
    * key is bound to the origin of DEEPSEEK_API_BASE.
    */
   private async migrateLegacySettings(): Promise<void> {
-    const key = this.config.legacyDeepseekApiKey?.trim() ?? '';
-    if (key === '') return;
-    const base = normaliseBaseUrl(
-      'openai_compatible.base_url',
-      this.config.legacyDeepseekApiBase?.trim() || LEGACY_DEEPSEEK_BASE_URL,
-      'openai_compatible',
-    );
-    if ('error' in base || base.value === '' || apiKeyError(key) !== null) {
+    const settings = legacySettings(this.config.legacyDeepseekApiKey, this.config.legacyDeepseekApiBase);
+    if (settings === null) return;
+    if (settings === 'invalid') {
       this.logger.warn(formatEvent('llm.settings.migration_skipped', { reason: 'invalid DEEPSEEK_API_BASE or key' }));
       return;
     }
-    const settings: StoredLlmSettings = {
-      openaiCompatible: { baseUrl: base.value, apiKey: key, apiKeyOrigin: apiKeyOriginFor(base.value) },
-      ollama: { baseUrl: '' },
-    };
     try {
       await this.store.save(settings);
       this.logger.log(formatEvent('llm.settings.migrated', { source: 'DEEPSEEK_API_KEY' }));
@@ -392,29 +354,9 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     for (const provider of LLM_PROVIDERS) {
       if (isProviderReady(settings, provider)) clients.set(provider, this.createClient(settings, provider));
     }
-    const previous = this.current;
     this.settings = settings;
-    this.current = { id: this.nextGenerationId++, clients, leases: 0, retired: false, closed: false };
+    this.clients.install(clients);
     if (this.selection && !clients.has(this.selection.provider)) this.selection = null;
-    this.retire(previous);
-  }
-
-  private retire(generation: ClientGeneration): void {
-    generation.retired = true;
-    if (generation.leases === 0) this.close(generation);
-    else this.retired.add(generation);
-  }
-
-  private close(generation: ClientGeneration): void {
-    if (generation.closed) return;
-    generation.closed = true;
-    this.retired.delete(generation);
-    // the SDK clients hold no sockets of their own (a shared pool): dropping them releases everything.
-    (generation.clients as Map<LlmProvider, ProviderClient>).clear();
-  }
-
-  private emptyGeneration(): ClientGeneration {
-    return { id: this.nextGenerationId++, clients: new Map(), leases: 0, retired: false, closed: false };
   }
 
   /** Serialises settings writes so that each update starts from the previous one's result. */

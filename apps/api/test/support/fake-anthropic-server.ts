@@ -130,7 +130,7 @@ export class FakeAnthropicServer {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
-    let body: Record<string, unknown> | null = null;
+    let body: Record<string, unknown> | null;
     try {
       body = raw ? (JSON.parse(raw) as Record<string, unknown>) : null;
     } catch {
