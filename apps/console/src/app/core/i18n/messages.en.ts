@@ -240,6 +240,7 @@ export const EN_MESSAGES = {
 
   'provider.openai_compatible': 'OpenAI-compatible',
   'provider.ollama': 'Ollama',
+  'provider.anthropic': 'Anthropic',
 
   'settings.title': 'LLM settings',
   'settings.subtitle': 'Connect CashCode to the model providers you want to chat with.',
@@ -265,6 +266,9 @@ export const EN_MESSAGES = {
   'settings.imageModels.hint': 'Image attachments are sent to these models as images; other models only learn the file path.',
   'settings.imageModels.none': 'No models listed yet: save a connection first.',
   'settings.imageModels.reported': 'the provider says so',
+  'settings.thinkingModels.toggle': 'Extended thinking',
+  'settings.anthropicHint': 'Leave empty for the public API (https://api.anthropic.com); a proxy URL works too.',
+  'settings.error.anthropicKeyRequired': 'Enter the Anthropic API key.',
   'settings.testing': 'Testing…',
   'settings.testSucceeded.one': 'Connected: found {count} model',
   'settings.testSucceeded.other': 'Connected: found {count} models',

@@ -237,6 +237,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
 
   'provider.openai_compatible': '通用 API',
   'provider.ollama': 'Ollama',
+  'provider.anthropic': 'Anthropic',
 
   'settings.title': 'LLM 设置',
   'settings.subtitle': '为 CashCode 连接要使用的模型服务。',
@@ -260,6 +261,9 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'settings.imageModels.hint': '图片附件会以图片形式发给这些模型；其他模型只会得到文件路径。',
   'settings.imageModels.none': '还没有列出模型：请先保存连接。',
   'settings.imageModels.reported': '服务商已标明',
+  'settings.thinkingModels.toggle': '扩展思考',
+  'settings.anthropicHint': '留空即使用官方 API（https://api.anthropic.com）；也可填写代理地址。',
+  'settings.error.anthropicKeyRequired': '请输入 Anthropic API Key',
   'settings.test': '测试连接',
   'settings.foundModels': '找到的模型',
   'settings.testing': '正在测试…',
