@@ -32,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { FakeModelServer, type FakeStep, type RecordedRequest } from '../apps/api/test/support/fake-model-server';
+import { DEFAULT_KEEP_TOOL_RESULTS_TURNS, prunedTurnCount } from '../apps/api/src/agent/context-window';
 import { BenchClient, configure, startServer, type Figure, type RunningServer } from './server-bench';
 
 /** compiled to bench/dist/bench/*.js */
@@ -102,7 +103,40 @@ function turnScript(i: number): { content: string; steps: FakeStep[] } {
 
 interface ChatRun {
   /** rendered prompt bytes of every chat request, in order, with the turn it belongs to */
-  requests: Array<{ turn: number; bytes: number; share: number | null; broken: boolean }>;
+  requests: Array<{ turn: number; bytes: number; share: number | null; broken: boolean; boundary: boolean }>;
+}
+
+/**
+ * The memory chat (plain questions, list_dir / read_file / grep, save_memory every fifth turn): what a chat that
+ * writes long-term memory costs. A memory written during the chat reaches its model through the conversation; only the
+ * context boundaries may change the request's start.
+ */
+function memoryChatScript(i: number): { content: string; steps: FakeStep[] } {
+  const answer = (text: string): FakeStep => ({ content: `${text} (turn ${i}).` });
+  const call = (name: string, args: Record<string, unknown>): FakeStep => ({
+    toolCalls: [{ id: `call_m${i}_${name}`, name, arguments: JSON.stringify(args) }],
+  });
+  switch (i % 5) {
+    case 0:
+      return {
+        content: `Remember that I like topic ${i}.`,
+        steps: [call('save_memory', { content: `The user likes topic ${i}` }), answer('Remembered')],
+      };
+    case 2:
+      return { content: 'What is in the workspace?', steps: [call('list_dir', { path: '.' }), answer('A notes file')] };
+    case 3:
+      return { content: 'What is in notes.txt?', steps: [call('read_file', { path: 'notes.txt' }), answer('Benchmark notes')] };
+    case 4:
+      return { content: 'Where does the word benchmark occur?', steps: [call('grep', { pattern: 'benchmark', path: '.' }), answer('In notes.txt')] };
+    default:
+      return { content: `Plain question number ${i}: what do you think?`, steps: [answer('A plain answer')] };
+  }
+}
+
+/** Whether a turn's first request starts a context epoch (agent/context-window.ts): the chat's first turn, or pruning. */
+function boundaryTurn(turn: number): boolean {
+  if (turn === 1) return true;
+  return prunedTurnCount(turn - 1, DEFAULT_KEEP_TOOL_RESULTS_TURNS) !== prunedTurnCount(turn - 2, DEFAULT_KEEP_TOOL_RESULTS_TURNS);
 }
 
 async function json(response: Response): Promise<Record<string, unknown>> {
@@ -110,7 +144,12 @@ async function json(response: Response): Promise<Record<string, unknown>> {
   return (await response.json()) as Record<string, unknown>;
 }
 
-async function scriptedChat(extraEnv: Record<string, string>, log: (line: string) => void): Promise<ChatRun> {
+async function scriptedChat(
+  extraEnv: Record<string, string>,
+  log: (line: string) => void,
+  scenario: 'tools' | 'memory' = 'tools',
+): Promise<ChatRun> {
+  const script = scenario === 'memory' ? memoryChatScript : turnScript;
   const fake = await FakeModelServer.start();
   const catalogDir = await mkdtemp(join(tmpdir(), 'cashcode-bench-prefix-'));
   const catalog = join(catalogDir, 'mcp_config.json');
@@ -165,7 +204,7 @@ async function scriptedChat(extraEnv: Record<string, string>, log: (line: string
     const turnOf: number[] = [];
     const chatRequests: RecordedRequest[] = [];
     for (let i = 1; i <= TURNS; i++) {
-      const { content, steps } = turnScript(i);
+      const { content, steps } = script(i);
       fake.enqueue(...steps);
       const before = fake.completions.length;
       const result = await client.turn(content);
@@ -175,7 +214,7 @@ async function scriptedChat(extraEnv: Record<string, string>, log: (line: string
         chatRequests.push(request);
         turnOf.push(i);
       }
-      if (i === DREAM_AFTER_TURN) {
+      if (scenario === 'tools' && i === DREAM_AFTER_TURN) {
         const dream = await json(await fetch(`${server.httpUrl}/api/memory/dream`, { method: 'POST' }));
         const run = dream['run'] as { outcome?: string } | null;
         log(`prefix: Dream after turn ${i}: ran=${String(dream['ran'])} outcome=${run?.outcome ?? '-'}`);
@@ -192,6 +231,7 @@ async function scriptedChat(extraEnv: Record<string, string>, log: (line: string
     }
     const requests: ChatRun['requests'] = [];
     let previous: Buffer | null = null;
+    let previousTurn = 0;
     for (const [index, request] of chatRequests.entries()) {
       const rendered = renderedPrompt(request.body as Body);
       const common = previous === null ? 0 : commonPrefixBytes(previous, rendered);
@@ -202,8 +242,11 @@ async function scriptedChat(extraEnv: Record<string, string>, log: (line: string
         // the previous request (without the closing bracket of its messages) is not a prefix of this one: something
         // before the new messages changed
         broken: previous !== null && common < previous.length - 1,
+        // the first request of a turn that starts a context epoch may change the request's start (documented)
+        boundary: turnOf[index]! !== previousTurn && boundaryTurn(turnOf[index]!),
       });
       previous = rendered;
+      previousTurn = turnOf[index]!;
     }
     return { requests };
   } finally {
@@ -238,8 +281,48 @@ function summarise(label: string, run: ChatRun, figures: Figure[], log: (line: s
   figures.push({ name: `${label}: requests that do not start with the previous request`, value: broken.length, unit: 'requests' });
 }
 
+/**
+ * The goals of a chat's prefix: every request but the boundary ones reuses at least 95 % of its bytes from the previous
+ * request (the worst at least 90 %); `baselineBytes` (CASHCODE_BENCH_PREFIX_BASELINE_BYTES, the same chat measured on
+ * an earlier build with CASHCODE_BENCH_API_DIST) gives the total's goal, at most 0.9 of it.
+ */
+function prefixGoals(label: string, run: ChatRun, figures: Figure[], log: (line: string) => void): void {
+  const inner = run.requests.filter((r) => r.share !== null && !r.boundary);
+  const shares = inner.map((r) => r.share as number);
+  const worst = Math.min(...shares);
+  const below = inner.filter((r) => (r.share as number) < 0.95);
+  const total = run.requests.reduce((sum, r) => sum + r.bytes, 0);
+  log(
+    `prefix ${label}: boundary requests at turns ${run.requests.filter((r) => r.boundary).map((r) => r.turn).join(', ')}; ` +
+      `non-boundary requests under 95 %: ${below.map((r) => `turn ${r.turn} ${((r.share as number) * 100).toFixed(1)} %`).join(', ') || 'none'}`,
+  );
+  figures.push({
+    name: `${label}: non-boundary requests reusing >= 95 % of their bytes`,
+    value: inner.length - below.length,
+    unit: `of ${inner.length}`,
+    target: `${inner.length}`,
+    pass: below.length === 0,
+  });
+  figures.push({ name: `${label}: worst non-boundary request, reusable share`, value: worst * 100, unit: '%', target: '>= 90 %', pass: worst >= 0.9 });
+  const baseline = Number(process.env['CASHCODE_BENCH_PREFIX_BASELINE_BYTES'] ?? '');
+  if (Number.isFinite(baseline) && baseline > 0) {
+    figures.push({
+      name: `${label}: prompt bytes, all requests, over the baseline build's`,
+      value: total / baseline,
+      unit: 'x',
+      target: '<= 0.9',
+      pass: total <= 0.9 * baseline,
+    });
+  }
+}
+
 export async function runPrefixBench(log: (line: string) => void): Promise<Figure[]> {
   const figures: Figure[] = [];
+  const memory = await scriptedChat({}, log, 'memory');
+  summarise('memory chat', memory, figures, log);
+  prefixGoals('memory chat', memory, figures, log);
+  // CASHCODE_BENCH_PREFIX_ONLY=memory: the memory chat only (e.g. against an earlier build for its baseline bytes)
+  if (process.env['CASHCODE_BENCH_PREFIX_ONLY'] === 'memory') return figures;
   summarise('20-turn chat', await scriptedChat({}, log), figures, log);
   summarise('20-turn chat, tool-output budget off (10,000,000)', await scriptedChat({ CASHCODE_TOOL_OUTPUT_BUDGET_CHARS: '10000000' }, log), figures, log);
   return figures;
