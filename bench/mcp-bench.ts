@@ -16,7 +16,7 @@ import { McpConnection } from '../apps/api/src/mcp/mcp-connection';
 import { redactionContext } from '../apps/api/src/mcp/mcp-redaction';
 import { McpSearchIndex, type ServerSearchSource } from '../apps/api/src/mcp/mcp-search-index';
 import type { McpServerConfig, McpToolDescriptor } from '../apps/api/src/mcp/mcp.types';
-import { McpToolWrapper, type McpToolHost } from '../apps/api/src/mcp/mcp-tools';
+import { McpToolWrapper, type McpToolCaller } from '../apps/api/src/mcp/mcp-tools';
 import { defaultTransportFactory } from '../apps/api/src/mcp/mcp-transports';
 import { wrapperName } from '../apps/api/src/mcp/mcp-tool-schema';
 import type { Figure } from './server-bench';
@@ -149,12 +149,8 @@ function ensureServersBuilt(): void {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', join(ROOT, 'mcp_servers')], { stdio: 'inherit' });
 }
 
-const noopHost: McpToolHost = {
+const noopHost: McpToolCaller = {
   callTool: async () => ({ model: '' }),
-  searchTools: async () => '',
-  prepareServer: async () => '',
-  listResourcesForModel: async () => ({ model: '' }),
-  readResourceForModel: async () => ({ model: '' }),
 };
 
 function connection(config: McpServerConfig): McpConnection {

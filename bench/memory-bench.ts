@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from '../apps/api/src/config/app-config';
-import { MemoryStore } from '../apps/api/src/memory/memory-store';
+import { createMemoryStores } from '../apps/api/src/memory/memory-stores';
 import type { HistoryRecord } from '../apps/api/src/memory/memory.types';
 import { SessionIndex } from '../apps/api/src/memory/session-index';
 import type { Figure } from './server-bench';
@@ -114,9 +114,9 @@ async function measureChatLoad(root: string, records: number, log: (line: string
   const times: number[] = [];
   let messages = 0;
   for (let i = 0; i < 60; i++) {
-    const store = new MemoryStore(config);
+    const stores = createMemoryStores(config);
     const started = performance.now();
-    const chat = await store.getChat('chat');
+    const chat = await stores.history.getChat('chat');
     const elapsed = performance.now() - started;
     if (i >= 10) times.push(elapsed);
     messages = chat.history.length;
@@ -165,8 +165,8 @@ export async function runMemoryBench(log: (line: string) => void): Promise<Figur
       await writeFile(join(dir, 'history.jsonl'), `${lines.join('\n')}\n`);
       await writeFile(join(dir, 'metadata.json'), JSON.stringify({ title: `Chat ${chat}` }));
     }
-    const store = new MemoryStore({ memoryDir } as AppConfig);
-    const index = new SessionIndex(store, { sessionIndexFile: join(root, 'search-index', 'sessions.sqlite') });
+    const stores = createMemoryStores({ memoryDir } as AppConfig);
+    const index = new SessionIndex(stores.reader, stores.writer, stores.metadata, stores.chats, { sessionIndexFile: join(root, 'search-index', 'sessions.sqlite') });
     global.gc?.();
     const heapBefore = process.memoryUsage().heapUsed;
     let started = performance.now();

@@ -29,17 +29,7 @@ import { Script } from 'node:vm';
  * - --expose-gc lets common/idle-memory-release.ts run one memory-reducing collection once the event loop is idle
  *   after a burst (V8's own memory reducer waits 10–15 s); `gc` is taken from a fresh vm context, so the
  *   application's global scope never has one.
- * Otherwise collection is left to V8. A young-generation collection forced whenever the last running turn had ended
- * was removed: at best it moves one scavenge (~0.5 ms) out of the next turn, under load it never ran (no CPU saved),
- * and `npm run bench -- server` A/B runs (3 interleaved rounds, shared 2-core VM) could not tell it apart: plain-turn
- * overhead 12.3 ms with it vs 19.2 ms without (ranges 7.4–26.1 vs 18.3–22.4), turns with 2 tool calls 13.8 vs
- * 16.0 ms, server CPU under load 9.40 vs 9.60 ms per turn — all within the machine's noise.
- *
- * The figures of the young-generation trade (`npm run bench -- server`, 100 concurrent chats, quiet 2-core VM,
- * interleaved rounds, server CPU per turn and RSS once idle after the load): pinned throughout 6.4–7.4 ms, 108 MB
- * idle, 118–120 MB after the load; never pinned 4.3–6.7 ms, but 116–124 MB idle and 125–132 MB after the load; pinned
- * only while idle (as now) 5.4–7.0 ms, 108 MB idle and 122–128 MB after the load, 106 and 116–117 MB with
- * MALLOC_MMAP_THRESHOLD_ (scripts/start.mjs).
+ * Otherwise collection is left to V8. The measurements behind these flags are in bench/README.md.
  */
 const HEAP_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=25', '--expose-gc'];
 

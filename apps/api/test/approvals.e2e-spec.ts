@@ -69,7 +69,8 @@ describe('approvals (e2e)', () => {
       call_id: 'x1',
       tool: 'exec',
       risk: 'exec',
-      always_scope: { kind: 'exec_program', program: 'touch' },
+      // touch is not on the allowlist of program-wide rules: "always" means exactly this command
+      always_scope: { kind: 'exec_command', argv: ['touch', 'denied.txt'] },
     });
     // the card says whether the command runs confined: the same answer the health probe gives
     const health = await request(t.httpUrl).get('/api/health').expect(200);
@@ -118,7 +119,7 @@ describe('approvals (e2e)', () => {
     await second;
   });
 
-  it('Scenario: allow_always stores a rule for the program; git runs without asking, a compound line still asks; revoked → asks again', async () => {
+  it('Scenario: allow_always stores an exact rule for git and a program rule for ls; covered lines run without asking, a compound line still asks; revoked → asks again', async () => {
     const chatId = newChatId();
     fake.enqueue({ toolCalls: [exec('a1', 'git --version > /dev/null && echo one')] }, { content: 'x' });
     // `echo` and `git` differ: no always scope for a line of two programs
@@ -135,10 +136,11 @@ describe('approvals (e2e)', () => {
     answer(chatId, 'a2', 'deny');
     await turn;
 
+    // git can run any code through its options: "always" names the exact command
     fake.enqueue({ toolCalls: [exec('a3', 'git init -q repo')] }, { content: 'x' });
     turn = startTurn(chatId, 'init');
     const always = await client.waitFor('approval_request', (e) => e.call_id === 'a3');
-    expect(always.always_scope).toEqual({ kind: 'exec_program', program: 'git' });
+    expect(always.always_scope).toEqual({ kind: 'exec_command', argv: ['git', 'init', '-q', 'repo'] });
     answer(chatId, 'a3', 'allow_always');
     let events = await turn;
     expect(events.find((e) => e.event === 'approval_resolved')).toMatchObject({ decision: 'allow_always', by: 'user' });
@@ -146,36 +148,58 @@ describe('approvals (e2e)', () => {
 
     const policies = await request(t.httpUrl).get('/api/settings/tool-policies').expect(200);
     expect(policies.body.rules).toEqual([
-      { id: expect.stringMatching(/^rule_[0-9a-f]{16}$/), scope: { kind: 'exec_program', program: 'git' }, created_at: expect.any(String) },
+      {
+        id: expect.stringMatching(/^rule_[0-9a-f]{16}$/),
+        scope: { kind: 'exec_command', argv: ['git', 'init', '-q', 'repo'] },
+        created_at: expect.any(String),
+      },
     ]);
     const ruleId = policies.body.rules[0].id as string;
     const file = join(t.dataDir, 'approvals', 'tool-policies.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await fs.readFile(file, 'utf8')).rules[0].id).toBe(ruleId);
 
-    // covered: runs without a request; the decision is announced by policy
-    fake.enqueue({ toolCalls: [exec('a4', 'git -C repo status --short && git -C repo log -1 2>&1')] }, { content: 'x' });
-    events = await startTurn(chatId, 'status');
+    // covered: the same words (quoting and a descriptor copy aside) run without a request, announced by policy
+    fake.enqueue({ toolCalls: [exec('a4', `'git' init -q "repo" 2>&1`)] }, { content: 'x' });
+    events = await startTurn(chatId, 'again');
     expect(events.some((e) => e.event === 'approval_request')).toBe(false);
     expect(events.find((e) => e.event === 'approval_resolved')).toMatchObject({ call_id: 'a4', decision: 'allow_once', by: 'policy' });
     expect(events.find((e) => e.event === 'tool_result')).toMatchObject({ call_id: 'a4', ok: true });
 
-    // a compound line with another program still asks
-    fake.enqueue({ toolCalls: [exec('a5', 'git -C repo status && touch sneaky.txt')] }, { content: 'x' });
-    turn = startTurn(chatId, 'compound');
-    await client.waitFor('approval_request', (e) => e.call_id === 'a5');
-    answer(chatId, 'a5', 'deny');
-    await turn;
+    // other arguments, and a compound line with another program, still ask
+    for (const [id, line] of [
+      ['a5', 'git -C repo status'],
+      ['a5b', 'git init -q repo && touch sneaky.txt'],
+    ] as const) {
+      fake.enqueue({ toolCalls: [exec(id, line)] }, { content: 'x' });
+      turn = startTurn(chatId, 'other');
+      await client.waitFor('approval_request', (e) => e.call_id === id);
+      answer(chatId, id, 'deny');
+      await turn;
+    }
     expect(existsSync(marker('sneaky.txt'))).toBe(false);
+
+    // ls runs no other code: "always" covers it with any arguments
+    fake.enqueue({ toolCalls: [exec('a6', 'ls -a')] }, { content: 'x' });
+    turn = startTurn(chatId, 'ls');
+    const lsAsked = await client.waitFor('approval_request', (e) => e.call_id === 'a6');
+    expect(lsAsked.always_scope).toEqual({ kind: 'exec_program', program: 'ls' });
+    answer(chatId, 'a6', 'allow_always');
+    await turn;
+    fake.enqueue({ toolCalls: [exec('a7', 'ls repo && ls -la 2>&1 >/dev/null')] }, { content: 'x' });
+    events = await startTurn(chatId, 'ls again');
+    expect(events.find((e) => e.event === 'approval_resolved')).toMatchObject({ call_id: 'a7', decision: 'allow_once', by: 'policy' });
 
     // revoked → asks again
     await request(t.httpUrl).delete(`/api/settings/tool-policies/rules/${ruleId}`).expect(204);
     await request(t.httpUrl).delete(`/api/settings/tool-policies/rules/${ruleId}`).expect(404);
-    fake.enqueue({ toolCalls: [exec('a6', 'git -C repo status')] }, { content: 'x' });
-    turn = startTurn(chatId, 'status again');
-    await client.waitFor('approval_request', (e) => e.call_id === 'a6');
-    answer(chatId, 'a6', 'deny');
+    fake.enqueue({ toolCalls: [exec('a8', 'git init -q repo')] }, { content: 'x' });
+    turn = startTurn(chatId, 'init again');
+    await client.waitFor('approval_request', (e) => e.call_id === 'a8');
+    answer(chatId, 'a8', 'deny');
     await turn;
+    const lsRule = (await request(t.httpUrl).get('/api/settings/tool-policies').expect(200)).body.rules[0].id as string;
+    await request(t.httpUrl).delete(`/api/settings/tool-policies/rules/${lsRule}`).expect(204);
   });
 
   it('Scenario: a pending request is re-sent to a client that attaches, which can answer it; all clients see the resolution', async () => {

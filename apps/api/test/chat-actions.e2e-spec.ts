@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { ServerEvent } from '@cashcode/contracts';
 import { CONTINUE_INSTRUCTION } from '../src/chat/chat-actions';
-import { MemoryStore } from '../src/memory/memory-store';
+import { HistoryLogStore } from '../src/memory/history-log.store';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, eventNamesCollapsed, joinedDeltas, WsTestClient } from './support/ws-client';
@@ -142,7 +142,7 @@ describe('chat actions', () => {
     ]);
     expect(await readHistory(t, chatId)).toHaveLength(6);
     // survives a restart of the cached state: the next turn sees the edited branch
-    t.app.get(MemoryStore).forgetChat(chatId);
+    t.app.get(HistoryLogStore).forgetChat(chatId);
     fake.enqueue({ content: 'ok' });
     await message(chatId, 'Thanks');
     expect(conversation(fake.completions[3])).toEqual([
@@ -199,7 +199,7 @@ describe('chat actions', () => {
     fake.enqueue({ content: 'Uncounted.', omitUsage: true });
     await message(chatId, 'And these?');
     // a reload: the cached chat is dropped, the projection is read from disk
-    t.app.get(MemoryStore).forgetChat(chatId);
+    t.app.get(HistoryLogStore).forgetChat(chatId);
     const res = await request(t.httpUrl).get(`/api/sessions/${chatId}/messages`).expect(200);
     const answers = (res.body.messages as Array<Record<string, unknown>>).filter((m) => m['role'] === 'assistant');
     expect(answers[0]).toMatchObject({ usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } });

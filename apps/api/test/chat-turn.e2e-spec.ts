@@ -12,7 +12,7 @@ import type { AgentTool } from '../src/agent/agent-tool';
 import { MAX_ITERATIONS_NUDGE } from '../src/agent/agent-runner';
 import { TOOL_ERROR_HINT, ToolRegistry } from '../src/agent/tool-registry';
 import { TURN_COMPLETED_EVENT, type TurnCompletedEvent } from '../src/events/app-events';
-import { MemoryStore } from '../src/memory/memory-store';
+import { HistoryLogStore } from '../src/memory/history-log.store';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, eventNamesCollapsed, joinedDeltas, WsTestClient } from './support/ws-client';
@@ -484,7 +484,7 @@ describe('chat turn', () => {
   });
 
   it('Scenario: the only running turn is appended on the event loop; with other turns running, through the thread pool', async () => {
-    const memory = t.app.get(MemoryStore);
+    const memory = t.app.get(HistoryLogStore);
     const appends: Array<{ chatId: string; inline: boolean | undefined }> = [];
     const append = memory.appendTurn.bind(memory);
     const spy = jest.spyOn(memory, 'appendTurn').mockImplementation((chatId, user, durable, final, options) => {

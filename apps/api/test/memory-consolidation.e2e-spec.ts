@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { CONSOLIDATION_SYSTEM_PROMPT } from '../src/memory/consolidator';
-import { MemoryStore } from '../src/memory/memory-store';
+import { HistoryLogStore } from '../src/memory/history-log.store';
 import {
   CONSOLIDATION_FINISHED_EVENT,
   type ConsolidationFinishedEvent,
@@ -248,7 +248,7 @@ describe('memory consolidation (e2e)', () => {
       expect((await failed).outcome).toBe('failed');
       await fake.waitForAbort(2);
       expect((await readHistory(t, chatId)).map((r) => r['role'])).toEqual(['user', 'assistant', 'user', 'assistant']);
-      const state = await t.app.get(MemoryStore).getChat(chatId);
+      const state = await t.app.get(HistoryLogStore).getChat(chatId);
       expect(state.history.map((m) => m.content)).toEqual(['q1', LONG_A, 'q2', LONG_B]);
     } finally {
       await client.close();

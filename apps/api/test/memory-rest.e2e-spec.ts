@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { MemoryStore, DEFAULT_SOUL } from '../src/memory/memory-store';
+import { MemoryDocuments, DEFAULT_SOUL } from '../src/memory/memory-documents';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, WsTestClient } from './support/ws-client';
@@ -77,7 +77,7 @@ describe('memory REST (e2e)', () => {
     it('Scenario: PUT with a stale hash answers 409 memory_conflict and changes nothing', async () => {
       const first = await request(t.httpUrl).put('/api/memory').send({ content: 'v1\n', hash: EMPTY_HASH }).expect(200);
       // an agent save changes the file after the editor read it
-      await t.app.get(MemoryStore).saveLongTermMemory('saved by the agent');
+      await t.app.get(MemoryDocuments).saveLongTermMemory('saved by the agent');
       const stale = await request(t.httpUrl).put('/api/memory').send({ content: 'v2\n', hash: first.body.hash }).expect(409);
       expect(stale.headers['content-type']).toMatch(/application\/problem\+json/);
       expect(stale.body).toMatchObject({ status: 409, code: 'memory_conflict', instance: '/api/memory' });

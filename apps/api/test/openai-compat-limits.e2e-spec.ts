@@ -5,7 +5,7 @@
 import { FakeModelServer } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel } from './support/ws-client';
-import { MAX_CONCURRENT_TURNS, MAX_NEW_CHATS_PER_MINUTE } from '../src/openai-compat/openai-compat.service';
+import { MAX_CONCURRENT_TURNS, MAX_NEW_CHATS_PER_MINUTE } from '../src/openai-compat/openai-compat-admission';
 
 async function enable(t: TestApp): Promise<string> {
   const put = await fetch(`${t.httpUrl}/api/settings/openai-compat`, {

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { MemoryStore } from '../src/memory/memory-store';
+import { HistoryReader } from '../src/memory/history-reader';
 import { SessionIndex } from '../src/memory/session-index';
 import { FakeModelServer } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -51,7 +51,7 @@ describe('Persisted session index across a restart (e2e)', () => {
     await t.close();
     t = null;
 
-    const reads = jest.spyOn(MemoryStore.prototype, 'readRecordsWithPositions');
+    const reads = jest.spyOn(HistoryReader.prototype, 'readRecordsWithPositions');
     t = await startTestApp({ dataDir, configDir, env: { DREAM_INTERVAL: '0' } });
     const index = t.app.get(SessionIndex);
     await index.ready();

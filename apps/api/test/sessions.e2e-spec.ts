@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { MemoryStore } from '../src/memory/memory-store';
+import { HistoryLogStore } from '../src/memory/history-log.store';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../src/events/app-events';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -171,7 +171,7 @@ describe('Sessions REST (e2e)', () => {
 
   describe('PATCH /api/sessions/{chat_id}', () => {
     it('Scenario: rename trims the title and updates disk and the live cache', async () => {
-      const store = app.app.get(MemoryStore);
+      const store = app.app.get(HistoryLogStore);
       await store.appendTurn('r-1', { content: 'hi' }, [], { content: 'hello' });
       await store.saveMetadata('r-1', { title: 'old', activated_tools: { mcp_x_y: 1 } });
       const state = await store.getChat('r-1');
@@ -228,7 +228,7 @@ describe('Sessions REST (e2e)', () => {
 
   describe('DELETE /api/sessions/{chat_id}', () => {
     it('Scenario: delete removes the session, forgets it in memory and announces it', async () => {
-      const store = app.app.get(MemoryStore);
+      const store = app.app.get(HistoryLogStore);
       await store.getChat('d-1');
       await store.appendTurn('d-1', { content: 'remember my secret' }, [], { content: 'ok' });
       const events: SessionDeletedEvent[] = [];
@@ -262,7 +262,7 @@ describe('Sessions REST (e2e)', () => {
     const dataDir = await fs.mkdtemp(join(tmpdir(), 'cashcode-restart-'));
     try {
       const first = await startTestApp({ dataDir });
-      const store = first.app.get(MemoryStore);
+      const store = first.app.get(HistoryLogStore);
       await store.appendTurn('keep-1', { content: 'before restart' }, [], { content: 'noted' });
       await store.saveMetadata('keep-1', { title: 'Kept' });
       await first.close();
@@ -276,7 +276,7 @@ describe('Sessions REST (e2e)', () => {
           { role: 'user', content: 'before restart', cursor: 1 },
           { role: 'assistant', content: 'noted', cursor: 2 },
         ]);
-        await second.app.get(MemoryStore).appendTurn('keep-1', { content: 'after' }, [], { content: 'ok' });
+        await second.app.get(HistoryLogStore).appendTurn('keep-1', { content: 'after' }, [], { content: 'ok' });
         const lines = (await fs.readFile(join(second.config.memoryDir, 'keep-1', 'history.jsonl'), 'utf8')).trim().split('\n');
         expect(lines.map((l) => (JSON.parse(l) as { cursor: number }).cursor)).toEqual([1, 2, 3, 4]);
       } finally {

@@ -163,18 +163,19 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     await waitForTurnEnd();
   });
 
-  test('Scenario: always allow stores a rule for the program; the next call runs without asking; Revoke asks again', async () => {
+  test('Scenario: always allow stores a rule for the exact git command; the next call runs without asking; Revoke asks again', async () => {
     fake.enqueue(...execCall('git --version', 'Always allowed.'));
     await sendMessage('Always allow git for me');
     const card = pendingCard();
     await card.waitFor();
-    await card.getByRole('button', { name: 'Always allow git' }).click();
+    await card.getByRole('button', { name: 'Always allow git --version' }).click();
     await card.waitFor({ state: 'detached' });
-    assert.equal(await cards().last().getByTestId('approval-outcome').innerText(), 'Always allowed: git');
+    assert.equal(await cards().last().getByTestId('approval-outcome').innerText(), 'Always allowed: git --version');
     await lastAnswer().filter({ hasText: 'Always allowed.' }).waitFor();
     await waitForTurnEnd();
     const { rules } = await (await fetch(`${api.url}/api/settings/tool-policies`)).json();
-    assert.deepEqual(rules.map((rule) => rule.scope), [{ kind: 'exec_program', program: 'git' }]);
+    // git can run other code through its options: the rule names the exact command
+    assert.deepEqual(rules.map((rule) => rule.scope), [{ kind: 'exec_command', argv: ['git', '--version'] }]);
 
     // the next git call runs at once
     const before = await cards().count();
@@ -190,7 +191,7 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     await page.getByTestId('nav-tools').click();
     await page.waitForURL(/\/settings\/tools$/);
     const rule = page.getByTestId('tools-rule-row');
-    await rule.getByTestId('tools-rule-scope').filter({ hasText: 'exec of the program git' }).waitFor();
+    await rule.getByTestId('tools-rule-scope').filter({ hasText: 'exec of exactly git --version' }).waitFor();
     await page.getByTestId('tools-audit-row').first().waitFor();
     const decisions = await page
       .locator('[data-testid="tools-audit-row"][data-by="user"]')
@@ -206,7 +207,7 @@ describe('Approvals in the console', { timeout: 300_000 }, () => {
     await page.getByTestId('tools-audit').scrollIntoViewIfNeeded();
     await screenshot(page, 'approvals-07-settings-audit-dark-en');
     await toggleTheme(false);
-    await rule.getByRole('button', { name: 'Revoke the rule for exec of the program git' }).click();
+    await rule.getByRole('button', { name: 'Revoke the rule for exec of exactly git --version' }).click();
     await page.getByTestId('tools-rules-empty').waitFor();
     const after = await (await fetch(`${api.url}/api/settings/tool-policies`)).json();
     assert.deepEqual(after.rules, []);

@@ -42,7 +42,10 @@ export interface ApprovalRequestEvent {
   arguments: string;
   /** ISO 8601 with offset: when the request is denied by timeout */
   expires_at: string;
-  /** additive: the scope an `allow_always` would store, e.g. `{ kind: 'exec_program', program: 'git' }` */
+  /**
+   * additive: the scope an `allow_always` would store, e.g. `{ kind: 'exec_program', program: 'ls' }` or
+   * `{ kind: 'exec_command', argv: ['git', 'status'] }`; absent when the decision would apply once
+   */
   always_scope?: StandingRuleScope;
   /** additive: for exec, whether the command runs confined in the sandbox */
   sandboxed?: boolean;
@@ -81,9 +84,14 @@ export interface ApprovalResolvedEvent {
 
 // ---- REST: /api/settings/tool-policies --------------------------------------------------------
 
-/** What a standing rule ("always allow") covers. */
+/**
+ * What a standing rule ("always allow") covers. `exec_program`: that program with any arguments (only for programs
+ * that run no other code through their options; a stored rule for any other program covers nothing and carries
+ * `inactive_reason`); `exec_command` (additive): a simple command whose words, after quote removal, are exactly `argv`.
+ */
 export type StandingRuleScope =
   | { kind: 'exec_program'; program: string }
+  | { kind: 'exec_command'; argv: string[] }
   | { kind: 'tool'; tool: string }
   | { kind: 'mcp_tool'; server: string; tool: string };
 
@@ -92,6 +100,18 @@ export interface StandingRule {
   scope: StandingRuleScope;
   /** ISO 8601 with offset */
   created_at: string;
+  /** additive, in responses only: why the stored rule covers nothing any more (it stays until revoked) */
+  inactive_reason?: string;
+}
+
+/**
+ * The words of an `exec_command` rule as a shell line for display: words of plain characters as they are, any other
+ * word single-quoted (`git commit -m 'a b'`).
+ */
+export function execArgvLabel(argv: readonly string[]): string {
+  return argv
+    .map((word) => (word !== '' && /^[\w./,:@%+=-]+$/.test(word) ? word : `'${word.split("'").join("'\\''")}'`))
+    .join(' ');
 }
 
 export interface ToolPolicyEntry {

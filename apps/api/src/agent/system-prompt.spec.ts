@@ -2,19 +2,20 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/app-config';
-import { MemoryStore } from '../memory/memory-store';
+import type { MemoryDocuments } from '../memory/memory-documents';
+import { createMemoryStores } from '../memory/memory-stores';
 import { REMEMBERED_INFORMATION_HEADING, SystemPromptBuilder } from './system-prompt';
 
 describe('SystemPromptBuilder snapshots', () => {
   let dir: string;
-  let memory: MemoryStore;
+  let memory: MemoryDocuments;
   let prompt: SystemPromptBuilder;
   let memoryFile: string;
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-prompt-'));
     const config = loadConfig({ CASHCODE_DATA_DIR: join(dir, 'data') }, dir);
-    memory = new MemoryStore(config);
+    memory = createMemoryStores(config).documents;
     prompt = new SystemPromptBuilder(memory);
     prompt.registerSection({ name: 'test.static', order: 1, render: () => '## Static section' });
     await fs.mkdir(config.memoryDir, { recursive: true });

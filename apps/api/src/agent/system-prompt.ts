@@ -1,5 +1,5 @@
 /**
- * The system prompt of a turn (openspec agent-runner): SOUL.md (MemoryStore.readSoul falls back to the built-in English
+ * The system prompt of a turn (openspec agent-runner): SOUL.md (MemoryDocuments.readSoul falls back to the built-in English
  * persona when it is missing or blank), then `## Remembered information` + MEMORY.md when MEMORY.md is non-empty,
  * then any sections other modules register (the skills module adds `## Skill usage`, the `## Installed Skills` index
  * and the recently-activated-skills summary).
@@ -9,13 +9,13 @@
  * (context-window.ts: every CONTEXT_BOUNDARY_TURNS turns, after a consolidation), so the request prefix stays the
  * same from turn to turn and a provider's prompt cache keeps matching. A Dream rewrite of MEMORY.md, or an edit of the
  * files outside CashCode, reaches a chat at its next boundary (a new chat at once); a deliberate edit — save_memory,
- * the REST editor, a Dream revert — bumps MemoryStore.documentRevision and reaches every chat at its next turn. The
+ * the REST editor, a Dream revert — bumps MemoryDocuments.documentRevision and reaches every chat at its next turn. The
  * sections are rendered every turn (the `## Installed Skills` index is snapshotted per chat by its own section; the
  * recently-activated-Skills summary changes only when the chat loads a Skill). Without a boundary (the stateless
  * OpenAI-compatible endpoint) SOUL and MEMORY are read fresh.
  */
 import { Injectable } from '@nestjs/common';
-import { DEFAULT_SOUL, MemoryStore } from '../memory/memory-store';
+import { DEFAULT_SOUL, MemoryDocuments } from '../memory/memory-documents';
 import { LRUCache } from 'lru-cache';
 
 export const REMEMBERED_INFORMATION_HEADING = '\n\n## Remembered information\n';
@@ -41,7 +41,7 @@ export class SystemPromptBuilder {
   private readonly sections: SystemPromptSection[] = [];
   private readonly snapshots = new LRUCache<string, PromptSnapshot>({ max: PROMPT_SNAPSHOT_CHATS });
 
-  constructor(private readonly memory: MemoryStore) {}
+  constructor(private readonly memory: MemoryDocuments) {}
 
   /** Adds (or replaces, by name) a section rendered after the remembered information. */
   registerSection(section: SystemPromptSection): void {

@@ -17,7 +17,7 @@ import type {
 import type { LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { MemoryStore } from '../memory/memory-store';
+import { ArtifactStore } from '../memory/artifact.store';
 import type { ToolCallRecord } from '../memory/memory.types';
 import { argumentPreview } from './argument-preview';
 import { ElicitationsService } from './elicitations';
@@ -102,7 +102,7 @@ export class ToolExecutor {
     @Inject(TOOL_GATE) private readonly gate: ToolGate,
     private readonly elicitations: ElicitationsService,
     /** where over-budget tool results are kept */
-    @Inject(MemoryStore) private readonly artifacts: ArtifactSink,
+    @Inject(ArtifactStore) private readonly artifacts: ArtifactSink,
   ) {}
 
   /** Runs the calls of one answer; the results are in call order. Throws ToolExecutionCancelledError on cancel. */

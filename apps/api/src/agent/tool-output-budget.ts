@@ -6,7 +6,7 @@
  * text, on this model call and on every later turn that re-sends the history.
  */
 import { createHash } from 'node:crypto';
-import { ARTIFACT_ID_PATTERN } from '../memory/memory-store';
+import { ARTIFACT_ID_PATTERN } from '../memory/artifact.store';
 
 /** characters of the head and of the tail a preview keeps */
 export const PREVIEW_HEAD_CHARS = 3_000;

@@ -10,6 +10,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isErrorCode, type ApprovalAuditEntry, type ApprovalAuditResponse } from '@cashcode/contracts';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { mkdirPrivate, openPrivate, PRIVATE_FILE_MODE } from '../common/private-fs';
+import { SerialQueue } from '../common/keyed-queue';
 
 export const AUDIT_DEFAULT_LIMIT = 50;
 export const AUDIT_MAX_LIMIT = 500;
@@ -23,7 +24,8 @@ function isEntry(value: unknown): value is ApprovalAuditEntry {
 @Injectable()
 export class ApprovalAuditLog {
   readonly path: string;
-  private appends: Promise<unknown> = Promise.resolve();
+  /** one appender at a time */
+  private readonly appends = new SerialQueue();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.path = join(config.dataDir, 'approvals', 'audit.jsonl');
@@ -31,7 +33,7 @@ export class ApprovalAuditLog {
 
   /** Appends one entry; resolves once it is on disk. */
   append(entry: ApprovalAuditEntry): Promise<void> {
-    const run = this.appends.then(async () => {
+    return this.appends.run(async () => {
       await mkdirPrivate(dirname(this.path));
       const handle = await openPrivate(this.path, 'a');
       try {
@@ -43,8 +45,6 @@ export class ApprovalAuditLog {
         await handle.close();
       }
     });
-    this.appends = run.catch(() => undefined);
-    return run;
   }
 
   /** Newest first. */

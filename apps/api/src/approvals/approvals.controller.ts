@@ -4,7 +4,7 @@ import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, A
 import type { ApprovalAuditResponse, ToolPoliciesResponse } from '@cashcode/contracts';
 import { ApiProblemResponses, ProblemException } from '../common/problem-details';
 import { AUDIT_DEFAULT_LIMIT, ApprovalAuditLog } from './approval-audit';
-import { ApprovalsService } from './approvals.service';
+import { ToolPoliciesService } from './tool-policies.service';
 import {
   ApprovalAuditResponseDto,
   ListApprovalAuditQueryDto,
@@ -18,7 +18,7 @@ const RULE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 @ApiTags('approvals')
 @Controller(API_PATHS.toolPolicies)
 export class ToolPoliciesController {
-  constructor(private readonly approvals: ApprovalsService) {}
+  constructor(private readonly policies: ToolPoliciesService) {}
 
   @Get()
   @ApiOperation({
@@ -30,7 +30,7 @@ export class ToolPoliciesController {
   })
   @ApiOkResponse({ type: ToolPoliciesResponseDto })
   get(): ToolPoliciesResponse {
-    return this.approvals.policiesResponse();
+    return this.policies.policiesResponse();
   }
 
   @Put()
@@ -44,7 +44,7 @@ export class ToolPoliciesController {
   @ApiOkResponse({ type: ToolPoliciesResponseDto })
   @ApiProblemResponses(422)
   put(@Body() body: UpdateToolPoliciesDto): Promise<ToolPoliciesResponse> {
-    return this.approvals.updatePolicies(body);
+    return this.policies.updatePolicies(body);
   }
 
   @Delete('rules/:id')
@@ -54,7 +54,7 @@ export class ToolPoliciesController {
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiProblemResponses(404)
   async deleteRule(@Param('id') id: string): Promise<void> {
-    if (!RULE_ID_PATTERN.test(id) || !(await this.approvals.deleteRule(id))) {
+    if (!RULE_ID_PATTERN.test(id) || !(await this.policies.deleteRule(id))) {
       throw new ProblemException(HttpStatus.NOT_FOUND, `Standing rule not found: ${id.slice(0, 64)}`, { code: 'rule_not_found' });
     }
   }

@@ -5,6 +5,7 @@ import { TOOL_GATE, type ToolGate } from '../agent/tool-gate';
 import { ApprovalAuditLog } from './approval-audit';
 import { ApprovalAuditController, ToolPoliciesController } from './approvals.controller';
 import { ApprovalsService } from './approvals.service';
+import { ToolPoliciesService } from './tool-policies.service';
 import { ToolPolicyStore } from './tool-policy-store';
 
 /**
@@ -20,6 +21,7 @@ import { ToolPolicyStore } from './tool-policy-store';
   controllers: [ToolPoliciesController, ApprovalAuditController],
   providers: [
     ToolPolicyStore,
+    ToolPoliciesService,
     ApprovalAuditLog,
     ApprovalsService,
     // a typed factory: the compiler checks that the service fits the agent's ToolGate

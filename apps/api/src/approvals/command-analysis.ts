@@ -1,159 +1,150 @@
 /**
- * What an `exec` command line runs, for standing rules ("always allow `git`") and Skills' `Bash(git:*)` patterns.
+ * What an `exec` command line runs, for standing rules and Skills' `Bash(…)` patterns.
  *
- * The line is parsed with `shell-quote` into simple commands (split at `&&`, `||`, `;`, `|`, `&`, `(`, `)`); each
- * simple command's program is its first word after leading `NAME=value` assignments (and after `env` followed only by
- * assignments). A rule or pattern approves a line only when it covers EVERY simple command in it, so a rule for `git`
- * never approves `git status && rm -rf /`.
+ * The line is read by shell-words.ts, a reader for a tiny subset of the shell language whose reading is dash's
+ * (`/bin/sh -c <line>` runs every exec line); anything outside the subset makes the line unanalysable. On top of that
+ * reading, a line is analysable only when every simple command in it
+ * - starts with its program (no `NAME=value` prefix: `PATH=…`, `LD_PRELOAD=…` or `GIT_SSH_COMMAND=…` change what
+ *   runs),
+ * - names it as a bare name found through PATH or an absolute path (a relative path's file is the agent's to rewrite),
+ * - is not a launcher or a builtin that changes how the rest of the line is read (exec-programs.ts LAUNCHER_PROGRAMS:
+ *   `sudo`, `env`, `xargs`, `sh`, `timeout`, `export`, `cd` …),
+ * - redirects only by descriptor copies (`2>&1`, `>&2`) and output to exactly `/dev/null`.
+ * An unanalysable line is always asked: no rule or pattern covers it.
  *
- * Anything the parser cannot see through makes the line unanalysable, and an unanalysable line is always asked:
- * newlines, command substitution (`` ` ``, `$(`), process substitution (`<(`, `>(`), here-documents and file
- * redirections (except `2>&1`-style descriptor copies and redirections to /dev/null), a program that comes from a
- * variable or a glob, and shell keywords (`if`, `for`, `{` …).
- *
- * Programs that run other programs (`sudo`, `sh`, `eval`, `xargs`, `env -i`, `nohup`, …) and relative paths
- * (`./script.sh`, whose content the agent can rewrite) are never offered as a standing-rule scope and never covered by a
- * program rule. Absolute paths are scoped as written (`/usr/bin/git` is not `git`).
+ * A rule or pattern covers a line only when it covers EVERY simple command of it, so a rule for `ls` never approves
+ * `ls && rm -rf /`. A program-wide rule (`exec_program`) covers a command only for the programs of
+ * exec-programs.ts RULE_PROGRAMS (they run no other code through any option); any other program can only get an exact
+ * rule (`exec_command`: the words must equal the rule's argv). Rules never cover a program given by its path.
  */
-import { parse, type ParseEntry } from 'shell-quote';
+import type { StandingRuleScope } from '@cashcode/contracts';
+import { BARE_PROGRAM, ABSOLUTE_PROGRAM, LAUNCHER_PROGRAMS, programBaseName, RULE_PROGRAMS } from './exec-programs';
+import { readShellLine, type ShellCommand } from './shell-words';
 
 export interface SimpleCommand {
-  /** the program as written (a bare name or an absolute path) */
+  /** the program as written, after quote removal (a bare name or an absolute path) */
   program: string;
-  /** the program and its arguments, unquoted */
+  /** the program and its arguments, after quote removal */
   words: string[];
+  /** UTF-16 offsets of the command in the line (its words and redirections; end exclusive) */
+  span: { start: number; end: number };
 }
 
 export type CommandAnalysis = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
 
-/** Programs that run another program given in their arguments: a rule for them would approve anything. */
-export const LAUNCHER_PROGRAMS: ReadonlySet<string> = new Set([
-  'sudo', 'doas', 'su', 'pkexec', 'env', 'command', 'builtin', 'exec', 'eval', 'source', '.', 'nohup', 'nice',
-  'ionice', 'time', 'timeout', 'xargs', 'parallel', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh',
-  'busybox', 'stdbuf', 'setsid', 'chroot', 'unshare', 'nsenter', 'strace', 'ltrace', 'watch', 'script', 'flock',
-  'chrt', 'taskset', 'firejail', 'bwrap', 'systemd-run', 'runuser', 'trap',
-]);
-
-const SHELL_KEYWORDS: ReadonlySet<string> = new Set([
-  'if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'in', 'function',
-  'select', '{', '}', '!', '[[', ']]', 'coproc',
-]);
-
-const SEPARATORS: ReadonlySet<string> = new Set(['&&', '||', ';', '|', '&', '(', ')', ';;', '|&', ';&', ';;&']);
-/** marker the variable lookup puts into expanded words (never in a program name) */
-const VARIABLE_MARK = '\u0000';
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
-const BARE_PROGRAM = /^[A-Za-z0-9_][A-Za-z0-9._+-]*$/;
-const ABSOLUTE_PROGRAM = /^\/[A-Za-z0-9._+\-/]+$/;
-const MAX_COMMAND_CHARS = 16_384;
-
-function isOp(entry: ParseEntry): entry is Extract<ParseEntry, { op: string }> & { op: string } {
-  return typeof entry === 'object' && entry !== null && 'op' in entry && (entry as { op: string }).op !== 'glob';
+/** One command of a line for the approval card: its program and where it stands. */
+export interface CommandSegment {
+  program: string;
+  start: number;
+  end: number;
 }
 
-function isGlob(entry: ParseEntry): entry is { op: 'glob'; pattern: string } {
-  return typeof entry === 'object' && entry !== null && 'op' in entry && (entry as { op: string }).op === 'glob';
+export type CommandSegments = { ok: true; commands: CommandSegment[] } | { ok: false; reason: string };
+
+/** Why a command of the subset is still not analysable for rules, or null. */
+function strictRefusal(command: ShellCommand): string | null {
+  if (command.assignments > 0) return 'a NAME=value assignment before the program';
+  const program = command.program;
+  if (program.includes('/')) {
+    if (!ABSOLUTE_PROGRAM.test(program) || program.split('/').includes('..')) return 'a program given by a relative path';
+  } else if (!BARE_PROGRAM.test(program)) {
+    return 'an unusual program name';
+  }
+  if (LAUNCHER_PROGRAMS.has(programBaseName(program))) return `${programBaseName(program)} runs other commands or changes how the line runs`;
+  for (const redirect of command.redirects) {
+    if (redirect.op === '>&') continue;
+    if ((redirect.op === '>' || redirect.op === '>>') && redirect.target === '/dev/null') continue;
+    return 'a redirection other than to /dev/null or a descriptor copy';
+  }
+  return null;
 }
 
-function isComment(entry: ParseEntry): boolean {
-  return typeof entry === 'object' && entry !== null && 'comment' in entry;
-}
-
-/** Splits a command line into simple commands, or says why it cannot be analysed. */
+/** Splits a command line into simple commands, or says why no rule can read it. */
 export function analyzeCommand(command: string): CommandAnalysis {
-  if (command.length > MAX_COMMAND_CHARS) return { ok: false, reason: 'command too long' };
-  if (/[\r\n]/.test(command)) return { ok: false, reason: 'multi-line command' };
-  if (command.includes('`') || command.includes('$(')) return { ok: false, reason: 'command substitution' };
-  if (command.includes('<(') || command.includes('>(')) return { ok: false, reason: 'process substitution' };
-  let entries: ParseEntry[];
-  try {
-    entries = parse(command, (key: string) => `${VARIABLE_MARK}$${key}`);
-  } catch {
-    return { ok: false, reason: 'unparsable command' };
-  }
-  const groups: ParseEntry[][] = [[]];
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as ParseEntry;
-    if (isComment(entry)) break;
-    if (isOp(entry)) {
-      if (SEPARATORS.has(entry.op)) {
-        groups.push([]);
-        continue;
-      }
-      // `2>&1`, `>&2`: descriptor copies; `> /dev/null`, `2> /dev/null`: discarded output
-      const target = entries[i + 1];
-      if ((entry.op === '>&' || entry.op === '<&') && typeof target === 'string' && /^\d+$|^-$/.test(target)) {
-        i++;
-        continue;
-      }
-      if ((entry.op === '>' || entry.op === '>>' || entry.op === '&>') && target === '/dev/null') {
-        i++;
-        continue;
-      }
-      return { ok: false, reason: `redirection ${entry.op}` };
-    }
-    (groups[groups.length - 1] as ParseEntry[]).push(entry);
-  }
+  const reading = readShellLine(command);
+  if (!reading.ok) return reading;
   const commands: SimpleCommand[] = [];
-  for (const group of groups) {
-    // a trailing descriptor number of a copy (`2` of `2>&1`) is left on the words; harmless for matching
-    if (group.length === 0) continue;
-    const words: string[] = [];
-    for (const entry of group) {
-      if (isGlob(entry)) words.push(entry.pattern);
-      else if (typeof entry === 'string') words.push(entry);
-      else return { ok: false, reason: 'unsupported shell syntax' };
-    }
-    let start = 0;
-    while (start < words.length && ASSIGNMENT.test(words[start] as string)) start++;
-    if (words[start] === 'env') {
-      let next = start + 1;
-      while (next < words.length && ASSIGNMENT.test(words[next] as string)) next++;
-      // `env` with options (-i, -u NAME, -S …) or alone is a launcher; `env X=1 git` runs git
-      if (next < words.length && !(words[next] as string).startsWith('-')) start = next;
-    }
-    if (start >= words.length) continue; // assignments only
-    const program = words[start] as string;
-    if (program.includes(VARIABLE_MARK) || isGlob(group[start] as ParseEntry)) {
-      return { ok: false, reason: 'program from a variable or glob' };
-    }
-    if (SHELL_KEYWORDS.has(program)) return { ok: false, reason: `shell keyword ${program}` };
-    if (!BARE_PROGRAM.test(program) && !ABSOLUTE_PROGRAM.test(program) && !program.includes('/')) {
-      return { ok: false, reason: 'unusual program name' };
-    }
-    commands.push({ program, words: words.slice(start) });
+  for (const simple of reading.commands) {
+    const refusal = strictRefusal(simple);
+    if (refusal !== null) return { ok: false, reason: refusal };
+    commands.push({ program: simple.program, words: simple.words.map((word) => word.value), span: { ...simple.span } });
   }
-  if (commands.length === 0) return { ok: false, reason: 'no command' };
   return { ok: true, commands };
 }
 
-/** Whether a program may be the scope of a standing rule (not a launcher, not a relative path). */
+/**
+ * The separate commands of a line for the approval card (`commands` of `approval_request`): wider than
+ * analyzeCommand (a file redirection, an assignment or a launcher does not stop the split), but only within the same
+ * dash-exact subset, so each span is a command dash runs; `ok: false` with the reason otherwise.
+ */
+export function commandSegments(command: string): CommandSegments {
+  const reading = readShellLine(command);
+  if (!reading.ok) return reading;
+  return { ok: true, commands: reading.commands.map((simple) => ({ program: simple.program, ...simple.span })) };
+}
+
+/** Whether a program may be the scope of a program-wide rule (`exec_program`). */
 export function isRuleProgram(program: string): boolean {
-  if (LAUNCHER_PROGRAMS.has(program)) return false;
-  if (BARE_PROGRAM.test(program)) return true;
-  return ABSOLUTE_PROGRAM.test(program) && !program.split('/').includes('..') && !LAUNCHER_PROGRAMS.has(program.split('/').pop() ?? '');
+  return RULE_PROGRAMS.has(program);
+}
+
+/** Whether a program may get an exact rule (`exec_command`): a bare name that analyzeCommand accepts. */
+export function isExactRuleProgram(program: string): boolean {
+  return BARE_PROGRAM.test(program) && !LAUNCHER_PROGRAMS.has(program);
 }
 
 /**
- * The program an "always allow" of this command would store: only when every simple command runs the same program
- * and that program may be a rule scope; null otherwise (the decision then applies once).
+ * The scope an "always allow" of this line would store: `exec_program` when every command runs the same program of
+ * RULE_PROGRAMS; `exec_command` with its words when the line is one simple command of another program; null otherwise
+ * (the decision then applies once).
  */
-export function alwaysProgram(command: string): string | null {
+export function alwaysExecScope(command: string): StandingRuleScope | null {
   const analysis = analyzeCommand(command);
   if (!analysis.ok) return null;
   const programs = new Set(analysis.commands.map((c) => c.program));
-  if (programs.size !== 1) return null;
   const [program] = [...programs] as [string];
-  return isRuleProgram(program) ? program : null;
+  if (programs.size === 1 && isRuleProgram(program)) return { kind: 'exec_program', program };
+  const [only] = analysis.commands;
+  if (analysis.commands.length === 1 && only !== undefined && isExactRuleProgram(only.program)) {
+    return { kind: 'exec_command', argv: [...only.words] };
+  }
+  return null;
 }
 
-/** What pre-approves a simple command: a program (any arguments) or a word prefix (`Bash(git status:*)`). */
+/** Why a stored rule covers nothing any more (shown with the rule), or null when it is in force. */
+export function ruleInactiveReason(scope: StandingRuleScope): string | null {
+  if (scope.kind === 'exec_program' && !isRuleProgram(scope.program)) {
+    return scope.program.includes('/')
+      ? 'A rule for a program given by its path covers nothing: the file at a path can change.'
+      : `${scope.program} can run other programs or code through its options, so a rule for it with any arguments ` +
+          'covers nothing. Allow an exact command instead.';
+  }
+  if (scope.kind === 'exec_command' && !isExactRuleProgram(scope.argv[0] ?? '')) {
+    return `${scope.argv[0] ?? 'This program'} runs other commands or changes how the line runs; no rule covers it.`;
+  }
+  return null;
+}
+
+/**
+ * What pre-approves a simple command: a program with any arguments (`exec_program` rules, RULE_PROGRAMS only) or
+ * words (Skills' `Bash(git status:*)` prefixes and `exec_command` rules, which are exact).
+ */
 export type CommandMatcher = { kind: 'program'; program: string } | { kind: 'prefix'; words: string[]; exact: boolean };
+
+/**
+ * How much a matcher allows, for the owner's screen: `exact` one command; `prefix` a program of RULE_PROGRAMS (or a
+ * prefix of it) with any further arguments; `any-code` a prefix of any other program with free arguments, which can
+ * run anything (`git -c alias.x='!…'`, `find -exec`, `python -c`).
+ */
+export function patternWidth(matcher: CommandMatcher): 'exact' | 'prefix' | 'any-code' {
+  if (matcher.kind === 'program') return isRuleProgram(matcher.program) ? 'prefix' : 'any-code';
+  if (matcher.exact) return 'exact';
+  return isRuleProgram(matcher.words[0] ?? '') ? 'prefix' : 'any-code';
+}
 
 function matches(command: SimpleCommand, matcher: CommandMatcher): boolean {
   if (matcher.kind === 'program') return isRuleProgram(matcher.program) && command.program === matcher.program;
-  if (matcher.words.length === 0) return false;
-  if (LAUNCHER_PROGRAMS.has(command.program)) return false;
+  if (matcher.words.length === 0 || !isExactRuleProgram(command.program)) return false;
   if (matcher.exact && command.words.length !== matcher.words.length) return false;
   if (command.words.length < matcher.words.length) return false;
   return matcher.words.every((word, index) => command.words[index] === word);
@@ -165,4 +156,14 @@ export function commandCovered(command: string, matchers: readonly CommandMatche
   const analysis = analyzeCommand(command);
   if (!analysis.ok) return false;
   return analysis.commands.every((simple) => matchers.some((matcher) => matches(simple, matcher)));
+}
+
+/** The matchers of the standing rules (inactive ones match nothing anyway). */
+export function ruleMatchers(scopes: readonly StandingRuleScope[]): CommandMatcher[] {
+  const matchers: CommandMatcher[] = [];
+  for (const scope of scopes) {
+    if (scope.kind === 'exec_program') matchers.push({ kind: 'program', program: scope.program });
+    else if (scope.kind === 'exec_command') matchers.push({ kind: 'prefix', words: [...scope.argv], exact: true });
+  }
+  return matchers;
 }

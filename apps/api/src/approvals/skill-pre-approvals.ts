@@ -5,16 +5,18 @@
  *
  * - `Bash` / `Bash(*)` → any `exec` command; `Bash(git:*)` → commands whose words start with `git`;
  *   `Bash(git status:*)` → that prefix; `Bash(npm test)` → exactly that command. Compound lines are pre-approved only
- *   when every command in them is (see command-analysis.ts).
+ *   when every command in them is (see command-analysis.ts). The pattern's words are read with the same reader as the
+ *   command line; a pattern outside its subset (`Bash(FOO=1 git:*)`, `Bash(sudo:*)`) pre-approves nothing. A prefix
+ *   of a program that can run other code through its options is effectively any command (`patternWidth`), which the
+ *   owner is told before approving a Skill's pre-approvals.
  * - `Read` → read_file, `Write` → write_file, `Edit`/`MultiEdit` → edit_file, `Grep` → grep, `Glob` → glob,
  *   `LS` → list_dir, `WebFetch` → web_fetch, `WebSearch` → web_search; `mcp__<server>__<tool>` → that MCP tool and
  *   `mcp__<server>` → every tool of that server; other names are taken as they are (`web_fetch`, `mcp_x_y`).
  * - A non-Bash entry with an argument (`Read(./src/**)`, `WebFetch(domain:x)`) is not pre-approved: its narrowing
  *   is not enforced here, and pre-approving the whole tool would be wider than the Skill asked for.
  */
-import { parse } from 'shell-quote';
 import type { AgentTool } from '../agent/agent-tool';
-import type { CommandMatcher } from './command-analysis';
+import { analyzeCommand, type CommandMatcher } from './command-analysis';
 
 export const ALLOWED_TOOL_ALIASES: Readonly<Record<string, string>> = {
   bash: 'exec',
@@ -44,13 +46,11 @@ export function emptyPreApprovals(): PreApprovals {
   return { tools: new Set(), mcp: new Set(), anyExec: false, exec: [] };
 }
 
+/** The words of a pattern, read like a command line (so both sides read quotes identically): one simple command. */
 function words(spec: string): string[] | null {
-  try {
-    const parsed = parse(spec);
-    return parsed.every((entry) => typeof entry === 'string') ? (parsed as string[]) : null;
-  } catch {
-    return null;
-  }
+  const analysis = analyzeCommand(spec);
+  if (!analysis.ok || analysis.commands.length !== 1) return null;
+  return (analysis.commands[0] as { words: string[] }).words;
 }
 
 function execMatcher(spec: string): CommandMatcher | 'any' | null {

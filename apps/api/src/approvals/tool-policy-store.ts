@@ -23,6 +23,7 @@ import {
 import { writeJsonAtomic } from '../common/atomic-file';
 import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { SerialQueue } from '../common/keyed-queue';
 
 export const DEFAULT_RISK_POLICIES: Readonly<Record<ToolRisk, ToolPolicy>> = {
   read: 'allow',
@@ -39,6 +40,20 @@ export const TOOL_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** MCP tools: `<server>/<tool>` (the tool name as its server spells it, no control characters or slash) */
 export const MCP_TOOL_KEY_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}\/[\x21-\x2e\x30-\x7e\u00a0-\uffff]{1,128}$/u;
 export const RULE_PROGRAM_PATTERN = /^(?:[A-Za-z0-9_][A-Za-z0-9._+-]{0,127}|\/[A-Za-z0-9._+\-/]{1,255})$/;
+/** `exec_command` rules: at most this many words and characters (the exec tool's command limit) */
+export const MAX_RULE_ARGV_WORDS = 256;
+export const MAX_RULE_ARGV_CHARS = 16_384;
+
+/** The argv of an `exec_command` rule: a program name found through PATH, then words without NUL or line breaks. */
+export function isRuleArgv(value: unknown): value is string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_RULE_ARGV_WORDS) return false;
+  let chars = 0;
+  for (const word of value) {
+    if (typeof word !== 'string' || /[\0\n\r]/.test(word)) return false;
+    chars += word.length;
+  }
+  return chars <= MAX_RULE_ARGV_CHARS && /^[A-Za-z0-9_][A-Za-z0-9._+-]{0,127}$/.test(value[0] as string);
+}
 
 export interface ToolPolicyState {
   defaults: Record<ToolRisk, ToolPolicy>;
@@ -70,6 +85,10 @@ export function parseScope(value: unknown): StandingRuleScope | null {
       const program = value['program'];
       return typeof program === 'string' && RULE_PROGRAM_PATTERN.test(program) ? { kind: 'exec_program', program } : null;
     }
+    case 'exec_command': {
+      const argv = value['argv'];
+      return isRuleArgv(argv) ? { kind: 'exec_command', argv: [...argv] } : null;
+    }
     case 'tool': {
       const tool = value['tool'];
       return typeof tool === 'string' && TOOL_KEY_PATTERN.test(tool) ? { kind: 'tool', tool } : null;
@@ -91,6 +110,9 @@ export function parseScope(value: unknown): StandingRuleScope | null {
 
 export function sameScope(a: StandingRuleScope, b: StandingRuleScope): boolean {
   if (a.kind === 'exec_program' && b.kind === 'exec_program') return a.program === b.program;
+  if (a.kind === 'exec_command' && b.kind === 'exec_command') {
+    return a.argv.length === b.argv.length && a.argv.every((word, index) => word === b.argv[index]);
+  }
   if (a.kind === 'tool' && b.kind === 'tool') return a.tool === b.tool;
   if (a.kind === 'mcp_tool' && b.kind === 'mcp_tool') return a.server === b.server && a.tool === b.tool;
   return false;
@@ -128,12 +150,16 @@ function parseState(raw: unknown, path: string): ToolPolicyState {
   return state;
 }
 
+function cloneScope(scope: StandingRuleScope): StandingRuleScope {
+  return scope.kind === 'exec_command' ? { kind: 'exec_command', argv: [...scope.argv] } : { ...scope };
+}
+
 function cloneState(state: ToolPolicyState): ToolPolicyState {
   return {
     defaults: { ...state.defaults },
     tools: { ...state.tools },
     servers: { ...state.servers },
-    rules: state.rules.map((rule) => ({ ...rule, scope: { ...rule.scope } })),
+    rules: state.rules.map((rule) => ({ ...rule, scope: cloneScope(rule.scope) })),
   };
 }
 
@@ -149,7 +175,8 @@ export function newRuleId(): string {
 export class ToolPolicyStore {
   readonly path: string;
   private state: ToolPolicyState = { defaults: { ...DEFAULT_RISK_POLICIES }, tools: {}, servers: {}, rules: [] };
-  private writes: Promise<unknown> = Promise.resolve();
+  /** one writer at a time */
+  private readonly writes = new SerialQueue();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.path = join(config.dataDir, 'approvals', 'tool-policies.json');
@@ -185,15 +212,13 @@ export class ToolPolicyStore {
 
   /** Applies a change atomically: the new state is written, then installed; returns it. */
   update(change: (draft: ToolPolicyState) => void): Promise<ToolPolicyState> {
-    const run = this.writes.then(async () => {
+    return this.writes.run(async () => {
       const draft = cloneState(this.state);
       change(draft);
       await this.persist(draft);
       this.state = draft;
       return cloneState(draft);
     });
-    this.writes = run.catch(() => undefined);
-    return run;
   }
 
   private async persist(state: ToolPolicyState): Promise<void> {

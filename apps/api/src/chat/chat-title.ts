@@ -15,7 +15,7 @@ import { formatEvent } from '../common/log-format';
 import { logIds } from '../common/log-context';
 import { LLM_CLIENT_PROVIDER, type LlmClientProvider } from '../llm-settings/llm-provider';
 import { BackgroundModel, BackgroundModelError } from '../memory/background-model';
-import { MemoryStore } from '../memory/memory-store';
+import { ChatMetadataStore } from '../memory/chat-metadata.store';
 
 /** the longest model-written title, in code points */
 export const MODEL_TITLE_MAX_CHARS = 60;
@@ -89,7 +89,7 @@ export class ChatTitleService implements OnModuleDestroy {
 
   constructor(
     private readonly model: BackgroundModel,
-    private readonly memory: MemoryStore,
+    private readonly memory: ChatMetadataStore,
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
   ) {}
 

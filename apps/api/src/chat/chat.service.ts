@@ -8,12 +8,12 @@
  * - Session deleted: the running turn is aborted (nothing persisted) and queued turns of that chat are dropped.
  * - Spend-limit warnings of a chat's model calls go to the chat's connections (`usage_warning`).
  */
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Subject, type Subscription } from 'rxjs';
 import type { MessageMetadata, ServerEvent } from '@cashcode/contracts';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
-import { MemoryStore } from '../memory/memory-store';
+import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
 import { UsageService } from '../usage/usage.service';
 import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionRequest } from './chat-actions';
 import { ChatLanes, type SubmitResult } from './chat-lanes';
@@ -56,7 +56,7 @@ export class ChatService implements OnModuleDestroy {
 
   constructor(
     private readonly pipeline: TurnPipeline,
-    private readonly memory: MemoryStore,
+    @Inject(HISTORY_LOG) private readonly memory: HistoryLog,
     /** spend-limit warnings of a chat's model calls go to the chat's connections (usage_warning) */
     usage: UsageService,
   ) {

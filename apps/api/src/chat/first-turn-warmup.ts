@@ -12,7 +12,7 @@ import { SERVER_LISTENING_EVENT } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { completionChunkBatches } from '../llm-settings/completion-stream';
 import { createProviderClient } from '../llm-settings/provider-client';
-import { MemoryStore } from '../memory/memory-store';
+import { MemoryDocuments } from '../memory/memory-documents';
 
 const CANNED_STREAM = [
   { id: 'warmup', object: 'chat.completion.chunk', created: 0, model: 'warmup', choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null }] },
@@ -39,7 +39,7 @@ export class FirstTurnWarmup {
   private readonly logger = new Logger(FirstTurnWarmup.name);
   private done: Promise<void> | null = null;
 
-  constructor(private readonly memory: MemoryStore) {}
+  constructor(private readonly memory: MemoryDocuments) {}
 
   @OnAppEvent(SERVER_LISTENING_EVENT)
   onServerListening(): void {

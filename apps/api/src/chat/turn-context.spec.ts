@@ -12,7 +12,7 @@ import { ToolRegistry } from '../agent/tool-registry';
 import { loadConfig } from '../config/app-config';
 import { AppEventBus } from '../events/event-bus';
 import type { McpService } from '../mcp/mcp.service';
-import { MemoryStore } from '../memory/memory-store';
+import { createMemoryStores, type MemoryStores } from '../memory/memory-stores';
 import { SkillCatalog } from '../skills/skill-catalog';
 import { SkillStore } from '../skills/skill-store';
 import { SkillTurnService } from '../skills/skill-turn.service';
@@ -29,7 +29,7 @@ const LLM: MessageMetadata['llm'] = { provider: 'openai_compatible', model: 'tes
 describe('buildTurnContext', () => {
   let dir: string;
   let sources: TurnContextSources;
-  let memory: MemoryStore;
+  let memory: MemoryStores;
   let mcpServices: McpServices;
   let mcp: McpService;
   const base = { chatId: 'chat-1', turnId: 'c'.repeat(32), signal: new AbortController().signal, history: [] };
@@ -39,7 +39,7 @@ describe('buildTurnContext', () => {
     const catalogPath = join(dir, 'mcp_config.json');
     await fs.writeFile(catalogPath, '{}');
     const config = loadConfig({ CASHCODE_DATA_DIR: join(dir, 'data'), CASHCODE_MCP_CATALOG: catalogPath }, dir);
-    memory = new MemoryStore(config);
+    memory = createMemoryStores(config);
     const registry = new ToolRegistry();
     mcpServices = createMcpServices(config, { registry, bus: new AppEventBus(new EventEmitter2()), memory });
     mcp = mcpServices.service;
@@ -64,7 +64,11 @@ describe('buildTurnContext', () => {
       source: 'user',
     });
     const grants = new SkillGrantsService(store, catalog, new SkillGrantStore(config), new ApprovalAuditLog(config));
-    sources = { prompt: new SystemPromptBuilder(memory), mcp, skills: new SkillTurnService(store, catalog, registry, memory, mcp, grants) };
+    sources = {
+      prompt: new SystemPromptBuilder(memory.documents),
+      mcp,
+      skills: new SkillTurnService(store, catalog, registry, memory.history, mcp, grants),
+    };
   });
 
   afterAll(async () => {

@@ -5,12 +5,13 @@
  * cancelled turn the same way, marked cancelled; a turn whose model call failed (or was refused by a spend limit)
  * only the user message with its `error` marker; and after any failure, the chat metadata as it was (title aside).
  */
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Money, ServerEvent, TokenUsage } from '@cashcode/contracts';
 import type { LogIds } from '../common/log-context';
 import { errorType, formatEvent } from '../common/log-format';
-import { MemoryStore, TITLE_SOURCE_KEY, type AppendOptions } from '../memory/memory-store';
-import type { ChatMessage, ChatMetadata, FinalAnswer, HistoryRecord, UserTurnInput } from '../memory/memory.types';
+import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
+import { TITLE_SOURCE_KEY } from '../memory/chat-metadata.store';
+import type { AppendOptions, ChatMessage, ChatMetadata, FinalAnswer, HistoryRecord, UserTurnInput } from '../memory/memory.types';
 import type { ChatActionPlan } from './chat-actions';
 import { CHAT_LOGGER, type TurnJob } from './chat-lanes';
 
@@ -68,7 +69,7 @@ function withoutTitle(metadata: ChatMetadata): string {
 export class TurnPersistence {
   private readonly logger = new Logger(CHAT_LOGGER);
 
-  constructor(private readonly memory: MemoryStore) {}
+  constructor(@Inject(HISTORY_LOG) private readonly memory: HistoryLog) {}
 
   /** The fallback title of an untitled chat without history, written before the turn runs (an empty one is not). */
   async saveFallbackTitle(chatId: string, metadata: ChatMetadata, title: string): Promise<void> {

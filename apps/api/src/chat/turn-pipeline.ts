@@ -26,7 +26,7 @@ import { AppEventBus } from '../events/event-bus';
 import { LLM_CLIENT_PROVIDER, LlmNotConfiguredError, type LlmClientProvider, type ProviderLease } from '../llm-settings/llm-provider';
 import { McpService } from '../mcp/mcp.service';
 import type { ChatMetadata, HistoryRecord, UserTurnInput } from '../memory/memory.types';
-import { MemoryStore } from '../memory/memory-store';
+import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
 import { UNTITLED_SESSION_TITLE } from '../memory/sessions.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { SpendLimitError } from '../usage/usage.errors';
@@ -57,7 +57,7 @@ export class TurnPipeline {
 
   constructor(
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
-    private readonly memory: MemoryStore,
+    @Inject(HISTORY_LOG) private readonly memory: HistoryLog,
     private readonly runner: AgentRunner,
     private readonly prompt: SystemPromptBuilder,
     private readonly eventBus: AppEventBus,

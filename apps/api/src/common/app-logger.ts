@@ -94,10 +94,7 @@ function describeFsError(error: unknown): string {
  * is opened once synchronously, so that a log file that cannot be opened aborts the start instead of failing later.
  * A write that fails later is reported once on stderr and never crashes the server.
  *
- * This replaced a hand-written day-file transport (synchronous batched appends, one comparison per record to rotate):
- * `npm run bench -- server` A/B runs (3 interleaved rounds, shared 2-core VM) showed no cost above the noise — server
- * CPU under load 8.56 ms per turn before, 9.40 ms after (ranges 7.64–9.30 vs 8.72–9.80; the final build, with the
- * other changes, measured 8.56 again), plain-turn overhead 24.6 → 12.3 ms.
+ * This replaced a hand-written day-file transport at no measured cost (bench/README.md).
  */
 function createFileTransport(logDir: string, retentionDays: number, level: LogLevel): DailyRotateFile {
   mkdirPrivateSync(logDir);

@@ -4,22 +4,15 @@
  *
  * Young generation. main.ts pins it at its initial size (`--semi-space-growth-factor=1`): V8 doubles it (up to
  * 2 × 16 MiB) whenever much survives a scavenge and never shrinks it while the process runs, which costs an idle
- * server ~10 MB resident. Under load the pin costs CPU instead: with 100 concurrent turns in flight a 1 MiB semi-space
- * fills every turn or so and every scavenge copies the turns' live state (`npm run bench -- server`: ~410 scavenges
- * per 500 turns, ~1 ms of pause per turn, plus the promoted objects' old-generation work; unpinned: ~20 scavenges).
- * So when the event loop was busy over a whole CHECK_MS interval (utilisation at or above LOAD_UTILISATION) the growth
- * factor goes back to V8's default (2), and once the server is idle it is pinned again and the collection below
- * shrinks the young generation to its initial size. V8 reads the factor each time it considers growing (main.ts
- * sets it the same way, from inside the process). Measured with `npm run bench -- server`'s load (2-core VM, passes
- * of the two builds interleaved, server CPU per turn at 100 concurrent chats): pinned throughout 6.4–7.4 ms (median
- * 7.0), pinned only while idle 5.4–7.0 ms (median 5.9), ~410 vs ~20 scavenges per 500 turns; idle RSS the same, and
- * RSS once idle after the load within a few MB (main.ts has the figures). The VM's speed wanders: in a later, faster
- * series this and the byte-measured body queue (llm-settings/http-fetch.ts) together gave medians 5.0 → 4.5 ms.
+ * server ~10 MB resident. Under load the pin costs CPU instead (with many turns in flight a 1 MiB semi-space fills every
+ * turn or so, and every scavenge copies the turns' live state). So when the event loop was busy over a whole CHECK_MS
+ * interval (utilisation at or above LOAD_UTILISATION) the growth factor goes back to V8's default (2), and once the
+ * server is idle it is pinned again and the collection below shrinks the young generation to its initial size. V8
+ * reads the factor each time it considers growing. The figures of this trade are in bench/README.md.
  *
  * Memory release. V8 shrinks its heap after a burst only through its memory reducer, which waits about 8 s after the
- * last full collection and then for allocation to calm down: after 100 chats × 5 turns the server stayed at ~133 MB
- * resident for 10–15 s before coming back to ~111 MB. Here, every CHECK_MS, when the event loop was idle over that
- * interval (utilisation below IDLE_UTILISATION) and V8's heap has grown by more than GROWTH_BYTES since it was last
+ * last full collection and then for allocation to calm down (10–15 s after a burst). Here, every CHECK_MS, when the
+ * event loop was idle over that interval (utilisation below IDLE_UTILISATION) and V8's heap has grown by more than GROWTH_BYTES since it was last
  * released (or the young generation was allowed to grow), one full, memory-reducing collection runs (V8's "last
  * resort" flavour: compaction, free pages returned to the system, the young generation shrunk): the server is back at
  * its idle size within a few CHECK_MS of the burst's end.

@@ -19,6 +19,7 @@ import { EvidenceStore } from './evidence-store';
 import { EvolutionError, EVOLUTION_MESSAGES } from './evolution.errors';
 import { EVOLUTION_SKILLS, type AppliedSkill, type EvolutionSkillsPort } from './evolution-skills.port';
 import { ProposalStore } from './proposal-store';
+import { KeyedQueue } from '../common/keyed-queue';
 
 /** A unified diff of two SKILL.md texts, labelled for the reviewer. */
 export function skillDiff(current: string, candidate: string): string {
@@ -29,7 +30,8 @@ export function skillDiff(current: string, candidate: string): string {
 export class EvolutionService {
   private readonly logger = new Logger(EvolutionService.name);
   /** approve/reject of one proposal run one at a time */
-  private readonly locks = new Map<string, Promise<unknown>>();
+  /** approve/reject of one proposal at a time */
+  private readonly locks = new KeyedQueue();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -125,16 +127,6 @@ export class EvolutionService {
 
   /** Runs `task` after any other approve/reject of the same proposal has finished. */
   private exclusive<T>(id: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(id) ?? Promise.resolve();
-    const run = previous.then(task, task);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.locks.set(id, settled);
-    void settled.then(() => {
-      if (this.locks.get(id) === settled) this.locks.delete(id);
-    });
-    return run;
+    return this.locks.run(id, task);
   }
 }

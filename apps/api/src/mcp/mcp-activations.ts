@@ -3,16 +3,19 @@
  * `activated_tools`, an LRU of at most 50 tools (the oldest timestamp is evicted). tool_search and mcp_prepare
  * activate; each execution of an activated tool refreshes its timestamp; disconnect/update/delete of a server purge
  * its tools from every chat, loaded or on disk. Reads are synchronous (the registry asks per model call); a chat's set
- * is loaded from MemoryStore on first use (`hydrate`, awaited by the MCP tools and by McpTurnPreparation.prepareTurn) and
- * written back through MemoryStore.saveMetadata on the shared metadata object, one write per chat at a time.
+ * is loaded from HistoryLogStore on first use (`hydrate`, awaited by the MCP tools and by
+ * McpTurnPreparation.prepareTurn) and written back through HistoryLogStore.saveMetadata on the shared metadata object,
+ * one write per chat at a time.
  */
 import { isRecord } from '@cashcode/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { OnAppEvent } from '../events/event-bus';
 import { formatEvent } from '../common/log-format';
 import type { ToolActivationSource } from '../agent/tool-registry';
-import { MemoryStore } from '../memory/memory-store';
+import { ChatDirectoryStore } from '../memory/chat-directory.store';
+import { HistoryLogStore } from '../memory/history-log.store';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
+import { KeyedQueue } from '../common/keyed-queue';
 
 export const ACTIVATION_CAPACITY = 50;
 /** chats scanned in parallel by a purge */
@@ -26,12 +29,16 @@ export class McpActivations implements ToolActivationSource {
   /** chat → (tool → last used, epoch seconds), most recently used chat last */
   private readonly sets = new Map<string, Map<string, number>>();
   private readonly hydrating = new Map<string, Promise<Map<string, number>>>();
-  private readonly lanes = new Map<string, Promise<void>>();
+  /** one metadata write per chat at a time */
+  private readonly lanes = new KeyedQueue();
   private readonly dirty = new Set<string>();
   /** the clock, seconds since the epoch (tests may replace it) */
   now: () => number = () => Date.now() / 1000;
 
-  constructor(private readonly memory: MemoryStore) {}
+  constructor(
+    private readonly memory: HistoryLogStore,
+    private readonly chats: ChatDirectoryStore,
+  ) {}
 
   // ---------------------------------------------------------------------------------- ToolActivationSource
 
@@ -117,7 +124,7 @@ export class McpActivations implements ToolActivationSource {
     };
     const chats = new Set<string>(loadedBefore);
     try {
-      for (const session of await this.memory.listSessions()) chats.add(session.chatId);
+      for (const session of await this.chats.listSessions()) chats.add(session.chatId);
     } catch (error) {
       this.logger.warn(formatEvent('mcp.activations.purge_list_failed', { error: (error as Error).name }));
     }
@@ -138,7 +145,7 @@ export class McpActivations implements ToolActivationSource {
 
   /** Waits for pending writes (tests, shutdown). */
   async flush(): Promise<void> {
-    await Promise.all([...this.lanes.values()]);
+    await this.lanes.settled();
   }
 
   @OnAppEvent(SESSION_DELETED_EVENT)
@@ -168,7 +175,7 @@ export class McpActivations implements ToolActivationSource {
     if (this.sets.size <= MAX_LOADED_CHATS) return;
     for (const chatId of this.sets.keys()) {
       if (this.sets.size <= MAX_LOADED_CHATS) break;
-      if (!this.dirty.has(chatId) && !this.lanes.has(chatId)) this.sets.delete(chatId);
+      if (!this.dirty.has(chatId) && !this.lanes.isBusy(chatId)) this.sets.delete(chatId);
     }
   }
 
@@ -176,11 +183,10 @@ export class McpActivations implements ToolActivationSource {
     void this.persist(chatId).catch(() => undefined);
   }
 
-  /** Writes the chat's set into its metadata.json (through MemoryStore), after any write already queued. */
+  /** Writes the chat's set into its metadata.json (through HistoryLogStore), after any write already queued. */
   private persist(chatId: string): Promise<void> {
     this.dirty.add(chatId);
-    const previous = this.lanes.get(chatId) ?? Promise.resolve();
-    const run = previous.then(async () => {
+    const run = this.lanes.run(chatId, async () => {
       if (!this.dirty.has(chatId)) return;
       this.dirty.delete(chatId);
       const set = this.sets.get(chatId);
@@ -191,12 +197,8 @@ export class McpActivations implements ToolActivationSource {
       state.metadata.activated_tools = Object.fromEntries(set);
       await this.memory.saveMetadata(chatId, state.metadata);
     });
-    const tail = run.catch((error: unknown) => {
+    run.catch((error: unknown) => {
       this.logger.warn(formatEvent('mcp.activations.save_failed', { chat_id: chatId, error: (error as Error).name }));
-    });
-    this.lanes.set(chatId, tail);
-    void tail.then(() => {
-      if (this.lanes.get(chatId) === tail) this.lanes.delete(chatId);
     });
     return run;
   }

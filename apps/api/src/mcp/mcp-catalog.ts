@@ -15,6 +15,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { McpError } from './mcp.errors';
 import type { McpServerConfig } from './mcp.types';
 import { truncateCodePoints, validateHeaders, validateUrl, validateUserEntry, type ValidUserEntry } from './mcp-validation';
+import { SerialQueue } from '../common/keyed-queue';
 
 /** A catalog file that cannot be used: the server refuses to start. */
 export class McpCatalogError extends Error {
@@ -90,7 +91,8 @@ function userConfig(name: string, entry: ValidUserEntry, rootDir: string): McpSe
 export class McpCatalog {
   private builtins = new Map<string, McpServerConfig>();
   private users = new Map<string, McpServerConfig>();
-  private writeLane: Promise<void> = Promise.resolve();
+  /** one writer at a time */
+  private readonly writeLane = new SerialQueue();
   private loaded = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -153,17 +155,13 @@ export class McpCatalog {
 
   /** Applies `change` to a copy of the user entries, writes the file, then publishes the copy (one writer at a time). */
   private writeUsers<T>(change: (users: Map<string, McpServerConfig>) => T): Promise<T> {
-    const run = this.writeLane.then(async () => {
+    const run = this.writeLane.run(async () => {
       const next = new Map(this.users);
       const result = change(next);
       await this.persist(next);
       this.users = next;
       return result;
     });
-    this.writeLane = run.then(
-      () => undefined,
-      () => undefined,
-    );
     return run.catch((error: unknown) => {
       if (error instanceof McpError) throw error;
       throw new McpError('storage', 'unable to save the MCP catalog');

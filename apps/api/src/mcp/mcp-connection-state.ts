@@ -9,10 +9,12 @@ import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
 import { mkdirPrivate } from '../common/private-fs';
+import { SerialQueue } from '../common/keyed-queue';
 
 export class McpConnectionState {
   private names = new Set<string>();
-  private lane: Promise<void> = Promise.resolve();
+  /** one writer of the file at a time */
+  private readonly lane = new SerialQueue();
 
   constructor(private readonly file: string) {}
 
@@ -32,21 +34,24 @@ export class McpConnectionState {
     return this.names.has(name);
   }
 
+  /**
+   * Records a server as connected or not. The file only decides background reconnects, so a failed write is not an
+   * error for the caller: the promise resolves either way.
+   */
   set(name: string, connected: boolean): Promise<void> {
-    if (this.names.has(name) === connected) return this.lane;
+    if (this.names.has(name) === connected) return this.lane.settled();
     if (connected) this.names.add(name);
     else this.names.delete(name);
     const snapshot = [...this.names].sort();
-    this.lane = this.lane
-      .then(async () => {
+    return this.lane
+      .run(async () => {
         await mkdirPrivate(dirname(this.file));
         await writeFileAtomic(this.file, `${JSON.stringify({ connected: snapshot }, null, 2)}\n`);
       })
       .catch(() => undefined);
-    return this.lane;
   }
 
   flush(): Promise<void> {
-    return this.lane;
+    return this.lane.settled();
   }
 }

@@ -6,24 +6,27 @@
  * (reconnectDelayMs) until it is back or disconnected. `tools/list_changed` re-lists the tools.
  */
 import type { McpServerStatus } from '@cashcode/contracts';
-import { pathToFileURL } from 'node:url';
 import { Logger } from '@nestjs/common';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, ListResourcesResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolProgressUpdate } from '../agent/agent-tool';
 import type { ElicitationAsk, ElicitationOutcome } from '../agent/elicitations';
 import { formatEvent } from '../common/log-format';
 import type { McpServerConfig, McpToolDescriptor } from './mcp.types';
-import { sanitizeAnnotations, toolTitle } from './mcp-annotations';
-import { errorClassName, type RedactionContext, redactMcpError, redactServerText } from './mcp-redaction';
+import { redactMcpError, redactServerText } from './mcp-redaction';
 import { mcpSdk } from './mcp-sdk';
-import type { McpTransportFactory } from './mcp-transports';
+import { SerialQueue } from '../common/keyed-queue';
+import { createMcpClient, listAllTools } from './mcp-client';
+import {
+  type ConnectionOptions,
+  ConnectTimeoutError,
+  isFatalTransportError,
+  McpConnectionLostError,
+  reconnectDelayMs,
+  ToolDiscoveryError,
+} from './mcp-connection-parts';
 
-export const CLIENT_INFO = { name: 'cashcode', version: '0.1.0' } as const;
-/** at most this many tools/list pages are read (a misbehaving server cannot keep us paging forever) */
-const MAX_TOOL_PAGES = 100;
 /** disconnect waits this long for a clean close (openspec mcp: 10 s) */
 const CLOSE_TIMEOUT_MS = 10_000;
 /** a progress message reaches the client with at most this many characters */
@@ -31,80 +34,6 @@ const MAX_PROGRESS_MESSAGE_CHARS = 500;
 /** a server log notification reaches the server log with at most this many characters */
 const MAX_LOG_MESSAGE_CHARS = 2_000;
 
-/** Reconnect backoff of a lost network server: 0.5 s doubling to at most 30 s, each delay with ±25 % jitter. */
-export const RECONNECT_BASE_MS = 500;
-export const RECONNECT_MAX_MS = 30_000;
-
-/** The delay before reconnect attempt `attempt` (1-based); `random` in [0, 1). */
-export function reconnectDelayMs(attempt: number, random: number = Math.random()): number {
-  const exponential = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** Math.min(Math.max(attempt - 1, 0), 16));
-  return Math.round(Math.min(RECONNECT_MAX_MS, exponential * (0.75 + 0.5 * random)));
-}
-
-export interface ConnectionOptions {
-  factory: McpTransportFactory;
-  connectTimeoutMs: number;
-  toolTimeoutMs: number;
-  redaction: RedactionContext;
-  /** the agent workspace: the single root offered to the server (`roots/list`) */
-  workspaceDir: string;
-  /** tools changed while connected (tools/list_changed) */
-  onToolsChanged(connection: McpConnection): void;
-  /** the connection was lost (server closed, crashed, stream broke); status is already `error` or `reconnecting` */
-  onLost(connection: McpConnection): void;
-  /** network transports: the OAuth provider of this server */
-  authProvider?: (config: McpServerConfig) => OAuthClientProvider | undefined;
-  /** true for the SDK's UnauthorizedError: the server needs an OAuth sign-in (status `needs_auth`) */
-  isUnauthorized?: (error: unknown) => boolean;
-  /** a lost server is connected again by the background reconnect */
-  onReconnected?(connection: McpConnection): void;
-}
-
-/** Raised by a call on a server that is not connected (or was lost during the call). */
-export class McpConnectionLostError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'McpConnectionLostError';
-  }
-}
-
-class ConnectTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`connecting timed out after ${Math.round(ms / 1000)}s`);
-    this.name = 'TimeoutError';
-  }
-}
-
-class ToolDiscoveryError extends Error {
-  constructor(cause: unknown) {
-    const name = errorClassName(cause);
-    super('tool discovery failed');
-    this.name = name;
-  }
-}
-
-function toDescriptor(tool: Tool): McpToolDescriptor {
-  const annotations = sanitizeAnnotations(tool.annotations);
-  const title = toolTitle(tool.title, annotations);
-  const descriptor: McpToolDescriptor = {
-    name: tool.name,
-    description: typeof tool.description === 'string' ? tool.description : '',
-    inputSchema: tool.inputSchema as Record<string, unknown>,
-    readOnly: annotations?.readOnlyHint === true,
-  };
-  if (title !== undefined) descriptor.title = title;
-  if (annotations !== undefined) descriptor.annotations = annotations;
-  if ((tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport === 'required') descriptor.taskRequired = true;
-  return descriptor;
-}
-
-/** Transport errors after which the connection is unusable. */
-function isFatalTransportError(error: Error): boolean {
-  return (
-    errorClassName(error) === 'SseError' ||
-    /Maximum reconnection attempts|Failed to reconnect/i.test(error.message)
-  );
-}
 
 export class McpConnection {
   private readonly logger = new Logger(McpConnection.name);
@@ -114,7 +43,8 @@ export class McpConnection {
   /** bumped whenever `tools` changes */
   generation = 0;
   private client: Client | null = null;
-  private lane: Promise<void> = Promise.resolve();
+  /** connect, disconnect and close one at a time */
+  private readonly lane = new SerialQueue();
   private connecting: Promise<void> | null = null;
   private refreshing: Promise<void> | null = null;
   /** the calls in flight, oldest first (elicitations go to the newest) */
@@ -126,7 +56,7 @@ export class McpConnection {
 
   constructor(
     readonly config: McpServerConfig,
-    private readonly options: ConnectionOptions,
+    private readonly options: ConnectionOptions<McpConnection>,
   ) {}
 
   get name(): string {
@@ -167,10 +97,7 @@ export class McpConnection {
     onProgress?: (update: ToolProgressUpdate) => void,
     elicit?: (ask: ElicitationAsk) => Promise<ElicitationOutcome>,
   ): Promise<CallToolResult> {
-    const client = this.client;
-    if (!client || this.status !== 'connected') {
-      throw new McpConnectionLostError(`the MCP server '${this.name}' is not connected`);
-    }
+    const client = this.requireClient();
     // an elicitation names no request of ours: it goes to the most recent call of this server that is still running
     const asker = { elicit };
     this.running.push(asker);
@@ -244,9 +171,7 @@ export class McpConnection {
   }
 
   private enqueue(task: () => Promise<void>): Promise<void> {
-    const run = this.lane.then(task);
-    this.lane = run.catch(() => undefined);
-    return run;
+    return this.lane.run(task);
   }
 
   private async doConnect(): Promise<void> {
@@ -255,39 +180,19 @@ export class McpConnection {
     this.status = 'connecting';
     this.statusError = null;
     const started = performance.now();
-    // roots (the agent workspace, openspec mcp "Requirement: Results the model can use") and elicitation (form mode,
-    // openspec mcp "Requirement: Elicitation") are offered
-    const client = new (mcpSdk.client().Client)(CLIENT_INFO, {
-      capabilities: { roots: { listChanged: false }, elicitation: { form: {} } },
-    });
-    const types = mcpSdk.types();
-    client.setRequestHandler(types.ElicitRequestSchema, async (request) => {
-      const params = request.params as { mode?: unknown; message?: unknown; requestedSchema?: unknown };
-      const elicit = this.running.at(-1)?.elicit;
-      if ((params.mode !== undefined && params.mode !== 'form') || !elicit || typeof params.requestedSchema !== 'object') {
-        return { action: 'decline' as const };
-      }
-      const outcome = await elicit({
-        server: this.name,
-        message: typeof params.message === 'string' ? params.message : '',
-        requestedSchema: params.requestedSchema as Record<string, unknown>,
-      });
-      return outcome.action === 'accept' ? { action: 'accept' as const, content: outcome.content ?? {} } : { action: outcome.action };
-    });
-    client.setRequestHandler(types.ListRootsRequestSchema, () => ({
-      roots: [{ uri: pathToFileURL(this.options.workspaceDir).href, name: 'workspace' }],
-    }));
-    client.setNotificationHandler(types.LoggingMessageNotificationSchema, (notification) => {
-      const { level, logger, data } = notification.params;
-      const text = typeof data === 'string' ? data : JSON.stringify(data) ?? '';
-      this.logger.log(
-        formatEvent('mcp.server.log', {
-          server: this.name,
-          level,
-          ...(typeof logger === 'string' ? { logger: logger.slice(0, 100) } : {}),
-          message: redactServerText(text.slice(0, MAX_LOG_MESSAGE_CHARS), this.config, this.options.redaction),
-        }),
-      );
+    const client = createMcpClient({
+      server: this.name,
+      workspaceDir: this.options.workspaceDir,
+      elicit: () => this.running.at(-1)?.elicit,
+      log: (level, logger, text) =>
+        this.logger.log(
+          formatEvent('mcp.server.log', {
+            server: this.name,
+            level,
+            ...(logger !== undefined ? { logger } : {}),
+            message: redactServerText(text.slice(0, MAX_LOG_MESSAGE_CHARS), this.config, this.options.redaction),
+          }),
+        ),
     });
     let transport: Transport;
     try {
@@ -310,7 +215,7 @@ export class McpConnection {
       await Promise.race([client.connect(transport, { timeout: this.options.connectTimeoutMs }), deadline]);
       let tools: McpToolDescriptor[];
       try {
-        tools = await Promise.race([this.listAllTools(client), deadline]);
+        tools = await Promise.race([listAllTools(client, this.options.connectTimeoutMs), deadline]);
       } catch (error) {
         throw error instanceof ConnectTimeoutError ? error : new ToolDiscoveryError(error);
       }
@@ -370,22 +275,10 @@ export class McpConnection {
     this.logger.warn(formatEvent('mcp.server.connect_failed', { server: this.name, error: this.statusError }));
   }
 
-  private async listAllTools(client: Client): Promise<McpToolDescriptor[]> {
-    const tools: McpToolDescriptor[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.connectTimeoutMs });
-      tools.push(...result.tools.map(toDescriptor));
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    return tools;
-  }
-
   private refreshTools(client: Client): Promise<void> {
     this.refreshing ??= (async () => {
       try {
-        const tools = await this.listAllTools(client);
+        const tools = await listAllTools(client, this.options.connectTimeoutMs);
         if (this.client !== client) return;
         this.setTools(tools);
         this.logger.log(formatEvent('mcp.server.tools_changed', { server: this.name, tools: tools.length }));

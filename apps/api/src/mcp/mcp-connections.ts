@@ -22,7 +22,8 @@ import { MCP_TOOLS_CHANGED_EVENT, type McpToolsChangedEvent } from '../events/ap
 import { AppEventBus } from '../events/event-bus';
 import { McpActivations } from './mcp-activations';
 import { McpCatalog } from './mcp-catalog';
-import { McpConnection, McpConnectionLostError } from './mcp-connection';
+import { McpConnection } from './mcp-connection';
+import { McpConnectionLostError } from './mcp-connection-parts';
 import { McpConnectionState } from './mcp-connection-state';
 import { type RedactionContext, redactionContext, redactMcpError, redactServerText } from './mcp-redaction';
 import { McpSchemaCache } from './mcp-schema-cache';

@@ -1,4 +1,4 @@
-import { reconnectDelayMs, RECONNECT_MAX_MS } from './mcp-connection';
+import { reconnectDelayMs, RECONNECT_MAX_MS } from './mcp-connection-parts';
 import { MCP_STREAM_DISPATCHER_OPTIONS, mcpStreamAgent } from './mcp-transports';
 
 /** The options an undici Agent was built with (kept under its `Symbol(options)`). */

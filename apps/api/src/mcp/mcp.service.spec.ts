@@ -10,7 +10,7 @@ import { ToolRegistry } from '../agent/tool-registry';
 import { loadConfig } from '../config/app-config';
 import { MCP_TOOLS_CHANGED_EVENT, type McpToolsChangedEvent } from '../events/app-events';
 import { AppEventBus } from '../events/event-bus';
-import { MemoryStore } from '../memory/memory-store';
+import { createMemoryStores } from '../memory/memory-stores';
 import { createMcpServices, type McpServices } from '../../test/support/mcp-services';
 import { ensureMcpServersBuilt, STDIO_SERVER_JS } from '../../test/support/mcp-test-servers';
 import { McpError } from './mcp.errors';
@@ -47,9 +47,10 @@ describe('McpService with the test stdio MCP server', () => {
       REPO_ROOT,
     );
     registry = new ToolRegistry();
+    const memory = createMemoryStores(config);
     const bus = new AppEventBus(new EventEmitter2());
     bus.on(MCP_TOOLS_CHANGED_EVENT, (event) => changes.push(event));
-    mcp = createMcpServices(config, { registry, bus, memory: new MemoryStore(config) });
+    mcp = createMcpServices(config, { registry, bus, memory });
     await mcp.init();
   });
 

@@ -28,7 +28,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { BackgroundModel, BackgroundModelError } from './background-model';
 import { recordToMessage, SUMMARY_MESSAGE_PREFIX, summaryToMessage } from './history-record';
 import { MemoryError } from './memory.errors';
-import { MemoryStore } from './memory-store';
+import { HistoryLogStore } from './history-log.store';
 import { type ChatMessage, type HistoryRecord } from './memory.types';
 
 /** characters of one message given to the summariser (longer contents are cut) */
@@ -148,7 +148,7 @@ export class Consolidator implements OnModuleDestroy {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly store: MemoryStore,
+    private readonly store: HistoryLogStore,
     private readonly model: BackgroundModel,
     private readonly events: AppEventBus,
   ) {}

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { DreamRun } from '@cashcode/contracts';
 import { writeFileAtomic } from '../common/atomic-file';
+import { KeyedQueue } from '../common/keyed-queue';
 import { mkdirPrivate, openPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 
@@ -37,8 +38,8 @@ export class DreamStore {
   private readonly logger = new Logger(DreamStore.name);
   private readonly memoryDir: string;
   private readonly dreamsDir: string;
-  private cursorLane: Promise<void> = Promise.resolve();
-  private runsLane: Promise<void> = Promise.resolve();
+  /** one lane for the cursor file, one for the runs file */
+  private readonly lanes = new KeyedQueue<'cursor' | 'runs'>();
   /** runs kept; tests lower it */
   maxRuns = MAX_DREAM_RUNS;
 
@@ -81,21 +82,19 @@ export class DreamStore {
 
   /** Applies `change` to the stored cursor map on the cursor lane and writes it atomically (compact JSON). */
   updateCursor(change: (cursor: DreamCursor) => DreamCursor | null): Promise<void> {
-    const run = this.cursorLane.then(async () => {
+    return this.lanes.run('cursor', async () => {
       const next = change(await this.readCursor());
       if (next === null) return;
       await mkdirPrivate(this.memoryDir);
       await writeFileAtomic(join(this.memoryDir, DREAM_CURSOR_FILE), JSON.stringify(next));
     });
-    this.cursorLane = run.catch(() => undefined);
-    return run;
   }
 
   // ---------------------------------------------------------------------------------------------- runs
 
   /** Appends a run record; prunes the oldest runs and their snapshots beyond `maxRuns`. */
   appendRun(run: DreamRun): Promise<void> {
-    const task = this.runsLane.then(async () => {
+    return this.lanes.run('runs', async () => {
       await mkdirPrivate(this.dreamsDir);
       const handle = await openPrivate(join(this.dreamsDir, RUNS_FILE), 'a+');
       try {
@@ -111,20 +110,18 @@ export class DreamStore {
       }
       await this.prune();
     });
-    this.runsLane = task.catch(() => undefined);
-    return task;
   }
 
   /** Runs, newest first (at most `limit`). */
   async listRuns(limit = this.maxRuns): Promise<DreamRun[]> {
-    await this.runsLane;
+    await this.lanes.settled('runs');
     const runs = await this.readRuns();
     return runs.reverse().slice(0, limit);
   }
 
   async findRun(id: string): Promise<DreamRun | null> {
     if (!RUN_ID_PATTERN.test(id)) return null;
-    await this.runsLane;
+    await this.lanes.settled('runs');
     return (await this.readRuns()).find((run) => run.id === id) ?? null;
   }
 

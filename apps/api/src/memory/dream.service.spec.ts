@@ -8,16 +8,10 @@ import type { AppConfig } from '../config/app-config';
 import type { LlmClientProvider } from '../llm-settings/llm-provider';
 import type { BackgroundCompletion, BackgroundModel } from './background-model';
 import { BackgroundModelError } from './background-model';
-import {
-  advancedCursors,
-  DREAM_ANALYSIS_PROMPT,
-  DREAM_EDITOR_PROMPT,
-  DreamService,
-  dropsTooMuch,
-  normaliseMemoryOutput,
-} from './dream.service';
+import { advancedCursors, DREAM_ANALYSIS_PROMPT, DREAM_EDITOR_PROMPT, dropsTooMuch, normaliseMemoryOutput } from './dream-batch';
+import { DreamService } from './dream.service';
 import { DreamStore } from './dream-store';
-import { MemoryStore } from './memory-store';
+import { createMemoryStores, type MemoryStores } from './memory-stores';
 import type { HistoryRecord } from './memory.types';
 
 const NOW = new Date(2026, 6, 26, 12, 0);
@@ -63,7 +57,7 @@ class FakeLlm implements LlmClientProvider {
 
 describe(DreamService.name, () => {
   let dir: string;
-  let memory: MemoryStore;
+  let memory: MemoryStores;
   let dreamStore: DreamStore;
   let model: ScriptedModel;
   let llm: FakeLlm;
@@ -72,15 +66,15 @@ describe(DreamService.name, () => {
   beforeEach(async () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-dream-'));
     const config = { memoryDir: dir, backgroundModelTimeoutMs: 1000 } as AppConfig;
-    memory = new MemoryStore(config, () => NOW);
+    memory = createMemoryStores(config, () => NOW);
     dreamStore = new DreamStore(config);
     model = new ScriptedModel();
     llm = new FakeLlm();
-    service = new DreamService(config, memory, dreamStore, model as unknown as BackgroundModel, llm, new AppEventBus(new EventEmitter2()), () => NOW);
+    service = new DreamService(config, memory.documents, memory.chats, memory.reader, dreamStore, model as unknown as BackgroundModel, llm, new AppEventBus(new EventEmitter2()), () => NOW);
   });
 
   afterEach(async () => {
-    await memory.onApplicationShutdown();
+    await memory.shutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 
@@ -88,7 +82,7 @@ describe(DreamService.name, () => {
   const cursorFile = async () => JSON.parse(await fs.readFile(join(dir, '.dream_cursor'), 'utf8')) as Record<string, number>;
 
   it('Scenario: a run distils new records into MEMORY.md in two English phases and advances the cursor', async () => {
-    await memory.appendTurn('a', { content: 'I live in Berlin' }, [], { content: 'Noted.' });
+    await memory.history.appendTurn('a', { content: 'I live in Berlin' }, [], { content: 'Noted.' });
     model.script('## New facts\n- lives in Berlin', '```markdown\n# Personal\n- The user lives in Berlin\n```');
     const result = await service.run('manual');
     expect(result.ran).toBe(true);
@@ -108,7 +102,7 @@ describe(DreamService.name, () => {
   });
 
   it('Scenario: the background model of the settings is preferred; an unavailable one falls back to the last turn model', async () => {
-    await memory.appendTurn('a', { content: 'x' }, [], { content: 'y' });
+    await memory.history.appendTurn('a', { content: 'x' }, [], { content: 'y' });
     llm.background = { provider: 'openai_compatible', model: 'bg-model' };
     model.script('No changes', '');
     expect((await service.run('manual')).run).toMatchObject({
@@ -116,14 +110,14 @@ describe(DreamService.name, () => {
       model_source: 'background',
       outcome: 'unchanged',
     });
-    await memory.appendTurn('a', { content: 'x2' }, [], { content: 'y2' });
+    await memory.history.appendTurn('a', { content: 'x2' }, [], { content: 'y2' });
     llm.background = { provider: 'ollama', model: 'llama3' };
     model.script('No changes', '');
     expect((await service.run('manual')).run).toMatchObject({ model: { model: 'turn-model' }, model_source: 'last_turn' });
   });
 
   it('Scenario: without any model the run is skipped and nothing changes', async () => {
-    await memory.appendTurn('a', { content: 'x' }, [], { content: 'y' });
+    await memory.history.appendTurn('a', { content: 'x' }, [], { content: 'y' });
     llm.last = null;
     expect(await service.run('schedule')).toEqual({ ran: false, reason: 'no_model', run: null });
     expect(model.requests).toHaveLength(0);
@@ -132,11 +126,11 @@ describe(DreamService.name, () => {
   });
 
   it('Scenario: a line saved to MEMORY.md during the run is kept after the rewrite', async () => {
-    await memory.appendTurn('a', { content: 'I like tea' }, [], { content: 'Noted.' });
-    await memory.saveLongTermMemory('The user is a teacher');
+    await memory.history.appendTurn('a', { content: 'I like tea' }, [], { content: 'Noted.' });
+    await memory.documents.saveLongTermMemory('The user is a teacher');
     model.script(
       async () => {
-        await memory.saveLongTermMemory('The user has a cat');
+        await memory.documents.saveLongTermMemory('The user has a cat');
         return 'new: likes tea';
       },
       '# Facts\n- The user is a teacher\n- The user likes tea',
@@ -147,10 +141,10 @@ describe(DreamService.name, () => {
   });
 
   it('Scenario: an edit of MEMORY.md during the run wins; the run fails and the cursor stays', async () => {
-    await memory.appendTurn('a', { content: 'I like tea' }, [], { content: 'Noted.' });
-    await memory.saveLongTermMemory('The user is a teacher');
+    await memory.history.appendTurn('a', { content: 'I like tea' }, [], { content: 'Noted.' });
+    await memory.documents.saveLongTermMemory('The user is a teacher');
     model.script(async () => {
-      await memory.updateDocument('MEMORY.md', () => ({ content: '# Edited by hand\n', result: null }));
+      await memory.documents.updateDocument('MEMORY.md', () => ({ content: '# Edited by hand\n', result: null }));
       return 'analysis';
     }, '# Facts\n- tea');
     const result = await service.run('manual');
@@ -161,8 +155,8 @@ describe(DreamService.name, () => {
   });
 
   it('Scenario: a model failure is recorded as failed and leaves MEMORY.md and the cursor untouched', async () => {
-    await memory.appendTurn('a', { content: 'x' }, [], { content: 'y' });
-    await memory.saveLongTermMemory('keep me');
+    await memory.history.appendTurn('a', { content: 'x' }, [], { content: 'y' });
+    await memory.documents.saveLongTermMemory('keep me');
     const before = await memoryFile();
     model.script(async () => {
       throw new BackgroundModelError('timeout', 'the model did not answer within 1 s');
@@ -175,7 +169,7 @@ describe(DreamService.name, () => {
   });
 
   it('Scenario: a scheduled trigger during a run is skipped; a manual one is refused with dream_running', async () => {
-    await memory.appendTurn('a', { content: 'x' }, [], { content: 'y' });
+    await memory.history.appendTurn('a', { content: 'x' }, [], { content: 'y' });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
@@ -197,7 +191,7 @@ describe(DreamService.name, () => {
 
   it('Scenario: a chat whose history was re-created is read from its first record again', async () => {
     await dreamStore.updateCursor(() => ({ a: 40 }));
-    await memory.appendTurn('a', { content: 'fresh start' }, [], { content: 'ok' });
+    await memory.history.appendTurn('a', { content: 'fresh start' }, [], { content: 'ok' });
     model.script('a', '');
     const result = await service.run('manual');
     expect(result.run).toMatchObject({ records_read: 2, cursors: { a: 2 } });

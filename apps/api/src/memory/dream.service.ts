@@ -20,10 +20,24 @@ import { unifiedDiff } from '../common/text-diff';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { LLM_CLIENT_PROVIDER, type LlmClientProvider } from '../llm-settings/llm-provider';
 import { BackgroundModel, BackgroundModelError } from './background-model';
+import {
+  advancedCursors,
+  DREAM_ANALYSIS_PROMPT,
+  DREAM_BATCH_RECORDS,
+  DREAM_EDITOR_PROMPT,
+  dropsTooMuch,
+  formatDreamLines,
+  NO_MEMORY_PLACEHOLDER,
+  normaliseMemoryOutput,
+  type TaggedRecord,
+} from './dream-batch';
 import { DreamStore, type DreamCursor } from './dream-store';
 import { countMemoryEntries } from './memory-entries';
 import { MemoryError } from './memory.errors';
-import { MEMORY_CLOCK, MemoryStore, type MemoryClock } from './memory-store';
+import { ChatDirectoryStore } from './chat-directory.store';
+import { HistoryReader } from './history-reader';
+import { MEMORY_CLOCK, type MemoryClock } from './memory-clock';
+import { MemoryDocuments } from './memory-documents';
 import { type HistoryRecord } from './memory.types';
 import { DREAM_FINISHED_EVENT, SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { trimTrailing } from '../common/trim';
@@ -31,98 +45,12 @@ import { trimTrailing } from '../common/trim';
 /** the header of a Dream run's MEMORY.md diff */
 const MEMORY_DIFF_LABELS = { before: 'MEMORY.md (before)', after: 'MEMORY.md (after)' };
 
-/** records given to the model per run (openspec memory: 50) */
-export const DREAM_BATCH_RECORDS = 50;
-/** characters of one record's content in the Dream input (tool results: DREAM_TOOL_CHARS) */
-export const DREAM_MAX_RECORD_CHARS = 2000;
-export const DREAM_TOOL_CHARS = 300;
-export const NO_MEMORY_PLACEHOLDER = '(no memory yet)';
-
-export const DREAM_ANALYSIS_PROMPT = [
-  "You maintain the user's long-term memory file (MEMORY.md), which is shown to an AI assistant in every conversation.",
-  'Compare the recent conversation excerpt with the current memory and write a short analysis report with three',
-  'sections:',
-  '## New facts - durable facts worth remembering that are not in memory yet (preferences, personal information,',
-  'long-lived projects, decisions, recurring needs).',
-  '## Updates - existing entries that the conversation corrects or refines, with the new wording.',
-  '## Obsolete - existing entries that are no longer true.',
-  'Ignore small talk, one-off questions and temporary details. Keep each fact in the language it was stated in.',
-  'If nothing needs to change, write "No changes".',
-].join('\n');
-
-export const DREAM_EDITOR_PROMPT = [
-  "You edit MEMORY.md, the user's long-term memory file. Apply the analysis report to the current file:",
-  '- keep every entry that is still valid (never drop an entry the report does not mark as obsolete);',
-  '- add the new facts, update the changed entries and remove the obsolete ones;',
-  '- organise the file as Markdown grouped by category (a heading per category, one bullet per fact).',
-  'Output only the complete new file content, without code fences or comments.',
-  'If there is nothing worth recording at all, output nothing.',
-].join('\n');
-
 type ModelSource = 'background' | 'last_turn';
 
 type WriteResult =
   | { status: 'conflict'; current: string }
   | { status: 'same'; current: string }
   | { status: 'written'; current: string; next: string };
-
-interface TaggedRecord {
-  chatId: string;
-  record: HistoryRecord;
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)} …[truncated]` : text;
-}
-
-/** `[timestamp] ROLE: content` per record with non-empty content (openspec memory). */
-export function formatDreamLines(batch: readonly TaggedRecord[]): string {
-  const lines: string[] = [];
-  for (const { record } of batch) {
-    if (record.content === '') continue;
-    const max = record.role === 'tool' ? DREAM_TOOL_CHARS : DREAM_MAX_RECORD_CHARS;
-    lines.push(`[${record.timestamp}] ${record.role.toUpperCase()}: ${clip(record.content, max)}`);
-  }
-  return lines.join('\n');
-}
-
-/**
- * The new cursor of each chat: the largest cursor such that every new record of that chat up to it is in the batch
- * (a prefix in cursor order), so no record is ever skipped even if timestamps are not monotonic.
- */
-export function advancedCursors(newRecords: ReadonlyMap<string, HistoryRecord[]>, batch: readonly TaggedRecord[]): DreamCursor {
-  const taken = new Map<string, Set<number>>();
-  for (const { chatId, record } of batch) {
-    let set = taken.get(chatId);
-    if (!set) taken.set(chatId, (set = new Set()));
-    set.add(record.cursor);
-  }
-  const cursors: DreamCursor = {};
-  for (const [chatId, records] of newRecords) {
-    const set = taken.get(chatId);
-    if (!set) continue;
-    let last: number | null = null;
-    for (const record of records) {
-      if (!set.has(record.cursor)) break;
-      last = record.cursor;
-    }
-    if (last !== null) cursors[chatId] = last;
-  }
-  return cursors;
-}
-
-/** Phase-2 output as file content: trimmed, an enclosing code fence removed, ending with a newline ('' if blank). */
-export function normaliseMemoryOutput(raw: string): string {
-  let text = raw.trim();
-  const fenced = /^```[a-zA-Z]*\n([\s\S]*?)\n?```$/.exec(text);
-  if (fenced) text = fenced[1]!.trim();
-  return text === '' ? '' : `${text}\n`;
-}
-
-/** Whether the rewrite drops more than half of the existing entries (the loss guard). */
-export function dropsTooMuch(entriesBefore: number, entriesAfter: number): boolean {
-  return entriesBefore > 0 && entriesAfter * 2 < entriesBefore;
-}
 
 @Injectable()
 export class DreamService implements OnModuleDestroy {
@@ -135,7 +63,9 @@ export class DreamService implements OnModuleDestroy {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly memory: MemoryStore,
+    private readonly memory: MemoryDocuments,
+    private readonly chats: ChatDirectoryStore,
+    private readonly history: HistoryReader,
     private readonly store: DreamStore,
     private readonly model: BackgroundModel,
     @Inject(LLM_CLIENT_PROVIDER) private readonly llm: LlmClientProvider,
@@ -392,7 +322,7 @@ export class DreamService implements OnModuleDestroy {
   private async advanceCursor(cursors: DreamCursor): Promise<DreamCursor> {
     const existing: DreamCursor = {};
     for (const [chatId, cursor] of Object.entries(cursors)) {
-      if (await this.memory.chatExists(chatId)) existing[chatId] = cursor;
+      if (await this.chats.chatExists(chatId)) existing[chatId] = cursor;
     }
     if (Object.keys(existing).length === 0) return existing;
     await this.store.updateCursor((stored) => ({ ...stored, ...existing }));
@@ -404,14 +334,14 @@ export class DreamService implements OnModuleDestroy {
     const cursor = await this.store.readCursor();
     const newRecords = new Map<string, HistoryRecord[]>();
     const all: TaggedRecord[] = [];
-    const chatIds = (await this.memory.listChatIds()).sort();
+    const chatIds = (await this.chats.listChatIds()).sort();
     for (const chatId of chatIds) {
       let after = cursor[chatId] ?? 0;
-      const last = await this.memory.lastCursor(chatId);
+      const last = await this.history.lastCursor(chatId);
       if (last === after) continue;
       // a history whose last cursor is below the stored one was re-created: read it from the start
       if (last < after) after = 0;
-      const records = (await this.memory.readRecords(chatId)).filter((record) => record.cursor > after);
+      const records = (await this.history.readRecords(chatId)).filter((record) => record.cursor > after);
       if (records.length === 0) continue;
       newRecords.set(chatId, records);
       for (const record of records) all.push({ chatId, record });

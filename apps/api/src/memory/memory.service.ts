@@ -14,7 +14,7 @@ import type {
 import { formatEvent } from '../common/log-format';
 import { DreamService } from './dream.service';
 import { MemoryError } from './memory.errors';
-import { DEFAULT_SOUL, MemoryStore, type MemoryDocument } from './memory-store';
+import { DEFAULT_SOUL, MemoryDocuments, type MemoryDocument } from './memory-documents';
 
 /** sha256 of the text (UTF-8), lowercase hex. */
 export function contentHash(content: string): string {
@@ -26,7 +26,7 @@ export class MemoryService {
   private readonly logger = new Logger(MemoryService.name);
 
   constructor(
-    private readonly store: MemoryStore,
+    private readonly store: MemoryDocuments,
     private readonly dream: DreamService,
   ) {}
 

@@ -111,3 +111,19 @@ export interface StoredSessionSummary {
 
 /** Outcome of adding a line to MEMORY.md. */
 export type LongTermMemorySaveResult = 'saved' | 'duplicate';
+
+/** How a turn is appended. */
+export interface AppendOptions {
+  /**
+   * Write on the event loop instead of the thread pool. For a caller with nothing else in flight (the only running
+   * turn): the loop would only wait for the disk anyway, and the thread-pool round trip adds two thread wake-ups to
+   * the turn (about half a millisecond on a small VM). With other turns running, appends go through the thread pool
+   * so that no chat waits for another chat's disk write.
+   */
+  inline?: boolean;
+  /**
+   * The first record written replaces the current-branch records from this cursor on (regenerate, edit, continue;
+   * history-branch.ts). The cached model context is then re-read from disk.
+   */
+  supersedes?: number;
+}

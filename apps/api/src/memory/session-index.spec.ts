@@ -3,40 +3,40 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite } from '../common/sqlite';
 import type { AppConfig } from '../config/app-config';
-import { MemoryStore } from './memory-store';
+import { createMemoryStores, type MemoryStores } from './memory-stores';
 import { makeSnippet, SessionIndex } from './session-index';
 import { COMMON_TERM_SHARE, selectQueryTokens, SESSION_INDEX_SCHEMA_VERSION } from './session-index-db';
 
 describe(SessionIndex.name, () => {
   let dir: string;
-  let store: MemoryStore;
+  let store: MemoryStores;
   let index: SessionIndex;
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-index-'));
-    store = new MemoryStore({ memoryDir: dir } as AppConfig, () => new Date(2026, 6, 26, 12, 0));
+    store = createMemoryStores({ memoryDir: dir } as AppConfig, () => new Date(2026, 6, 26, 12, 0));
   });
 
   afterEach(async () => {
     index?.onModuleDestroy();
-    await store.onApplicationShutdown();
+    await store.shutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 
   async function seed(): Promise<void> {
-    await store.appendTurn('trip', { content: 'Plan a trip to Kyoto in spring' }, [], {
+    await store.history.appendTurn('trip', { content: 'Plan a trip to Kyoto in spring' }, [], {
       content: 'Kyoto in spring: cherry blossoms at Maruyama park, book the ryokan early.',
     });
-    await store.saveMetadata('trip', { title: 'Kyoto trip' });
-    await store.appendTurn('code', { content: 'How do I parse JSON in TypeScript?' }, [], {
+    await store.history.saveMetadata('trip', { title: 'Kyoto trip' });
+    await store.history.appendTurn('code', { content: 'How do I parse JSON in TypeScript?' }, [], {
       content: 'Use JSON.parse and narrow the unknown result; parseHTTPResponse helpers can wrap it.',
     });
-    await store.appendTurn('zh', { content: '我想学习机器学习，推荐一些书' }, [], { content: '推荐《机器学习》和《深度学习》这两本书。' });
+    await store.history.appendTurn('zh', { content: '我想学习机器学习，推荐一些书' }, [], { content: '推荐《机器学习》和《深度学习》这两本书。' });
   }
 
   it('Scenario: the index is built from every chat at start and ranks the right chat first (English)', async () => {
     await seed();
-    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
+    index = new SessionIndex(store.reader, store.writer, store.metadata, store.chats, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     index.onApplicationBootstrap();
     await index.ready();
     expect(index.size).toBe(6);
@@ -48,7 +48,7 @@ describe(SessionIndex.name, () => {
 
   it('Scenario: Chinese queries match by CJK bigrams; camelCase is split', async () => {
     await seed();
-    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
+    index = new SessionIndex(store.reader, store.writer, store.metadata, store.chats, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     const zh = await index.search('机器学习的书');
     expect(zh[0]).toMatchObject({ chatId: 'zh', title: null });
@@ -58,23 +58,23 @@ describe(SessionIndex.name, () => {
   });
 
   it('Scenario: appended turns are searchable at once without a rebuild; a deleted chat disappears', async () => {
-    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
+    index = new SessionIndex(store.reader, store.writer, store.metadata, store.chats, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     expect(await index.search('sourdough')).toEqual([]);
-    await store.appendTurn('bake', { content: 'My sourdough starter smells of acetone' }, [], { content: 'Feed it more often.' });
+    await store.history.appendTurn('bake', { content: 'My sourdough starter smells of acetone' }, [], { content: 'Feed it more often.' });
     const hits = await index.search('sourdough starter');
     expect(hits).toHaveLength(1);
     expect(hits[0]).toMatchObject({ chatId: 'bake', cursor: 1, role: 'user' });
-    await store.deleteChat('bake');
+    await store.chats.deleteChat('bake');
     index.onSessionDeleted({ chatId: 'bake' });
     expect(await index.search('sourdough')).toEqual([]);
     expect(index.size).toBe(0);
   });
 
   it('Scenario: tool activity and summaries are not indexed, and a record is indexed once', async () => {
-    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
+    index = new SessionIndex(store.reader, store.writer, store.metadata, store.chats, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
-    await store.appendTurn(
+    await store.history.appendTurn(
       'tools',
       { content: 'list files' },
       [
@@ -83,9 +83,9 @@ describe(SessionIndex.name, () => {
       ],
       { content: 'One file.' },
     );
-    await store.appendSummary('tools', 'zebra summary', null);
+    await store.history.appendSummary('tools', 'zebra summary', null);
     expect(await index.search('zebra')).toEqual([]);
-    const { records, positions } = await store.readRecordsWithPositions('tools');
+    const { records, positions } = await store.reader.readRecordsWithPositions('tools');
     index.addRecords('tools', records, positions);
     expect(index.size).toBe(2);
   });
@@ -94,12 +94,12 @@ describe(SessionIndex.name, () => {
 describe('SessionIndex persisted in SQLite', () => {
   let dir: string;
   let indexFile: string;
-  let store: MemoryStore;
+  let store: MemoryStores;
   const open: SessionIndex[] = [];
 
   /** A new index on the same file, as a restart creates it. */
   function start(): SessionIndex {
-    const index = new SessionIndex(store, { sessionIndexFile: indexFile });
+    const index = new SessionIndex(store.reader, store.writer, store.metadata, store.chats, { sessionIndexFile: indexFile });
     open.push(index);
     return index;
   }
@@ -107,29 +107,29 @@ describe('SessionIndex persisted in SQLite', () => {
   /** Stops the index and the store, and starts a new store on the same directory (a restart). */
   async function restart(): Promise<void> {
     for (const index of open.splice(0)) index.onModuleDestroy();
-    await store.onApplicationShutdown();
-    store = new MemoryStore({ memoryDir: join(dir, 'memory') } as AppConfig, () => new Date(2026, 6, 26, 12, 0));
+    await store.shutdown();
+    store = createMemoryStores({ memoryDir: join(dir, 'memory') } as AppConfig, () => new Date(2026, 6, 26, 12, 0));
   }
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-index-db-'));
     indexFile = join(dir, 'memory-index', 'sessions.sqlite');
-    store = new MemoryStore({ memoryDir: join(dir, 'memory') } as AppConfig, () => new Date(2026, 6, 26, 12, 0));
+    store = createMemoryStores({ memoryDir: join(dir, 'memory') } as AppConfig, () => new Date(2026, 6, 26, 12, 0));
   });
 
   afterEach(async () => {
     for (const index of open.splice(0)) index.onModuleDestroy();
-    await store.onApplicationShutdown();
+    await store.shutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 
   it('Scenario: a restart finds the indexed records without reading any history', async () => {
     const first = start();
     await first.ready();
-    await store.appendTurn('trip', { content: 'Plan a trip to Kyoto in spring' }, [], { content: 'See the cherry blossoms.' });
-    await store.appendTurn('code', { content: 'How do I parse JSON?' }, [], { content: 'Use JSON.parse.' });
+    await store.history.appendTurn('trip', { content: 'Plan a trip to Kyoto in spring' }, [], { content: 'See the cherry blossoms.' });
+    await store.history.appendTurn('code', { content: 'How do I parse JSON?' }, [], { content: 'Use JSON.parse.' });
     await restart();
-    const reads = jest.spyOn(store, 'readRecordsWithPositions');
+    const reads = jest.spyOn(store.reader, 'readRecordsWithPositions');
     const second = start();
     await second.ready();
     expect(reads).not.toHaveBeenCalled();
@@ -143,12 +143,12 @@ describe('SessionIndex persisted in SQLite', () => {
   it('Scenario: a history changed while the server was stopped is re-indexed, the others are not read', async () => {
     const first = start();
     await first.ready();
-    await store.appendTurn('kept', { content: 'nothing changes here' }, [], { content: 'fine' });
-    await store.appendTurn('grown', { content: 'first words' }, [], { content: 'reply' });
+    await store.history.appendTurn('kept', { content: 'nothing changes here' }, [], { content: 'fine' });
+    await store.history.appendTurn('grown', { content: 'first words' }, [], { content: 'reply' });
     await restart();
     const line = { cursor: 3, timestamp: '2026-07-26 12:00', role: 'user', content: 'the albatross arrived' };
     await fs.appendFile(join(dir, 'memory', 'grown', 'history.jsonl'), `${JSON.stringify(line)}\n`);
-    const reads = jest.spyOn(store, 'readRecordsWithPositions');
+    const reads = jest.spyOn(store.reader, 'readRecordsWithPositions');
     const second = start();
     await second.ready();
     expect(reads.mock.calls).toEqual([['grown']]);
@@ -157,13 +157,13 @@ describe('SessionIndex persisted in SQLite', () => {
     // and current again: a third start reads nothing
     await restart();
     const third = start();
-    const again = jest.spyOn(store, 'readRecordsWithPositions');
+    const again = jest.spyOn(store.reader, 'readRecordsWithPositions');
     await third.ready();
     expect(again).not.toHaveBeenCalled();
   });
 
   it('Scenario: a corrupt index file is replaced and rebuilt from the histories', async () => {
-    await store.appendTurn('trip', { content: 'Kyoto in spring' }, [], { content: 'cherry blossoms' });
+    await store.history.appendTurn('trip', { content: 'Kyoto in spring' }, [], { content: 'cherry blossoms' });
     await fs.mkdir(join(dir, 'memory-index'), { recursive: true });
     await fs.writeFile(indexFile, 'this is not a database '.repeat(100));
     const index = start();
@@ -175,13 +175,13 @@ describe('SessionIndex persisted in SQLite', () => {
   it('Scenario: an index of another schema version is rebuilt', async () => {
     const first = start();
     await first.ready();
-    await store.appendTurn('trip', { content: 'Kyoto in spring' }, [], { content: 'cherry blossoms' });
+    await store.history.appendTurn('trip', { content: 'Kyoto in spring' }, [], { content: 'cherry blossoms' });
     await restart();
     const db = openSqlite(indexFile);
     db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema_version'`).run(String(SESSION_INDEX_SCHEMA_VERSION + 1));
     db.prepare('DELETE FROM records').run();
     db.close();
-    const reads = jest.spyOn(store, 'readRecordsWithPositions');
+    const reads = jest.spyOn(store.reader, 'readRecordsWithPositions');
     const second = start();
     await second.ready();
     expect(reads).toHaveBeenCalledWith('trip');
@@ -194,11 +194,11 @@ describe('SessionIndex persisted in SQLite', () => {
   it('Scenario: superseded records stay searchable; a deletion is kept across a restart', async () => {
     const first = start();
     await first.ready();
-    await store.appendTurn('edit', { content: 'tell me about walruses' }, [], { content: 'Walruses are large.' });
-    await store.appendTurn('edit', { content: 'tell me about narwhals' }, [], { content: 'Narwhals have tusks.' }, { supersedes: 1 });
+    await store.history.appendTurn('edit', { content: 'tell me about walruses' }, [], { content: 'Walruses are large.' });
+    await store.history.appendTurn('edit', { content: 'tell me about narwhals' }, [], { content: 'Narwhals have tusks.' }, { supersedes: 1 });
     expect((await first.search('walruses')).map((hit) => hit.cursor).sort()).toEqual([1, 2]);
     expect((await first.search('narwhals')).map((hit) => hit.cursor).sort()).toEqual([3, 4]);
-    await store.deleteChat('edit');
+    await store.chats.deleteChat('edit');
     first.onSessionDeleted({ chatId: 'edit' });
     await restart();
     const second = start();
@@ -210,7 +210,7 @@ describe('SessionIndex persisted in SQLite', () => {
   it('Scenario: a chat deleted while the server was stopped is dropped from the index at start', async () => {
     const first = start();
     await first.ready();
-    await store.appendTurn('gone', { content: 'the vault code is marmalade' }, [], { content: 'noted' });
+    await store.history.appendTurn('gone', { content: 'the vault code is marmalade' }, [], { content: 'noted' });
     await restart();
     await fs.rm(join(dir, 'memory', 'gone'), { recursive: true });
     const second = start();
@@ -222,7 +222,7 @@ describe('SessionIndex persisted in SQLite', () => {
   it('Scenario: snippets are read from the history line; the index file keeps no copy of the text', async () => {
     const index = start();
     await index.ready();
-    await store.appendTurn('vault', { content: 'The vault code is marmalade, written in Ünïcödé 字 too' }, [], { content: 'Noted.' });
+    await store.history.appendTurn('vault', { content: 'The vault code is marmalade, written in Ünïcödé 字 too' }, [], { content: 'Noted.' });
     const hits = await index.search('marmalade');
     expect(hits).toEqual([expect.objectContaining({ chatId: 'vault', cursor: 1, snippet: 'The vault code is marmalade, written in Ünïcödé 字 too' })]);
     let stored = '';
@@ -238,7 +238,7 @@ describe('SessionIndex persisted in SQLite', () => {
   it('Scenario: a word found in most records is left out of a query that has a rarer word', async () => {
     // "note" is in every record, "kyoto" in one: the query scores only the records with "kyoto"
     for (let i = 0; i < 12; i++) {
-      await store.appendTurn(`c${i}`, { content: `note ${i} about the weekly note` }, [], { content: i === 7 ? 'note: Kyoto in spring' : `note ${i} done` });
+      await store.history.appendTurn(`c${i}`, { content: `note ${i} about the weekly note` }, [], { content: i === 7 ? 'note: Kyoto in spring' : `note ${i} done` });
     }
     const index = start();
     await index.ready();
@@ -265,7 +265,7 @@ describe('SessionIndex persisted in SQLite', () => {
     // a chat indexed before the restart, and a large history written while the server was down
     const first = start();
     await first.ready();
-    await store.appendTurn('small', { content: 'lighthouse on the cliff' }, [], { content: 'the lighthouse keeper waves' });
+    await store.history.appendTurn('small', { content: 'lighthouse on the cliff' }, [], { content: 'the lighthouse keeper waves' });
     await restart();
     const lines: string[] = [];
     for (let cursor = 1; cursor <= 6000; cursor++) {
@@ -276,8 +276,8 @@ describe('SessionIndex persisted in SQLite', () => {
     // the re-index of the large chat is held at its read until the early search has answered
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const read = store.readRecordsWithPositions.bind(store);
-    const reads = jest.spyOn(store, 'readRecordsWithPositions').mockImplementation(async (chatId) => {
+    const read = store.reader.readRecordsWithPositions.bind(store.reader);
+    const reads = jest.spyOn(store.reader, 'readRecordsWithPositions').mockImplementation(async (chatId) => {
       if (chatId === 'big') await gate;
       return read(chatId);
     });

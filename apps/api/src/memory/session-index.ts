@@ -4,7 +4,7 @@
  * keeps no record text: the index keeps each record's line position, and a search reads the lines of its few hits
  * from history.jsonl to cut the snippets (a line that no longer holds that record drops the hit).
  *
- * - Per turn: MemoryStore tells it about every append (on the chat's lane, after the write); the new records, their
+ * - Per turn: HistoryWriter tells it about every append (on the chat's lane, after the write); the new records, their
  *   line positions (counted back from the file's new size: the append is the end of the file) and the history file's
  *   size/mtime are written in one transaction. A deleted session's records are removed. Superseded
  *   records (regenerate, edit, continue) stay indexed like any other record: they are part of the history.
@@ -23,7 +23,10 @@ import { OnAppEvent } from '../events/event-bus';
 import { SERVER_LISTENING_EVENT, SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { serializeHistoryRecord } from './history-record';
 import type { LinePosition } from './history-scan';
-import { MemoryStore } from './memory-store';
+import { ChatDirectoryStore } from './chat-directory.store';
+import { ChatMetadataStore } from './chat-metadata.store';
+import { HistoryReader } from './history-reader';
+import { HistoryWriter } from './history-writer';
 import { type HistoryRecord } from './memory.types';
 import { isSearchable, SessionIndexDb, type HistoryFileState } from './session-index-db';
 
@@ -98,12 +101,15 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
   searchWaitMs = 1000;
 
   constructor(
-    private readonly store: MemoryStore,
+    private readonly history: HistoryReader,
+    private readonly writer: HistoryWriter,
+    private readonly metadata: ChatMetadataStore,
+    private readonly chats: ChatDirectoryStore,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'sessionIndexFile'>,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.unsubscribe ??= this.store.onAppend((chatId, records) => this.onAppend(chatId, records));
+    this.unsubscribe ??= this.writer.onAppend((chatId, records) => this.onAppend(chatId, records));
   }
 
   /** The sync starts once the server listens, so it never delays the first health answer. */
@@ -124,7 +130,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Resolves once the index is in step with the history files (the sync started after listen, or now). */
   ready(): Promise<void> {
-    this.unsubscribe ??= this.store.onAppend((chatId, records) => this.onAppend(chatId, records));
+    this.unsubscribe ??= this.writer.onAppend((chatId, records) => this.onAppend(chatId, records));
     this.synced ??= this.sync();
     return this.synced;
   }
@@ -166,13 +172,13 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
     const lines = new Map<string, Promise<Array<HistoryRecord | null>>>();
     for (const chatId of new Set(hits.map((hit) => hit.chatId))) {
       const positions = hits.filter((hit) => hit.chatId === chatId).map((hit) => hit.position);
-      lines.set(chatId, this.store.readRecordsAt(chatId, positions).catch(() => positions.map(() => null)));
+      lines.set(chatId, this.history.readRecordsAt(chatId, positions).catch(() => positions.map(() => null)));
     }
     const titles = new Map<string, Promise<string | null>>();
     const titleOf = (chatId: string) => {
       let title = titles.get(chatId);
       if (!title) {
-        title = this.store.chatTitle(chatId).catch(() => null);
+        title = this.metadata.chatTitle(chatId).catch(() => null);
         titles.set(chatId, title);
       }
       return title;
@@ -236,7 +242,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
     this.guard('append', () => {
       const db = this.open();
       if (!db) return;
-      const file = this.store.historyFileStateSync(chatId);
+      const file = this.history.historyFileStateSync(chatId);
       if (!file) return;
       // the append is the end of the file: its lines, counted back from the file's size
       const positions: LinePosition[] = new Array<LinePosition>(records.length);
@@ -258,7 +264,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
       const db = this.open();
       if (!db) return;
       const indexed = db.indexedChats();
-      const chatIds = await this.store.listChatIds();
+      const chatIds = await this.chats.listChatIds();
       if (!db.isOpen) return; // closed meanwhile (module destroyed)
       const onDisk = new Set(chatIds);
       for (const chatId of indexed.keys()) {
@@ -273,7 +279,7 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
         const sliceStart = performance.now();
         do {
           const chatId = chatIds[next++]!;
-          states.set(chatId, this.store.historyFileStateSync(chatId));
+          states.set(chatId, this.history.historyFileStateSync(chatId));
         } while (next < chatIds.length && performance.now() - sliceStart < SLICE_MS);
         await nextTick();
         if (!db.isOpen) return;
@@ -321,10 +327,10 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
   private async reindexChat(chatId: string): Promise<void> {
     const deletionsBefore = this.deletions.get(chatId) ?? 0;
     const deleted = () => (this.deletions.get(chatId) ?? 0) !== deletionsBefore;
-    const state = await this.store.historyFileState(chatId);
+    const state = await this.history.historyFileState(chatId);
     if (deleted() || !this.db?.isOpen) return;
     this.db.removeChat(chatId);
-    const { records, positions } = await this.store.readRecordsWithPositions(chatId);
+    const { records, positions } = await this.history.readRecordsWithPositions(chatId);
     let at = 0;
     while (at < records.length) {
       if (deleted() || !this.db?.isOpen) return;

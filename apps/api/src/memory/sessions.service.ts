@@ -23,7 +23,9 @@ import { firstCodePoints } from '../common/trim';
 import { formatLocalIsoSeconds } from './local-time';
 import { sessionExportJson, sessionExportMarkdown } from './session-export';
 import { MemoryError } from './memory.errors';
-import { MemoryStore } from './memory-store';
+import { ChatDirectoryStore } from './chat-directory.store';
+import { ChatMetadataStore } from './chat-metadata.store';
+import { HistoryReader } from './history-reader';
 import { SessionIndex } from './session-index';
 import { type HistoryRecord } from './memory.types';
 import { currentBranch } from './history-branch';
@@ -104,13 +106,15 @@ export class SessionsService {
   private readonly logger = new Logger(SessionsService.name);
 
   constructor(
-    private readonly store: MemoryStore,
+    private readonly chats: ChatDirectoryStore,
+    private readonly metadata: ChatMetadataStore,
+    private readonly history: HistoryReader,
     private readonly events: AppEventBus,
     private readonly index: SessionIndex,
   ) {}
 
   async list(): Promise<SessionListResponse> {
-    const stored = await this.store.listSessions();
+    const stored = await this.chats.listSessions();
     // newest first by instant (whole seconds, as emitted), ties by chat id; a string sort would break across DST
     const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
     const sorted = [...stored].sort((a, b) =>
@@ -127,8 +131,8 @@ export class SessionsService {
   }
 
   async messages(chatId: string): Promise<SessionMessagesResponse> {
-    if (!(await this.store.chatExists(chatId))) throw new MemoryError('session_not_found');
-    const records = await this.store.readRecords(chatId);
+    if (!(await this.chats.chatExists(chatId))) throw new MemoryError('session_not_found');
+    const records = await this.history.readRecords(chatId);
     return { chat_id: chatId, messages: toPublicMessages(records) };
   }
 
@@ -166,7 +170,7 @@ export class SessionsService {
     format: SessionExportFormat,
   ): Promise<{ format: 'markdown'; body: string } | { format: 'json'; body: ReturnType<typeof sessionExportJson> }> {
     const { messages } = await this.messages(chatId);
-    const title = (await this.store.chatTitle(chatId)) ?? UNTITLED_SESSION_TITLE;
+    const title = (await this.metadata.chatTitle(chatId)) ?? UNTITLED_SESSION_TITLE;
     const now = new Date();
     return format === 'json'
       ? { format, body: sessionExportJson(chatId, title, messages, now) }
@@ -174,14 +178,14 @@ export class SessionsService {
   }
 
   async rename(chatId: string, title: string): Promise<RenameSessionResponse> {
-    const stored = await this.store.renameChat(chatId, title.trim());
+    const stored = await this.metadata.renameChat(chatId, title.trim());
     this.logger.log(`event=session.renamed chat_id=${chatId}`);
     return { chat_id: chatId, title: stored };
   }
 
   /** Removes the chat (disk and cache), then tells listeners (the chat module cancels a running turn). */
   async remove(chatId: string): Promise<void> {
-    await this.store.deleteChat(chatId);
+    await this.chats.deleteChat(chatId);
     const event: SessionDeletedEvent = { chatId };
     try {
       this.events.emit(SESSION_DELETED_EVENT, event);

@@ -1,7 +1,8 @@
 import { TokenVerifier, TrustedProxies } from '../common/http-security';
 import { FailureThrottle } from '../common/failure-throttle';
 import { openAiCompatEdgeMiddleware } from './openai-compat-edge';
-import { chatIdForUser, chatTurnError, upstreamError } from './openai-compat.service';
+import { chatTurnError, upstreamError } from './openai-compat-errors';
+import { chatIdForUser } from './openai-compat.service';
 
 describe('FailureThrottle', () => {
   it('throttles a client after the limit until its window ends', () => {

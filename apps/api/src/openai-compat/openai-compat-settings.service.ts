@@ -24,6 +24,7 @@ import { localIsoWithOffset } from '../common/local-iso-time';
 import { formatEvent } from '../common/log-format';
 import { mkdirPrivate } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { SerialQueue } from '../common/keyed-queue';
 
 export const OPENAI_COMPAT_FILE_VERSION = 1;
 /** keys a server keeps at most */
@@ -108,7 +109,8 @@ export class OpenAiCompatSettingsService implements OnModuleInit {
   private settings: StoredSettings = defaults();
   /** key hashes as bytes, for the constant-time check */
   private digests: Array<{ key: StoredKey; digest: Buffer }> = [];
-  private writes: Promise<void> = Promise.resolve();
+  /** one writer at a time */
+  private readonly writes = new SerialQueue();
   private lastUsedWritten = new Map<string, number>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -249,9 +251,7 @@ export class OpenAiCompatSettingsService implements OnModuleInit {
   }
 
   private enqueueWrite(task: () => Promise<void>): Promise<void> {
-    const next = this.writes.then(task, task);
-    this.writes = next.catch(() => undefined);
-    return next;
+    return this.writes.run(task);
   }
 
   private async save(settings: StoredSettings): Promise<void> {

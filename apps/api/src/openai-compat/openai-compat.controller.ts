@@ -9,6 +9,7 @@ import { AgentCancelledError } from '../agent/agent-runner';
 import { formatEvent } from '../common/log-format';
 import { ChunkWriter, completionObject, newCompletionIdentity, SSE_DONE, sseData } from './completion-chunks';
 import { parseCompletionRequest } from './completion-request';
+import { OpenAiCompatModels } from './openai-compat-models';
 import { OpenAiCompatService, type TurnResult } from './openai-compat.service';
 import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
 import { OpenAiError, OpenAiExceptionFilter, toOpenAiError } from '../common/openai-error';
@@ -47,6 +48,7 @@ export class OpenAiCompatController {
 
   constructor(
     private readonly service: OpenAiCompatService,
+    private readonly models: OpenAiCompatModels,
     private readonly settings: OpenAiCompatSettingsService,
   ) {}
 
@@ -70,7 +72,7 @@ export class OpenAiCompatController {
   @errorResponse(401, 'Missing or wrong bearer key (`authentication_error`)')
   @errorResponse(404, 'The endpoint is off (`endpoint_disabled`)')
   async listModels(): Promise<Record<string, unknown>> {
-    const models = await this.service.listModels();
+    const models = await this.models.listModels();
     return { object: 'list', data: models.map((model) => modelObject(model.id, model.created)) };
   }
 
@@ -79,7 +81,7 @@ export class OpenAiCompatController {
   @ApiParam({ name: 'model', example: 'cashcode' })
   @errorResponse(404, 'Unknown model (`model_not_found`) or the endpoint is off')
   async retrieveModel(@Param('model') model: string): Promise<Record<string, unknown>> {
-    await this.service.resolveModel(model);
+    await this.models.resolveModel(model);
     return modelObject(model, Math.floor(Date.now() / 1000));
   }
 
@@ -139,7 +141,7 @@ export class OpenAiCompatController {
     if (!parsed.ok) throw parsed.error;
     const request = parsed.request;
     const conversation = this.service.conversation(request, chatHeader);
-    const selection = await this.service.resolveModel(request.model);
+    const selection = await this.models.resolveModel(request.model);
     const identity = newCompletionIdentity(request.model);
 
     const abort = new AbortController();

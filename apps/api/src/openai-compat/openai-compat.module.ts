@@ -6,6 +6,7 @@ import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
 import { MemoryModule } from '../memory/memory.module';
 import { SkillsModule } from '../skills/skills.module';
 import { OpenAiCompatController } from './openai-compat.controller';
+import { OpenAiCompatModels } from './openai-compat-models';
 import { OpenAiCompatService } from './openai-compat.service';
 import { OpenAiCompatSettingsController } from './openai-compat-settings.controller';
 import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
@@ -18,7 +19,7 @@ import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
 @Module({
   imports: [AgentModule, ChatModule, LlmSettingsModule, MemoryModule, SkillsModule],
   controllers: [OpenAiCompatController, OpenAiCompatSettingsController],
-  providers: [OpenAiCompatService, OpenAiCompatSettingsService, LlmOriginGuard],
+  providers: [OpenAiCompatService, OpenAiCompatModels, OpenAiCompatSettingsService, LlmOriginGuard],
   exports: [OpenAiCompatSettingsService],
 })
 export class OpenAiCompatModule {}

@@ -3,7 +3,7 @@
  * .ci/run installs it) and are skipped with a message elsewhere.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { DEFAULT_EXEC_PATH } from '../../src/agent/tools/exec.tool';
+import { DEFAULT_EXEC_PATH } from '../../src/agent/tools/exec-process';
 import { findExecutable } from '../../src/agent/sandbox/exec-sandbox';
 
 export const BWRAP_PATH = findExecutable('bwrap', `${process.env['PATH'] ?? ''}:${DEFAULT_EXEC_PATH}`);

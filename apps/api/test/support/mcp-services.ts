@@ -5,7 +5,7 @@
 import type { ToolRegistry } from '../../src/agent/tool-registry';
 import type { AppConfig } from '../../src/config/app-config';
 import type { AppEventBus } from '../../src/events/event-bus';
-import type { MemoryStore } from '../../src/memory/memory-store';
+import type { MemoryStores } from '../../src/memory/memory-stores';
 import { McpActivations } from '../../src/mcp/mcp-activations';
 import { McpCatalog } from '../../src/mcp/mcp-catalog';
 import { McpConnections } from '../../src/mcp/mcp-connections';
@@ -29,11 +29,11 @@ export interface McpServices {
 
 export function createMcpServices(
   config: AppConfig,
-  deps: { registry: ToolRegistry; bus: AppEventBus; memory: MemoryStore },
+  deps: { registry: ToolRegistry; bus: AppEventBus; memory: MemoryStores },
 ): McpServices {
   const catalog = new McpCatalog(config);
   const cache = new McpSchemaCache(config);
-  const activations = new McpActivations(deps.memory);
+  const activations = new McpActivations(deps.memory.history, deps.memory.chats);
   const oauth = new McpOAuth(config);
   const connections = new McpConnections(
     config,

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { ExecSandboxStatus } from '@cashcode/contracts';
 import { formatEvent } from '../../common/log-format';
 import { APP_CONFIG, type AppConfig, ConfigError } from '../../config/app-config';
-import { buildExecEnvironment, DEFAULT_EXEC_PATH } from '../tools/exec.tool';
+import { buildExecEnvironment, DEFAULT_EXEC_PATH } from '../tools/exec-process';
 import {
   BubblewrapSandbox,
   type ExecSandbox,

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { registerSecretValue, unregisterSecretValue } from '../../common/redact';
 import { loadConfig } from '../../config/app-config';
 import type { ToolContext, ToolResult } from '../agent-tool';
-import { buildExecEnvironment, ExecTool, type ExecOptions } from './exec.tool';
+import { buildExecEnvironment, type ExecOptions } from './exec-process';
+import { ExecTool } from './exec.tool';
 import { WorkspacePaths } from './workspace-paths';
 
 const ctx = (signal = new AbortController().signal): ToolContext => ({ chatId: 'c1', turnId: 't1', signal });

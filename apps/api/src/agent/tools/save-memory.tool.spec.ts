@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config/app-config';
-import { MemoryStore } from '../../memory/memory-store';
+import { createMemoryStores, type MemoryStores } from '../../memory/memory-stores';
 import type { ToolContext } from '../agent-tool';
 import { ToolInputError } from '../agent-tool';
 import { SaveMemoryTool } from './save-memory.tool';
@@ -10,18 +10,18 @@ import { SaveMemoryTool } from './save-memory.tool';
 describe(SaveMemoryTool.name, () => {
   let dir: string;
   let tool: SaveMemoryTool;
-  let store: MemoryStore;
+  let stores: MemoryStores;
   const ctx = (): ToolContext => ({ chatId: 'c1', turnId: '0'.repeat(32), signal: new AbortController().signal });
   const memoryFile = () => fs.readFile(join(dir, 'MEMORY.md'), 'utf8');
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-save-memory-'));
-    store = new MemoryStore({ memoryDir: dir } as AppConfig, () => new Date(2026, 0, 2, 3, 4));
-    tool = new SaveMemoryTool(store);
+    stores = createMemoryStores({ memoryDir: dir } as AppConfig, () => new Date(2026, 0, 2, 3, 4));
+    tool = new SaveMemoryTool(stores.documents);
   });
 
   afterEach(async () => {
-    await store.onApplicationShutdown();
+    await stores.shutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 

@@ -4,7 +4,7 @@
  * failure).
  */
 import type { AgentTool, JsonSchemaObject, ToolContext } from '../agent-tool';
-import { MemoryStore } from '../../memory/memory-store';
+import { MemoryDocuments } from '../../memory/memory-documents';
 import { requireString } from './tool-args';
 
 export const SAVE_MEMORY_EMPTY = 'Content is empty; nothing saved.';
@@ -26,7 +26,7 @@ export class SaveMemoryTool implements AgentTool {
   };
   readonly readOnly = false;
 
-  constructor(private readonly memory: MemoryStore) {}
+  constructor(private readonly memory: MemoryDocuments) {}
 
   async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
     const content = requireString(args, 'content').trim();

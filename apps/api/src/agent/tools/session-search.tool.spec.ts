@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config/app-config';
-import { MemoryStore } from '../../memory/memory-store';
+import { createMemoryStores, type MemoryStores } from '../../memory/memory-stores';
 import { SessionIndex } from '../../memory/session-index';
 import { ToolInputError, type ToolResult } from '../agent-tool';
 import { SESSION_SEARCH_EMPTY_QUERY, SessionSearchTool } from './session-search.tool';
@@ -10,24 +10,24 @@ import { SESSION_SEARCH_EMPTY_QUERY, SessionSearchTool } from './session-search.
 describe(SessionSearchTool.name, () => {
   let dir: string;
   let tool: SessionSearchTool;
-  let store: MemoryStore;
+  let stores: MemoryStores;
   let index: SessionIndex;
   const ctx = (chatId = 'asker') => ({ chatId, turnId: '0'.repeat(32), signal: new AbortController().signal });
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(join(tmpdir(), 'cashcode-session-search-'));
-    store = new MemoryStore({ memoryDir: dir } as AppConfig, () => new Date(2026, 6, 26, 9, 30));
+    stores = createMemoryStores({ memoryDir: dir } as AppConfig, () => new Date(2026, 6, 26, 9, 30));
     for (let i = 1; i <= 8; i++) {
-      await store.appendTurn(`chat-${i}`, { content: `note ${i} about the lighthouse keeper` }, [], { content: 'ok' });
+      await stores.history.appendTurn(`chat-${i}`, { content: `note ${i} about the lighthouse keeper` }, [], { content: 'ok' });
     }
-    index = new SessionIndex(store, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
+    index = new SessionIndex(stores.reader, stores.writer, stores.metadata, stores.chats, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
     tool = new SessionSearchTool(index);
   });
 
   afterEach(async () => {
     index.onModuleDestroy();
-    await store.onApplicationShutdown();
+    await stores.shutdown();
     await fs.rm(dir, { recursive: true, force: true });
   });
 

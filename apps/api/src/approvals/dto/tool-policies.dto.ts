@@ -88,16 +88,23 @@ export class UpdateToolPoliciesDto implements UpdateToolPoliciesRequest {
 const SCOPE_SCHEMA = {
   type: 'object' as const,
   additionalProperties: true,
-  example: { kind: 'exec_program', program: 'git' },
+  example: { kind: 'exec_command', argv: ['git', 'status'] },
   description:
-    'what the rule approves: `{kind: "exec_program", program}` (that program with any arguments), ' +
-    '`{kind: "tool", tool}` (a built-in tool) or `{kind: "mcp_tool", server, tool}` (one MCP tool)',
+    'what the rule approves: `{kind: "exec_program", program}` (that program with any arguments; only programs that ' +
+    'run no other code through their options, see `inactive_reason`), `{kind: "exec_command", argv}` (a simple command ' +
+    'whose words are exactly `argv`), `{kind: "tool", tool}` (a built-in tool) or `{kind: "mcp_tool", server, tool}` ' +
+    '(one MCP tool)',
 };
 
 export class StandingRuleDto implements StandingRule {
   @ApiProperty({ example: 'rule_0123456789abcdef' }) id!: string;
   @ApiProperty(SCOPE_SCHEMA) scope!: StandingRuleScope;
   @ApiProperty({ example: '2026-07-26T12:00:00.000+08:00', description: 'ISO 8601 with offset' }) created_at!: string;
+  @ApiPropertyOptional({
+    example: 'git can run other programs or code through its options, so a rule for it with any arguments covers nothing. Allow an exact command instead.',
+    description: 'present when the stored rule covers nothing any more (e.g. an `exec_program` rule for a program that can run other code); it stays until revoked',
+  })
+  inactive_reason?: string;
 }
 
 export class ToolPolicyEntryDto implements ToolPolicyEntry {

@@ -200,6 +200,7 @@ describe('approval state', () => {
     expect(formatCountdown(9)).toBe('0:09');
     expect(formatCountdown(3723)).toBe('1:02:03');
     expect(scopeLabel({ kind: 'exec_program', program: 'git' })).toBe('git');
+    expect(scopeLabel({ kind: 'exec_command', argv: ['git', 'commit', '-m', "it's"] })).toBe(`git commit -m 'it'\\''s'`);
     expect(scopeLabel({ kind: 'mcp_tool', server: 'github', tool: 'create_issue' })).toBe('github/create_issue');
     expect(approvalArguments({ risk: 'exec', arguments: '{"command":"rm -rf build"}' })).toEqual({ command: true, text: 'rm -rf build' });
     expect(approvalArguments({ risk: 'write', arguments: '{"path":"a.md","content":"x"}' })).toEqual({
@@ -235,5 +236,14 @@ describe('approval state', () => {
       expect(approvalFromEvent(request({ command, commands: bad as never })).commands).toBeNull();
     }
     expect(approvalFromEvent(request({ command, unanalysed: 'comment' })).unanalysed).toBe('comment');
+  });
+
+  it('Scenario: the card offers an exact command rule with its words', () => {
+    const exact = approvalFromEvent(request({ always_scope: { kind: 'exec_command', argv: ['git', 'status'] } }));
+    expect(exact.alwaysScope).toEqual({ kind: 'exec_command', argv: ['git', 'status'] });
+    expect(scopeLabel(exact.alwaysScope!)).toBe('git status');
+    for (const bad of [{ kind: 'exec_command', argv: [] }, { kind: 'exec_command', argv: 'git status' }, { kind: 'exec_command', argv: ['git', 1] }]) {
+      expect(approvalFromEvent(request({ always_scope: bad as never })).alwaysScope).toBeNull();
+    }
   });
 });

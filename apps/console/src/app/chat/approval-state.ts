@@ -10,7 +10,7 @@ import type {
   ExecCommandSpan,
   StandingRuleScope,
 } from '@cashcode/contracts';
-import { isRecord, TOOL_RISKS } from '@cashcode/contracts';
+import { execArgvLabel, isRecord, TOOL_RISKS } from '@cashcode/contracts';
 
 import type { ApprovalResolution, ApprovalState, ChatMessage, ChatThread, ToolBlockState } from './chat-types';
 
@@ -56,6 +56,10 @@ function isScope(value: unknown): value is StandingRuleScope {
   switch (scope['kind']) {
     case 'exec_program':
       return typeof scope['program'] === 'string' && scope['program'] !== '';
+    case 'exec_command': {
+      const argv = scope['argv'];
+      return Array.isArray(argv) && argv.length > 0 && argv.every((word) => typeof word === 'string');
+    }
     case 'tool':
       return typeof scope['tool'] === 'string' && scope['tool'] !== '';
     case 'mcp_tool':
@@ -246,11 +250,13 @@ export function formatCountdown(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
 }
 
-/** The scope of a standing rule as a short label: `git`, `write_file`, `github/create_issue`. */
+/** The scope of a standing rule as a short label: `ls`, `git status`, `write_file`, `github/create_issue`. */
 export function scopeLabel(scope: StandingRuleScope): string {
   switch (scope.kind) {
     case 'exec_program':
       return scope.program;
+    case 'exec_command':
+      return execArgvLabel(scope.argv);
     case 'tool':
       return scope.tool;
     case 'mcp_tool':

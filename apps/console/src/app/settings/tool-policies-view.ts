@@ -10,7 +10,7 @@ import type {
   ToolRisk,
   UpdateToolPoliciesRequest,
 } from '@cashcode/contracts';
-import { TOOL_RISKS } from '@cashcode/contracts';
+import { execArgvLabel, TOOL_RISKS } from '@cashcode/contracts';
 
 /** A select's value: an explicit policy, or `inherit` (no entry in the map: the default applies). */
 export type PolicyChoice = ToolPolicy | 'inherit';
@@ -110,6 +110,8 @@ export function scopeParams(scope: StandingRuleScope): Record<string, string> {
   switch (scope.kind) {
     case 'exec_program':
       return { program: scope.program };
+    case 'exec_command':
+      return { command: execArgvLabel(scope.argv) };
     case 'tool':
       return { tool: scope.tool };
     case 'mcp_tool':

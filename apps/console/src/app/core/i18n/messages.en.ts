@@ -451,6 +451,9 @@ export const EN_MESSAGES = {
   'toolPolicies.rules.hint': 'Created with “Always allow” on an approval card. A matching call runs without asking.',
   'toolPolicies.rules.empty': 'No standing rules yet.',
   'toolPolicies.rules.scope.exec_program': 'exec of the program {program}',
+  'toolPolicies.rules.scope.exec_command': 'exec of exactly {command}',
+  'toolPolicies.rules.inactive':
+    'Covers nothing: this program can run other programs or code through its options, so only exact commands can be allowed always. Revoke this rule.',
   'toolPolicies.rules.scope.tool': 'the tool {tool}',
   'toolPolicies.rules.scope.mcp_tool': 'the tool {tool} of the MCP server {server}',
   'toolPolicies.rules.created': 'Created {time}',

@@ -447,6 +447,8 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'toolPolicies.rules.hint': '在审批卡片上点击“始终允许”时创建。匹配的调用将不再询问直接执行。',
   'toolPolicies.rules.empty': '还没有长期规则。',
   'toolPolicies.rules.scope.exec_program': '执行程序 {program}',
+  'toolPolicies.rules.scope.exec_command': '仅执行命令 {command}',
+  'toolPolicies.rules.inactive': '不再生效：该程序可以通过自身选项运行其他程序或代码，只能始终允许确切的命令。请撤销此规则。',
   'toolPolicies.rules.scope.tool': '工具 {tool}',
   'toolPolicies.rules.scope.mcp_tool': 'MCP 服务器 {server} 的工具 {tool}',
   'toolPolicies.rules.created': '创建于 {time}',

@@ -42,9 +42,9 @@ describe('ToolPoliciesPage', () => {
     localStorage.clear();
   });
 
-  async function render(): Promise<{ fixture: ComponentFixture<ToolPoliciesPage>; element: HTMLElement }> {
+  async function render(rules?: ToolPoliciesResponse['rules']): Promise<{ fixture: ComponentFixture<ToolPoliciesPage>; element: HTMLElement }> {
     const fixture = TestBed.createComponent(ToolPoliciesPage);
-    http.expectOne('/api/settings/tool-policies').flush(policies());
+    http.expectOne('/api/settings/tool-policies').flush({ ...policies(), ...(rules ? { rules } : {}) });
     http.expectOne((r) => r.url === '/api/approvals/audit').flush({
       entries: [
         {
@@ -114,6 +114,25 @@ describe('ToolPoliciesPage', () => {
     await fixture.whenStable();
     expect(element.querySelector('[data-testid="tools-rule-row"]')).toBeNull();
     expect(element.querySelector('[data-testid="tools-rules-empty"]')?.textContent).toBe('No standing rules yet.');
+  });
+
+  it('Scenario: exact command rules are listed with their words; a rule that covers nothing any more is flagged', async () => {
+    const reason = 'git can run other programs or code through its options, so a rule for it with any arguments covers nothing.';
+    const { element } = await render([
+      { id: 'r1', scope: { kind: 'exec_program', program: 'git' }, created_at: new Date().toISOString(), inactive_reason: reason },
+      { id: 'r2', scope: { kind: 'exec_command', argv: ['git', 'commit', '-m', 'a b'] }, created_at: new Date().toISOString() },
+      { id: 'r3', scope: { kind: 'exec_program', program: 'ls' }, created_at: new Date().toISOString() },
+    ]);
+    const rows = all(element, 'tools-rule-row');
+    expect(rows.map((row) => row.querySelector('[data-testid="tools-rule-scope"]')?.textContent)).toEqual([
+      'exec of the program git',
+      "exec of exactly git commit -m 'a b'",
+      'exec of the program ls',
+    ]);
+    const inactive = rows.map((row) => row.querySelector<HTMLElement>('[data-testid="tools-rule-inactive"]'));
+    expect(inactive[0]?.textContent).toContain('Covers nothing');
+    expect(inactive[0]?.getAttribute('title')).toBe(reason);
+    expect(inactive.slice(1)).toEqual([null, null]);
   });
 
   it('reads in Simplified Chinese', async () => {

@@ -3,42 +3,27 @@ import nodeFs from 'node:fs';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { line, readLines } from '../../test/support/history-files';
 import type { AppConfig } from '../config/app-config';
-import { parseHistoryLine, serializeHistoryRecord } from './history-record';
-import { DEFAULT_SOUL, MemoryStore } from './memory-store';
-import type { ChatMessage, HistoryRecord, ToolCallRecord } from './memory.types';
+import { parseHistoryLine } from './history-record';
+import { HistoryLogStore } from './history-log.store';
+import type { ChatMessage, ToolCallRecord } from './memory.types';
+import { createMemoryStores, type MemoryStores } from './memory-stores';
 
 const FIXED_NOW = new Date(2026, 6, 26, 12, 5, 30);
 
 /** stores made by the running test; afterEach shuts them down (their append handles stay open otherwise) */
-const openStores: MemoryStore[] = [];
+const openStores: MemoryStores[] = [];
 
-function makeStore(memoryDir: string): MemoryStore {
-  const store = new MemoryStore({ memoryDir } as AppConfig, () => FIXED_NOW);
-  openStores.push(store);
-  return store;
+function makeStore(memoryDir: string): MemoryStores {
+  const stores = createMemoryStores({ memoryDir } as AppConfig, () => FIXED_NOW);
+  openStores.push(stores);
+  return stores;
 }
 
-async function readLines(file: string): Promise<HistoryRecord[]> {
-  const text = await fs.readFile(file, 'utf8');
-  expect(text.endsWith('\n')).toBe(true);
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const record = parseHistoryLine(line);
-      expect(record).not.toBeNull();
-      return record!;
-    });
-}
-
-function line(record: Partial<HistoryRecord> & { cursor: number; role: HistoryRecord['role'] }): string {
-  return `${serializeHistoryRecord({ timestamp: '2026-07-01 09:00', content: '', ...record })}\n`;
-}
-
-describe(MemoryStore.name, () => {
+describe(HistoryLogStore.name, () => {
   let dir: string;
-  let store: MemoryStore;
+  let store: MemoryStores;
   const historyOf = (chatId: string) => join(dir, chatId, 'history.jsonl');
 
   beforeEach(async () => {
@@ -48,41 +33,41 @@ describe(MemoryStore.name, () => {
 
   afterEach(async () => {
     jest.restoreAllMocks();
-    await Promise.all(openStores.splice(0).map((made) => made.onApplicationShutdown()));
+    await Promise.all(openStores.splice(0).map((made) => made.shutdown()));
     await fs.rm(dir, { recursive: true, force: true });
   });
 
   it('Scenario: loading an unknown chat creates nothing on disk', async () => {
-    const state = await store.getChat('fresh');
+    const state = await store.history.getChat('fresh');
     expect(state).toEqual({ chatId: 'fresh', history: [], metadata: {} });
     await expect(fs.stat(join(dir, 'fresh'))).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(await store.chatExists('fresh')).toBe(false);
+    expect(await store.chats.chatExists('fresh')).toBe(false);
   });
 
   it('Scenario: rejects a chat id outside the allowed pattern before touching the disk', async () => {
-    await expect(store.getChat('../etc')).rejects.toMatchObject({ code: 'invalid_chat_id', httpStatus: 400 });
-    await expect(store.appendTurn('a/b', { content: 'x' }, [], { content: 'y' })).rejects.toMatchObject({
+    await expect(store.history.getChat('../etc')).rejects.toMatchObject({ code: 'invalid_chat_id', httpStatus: 400 });
+    await expect(store.history.appendTurn('a/b', { content: 'x' }, [], { content: 'y' })).rejects.toMatchObject({
       code: 'invalid_chat_id',
     });
-    await expect(store.deleteChat('x'.repeat(65))).rejects.toMatchObject({ code: 'invalid_chat_id' });
+    await expect(store.chats.deleteChat('x'.repeat(65))).rejects.toMatchObject({ code: 'invalid_chat_id' });
   });
 
   it('Scenario: a plain turn is one user and one assistant record with consecutive cursors', async () => {
-    await store.appendTurn('c1', { content: 'hello' }, [], { content: 'hi there' });
+    await store.history.appendTurn('c1', { content: 'hello' }, [], { content: 'hi there' });
     expect(await readLines(historyOf('c1'))).toEqual([
       { cursor: 1, timestamp: '2026-07-26 12:05', role: 'user', content: 'hello' },
       { cursor: 2, timestamp: '2026-07-26 12:05', role: 'assistant', content: 'hi there' },
     ]);
-    await store.flush('c1');
+    await store.history.flush('c1');
     expect((await fs.readFile(join(dir, 'c1', '.cursor'), 'utf8')).trim()).toBe('2');
   });
 
   it('Scenario: an inline append is written on the calling thread, a default one through the thread pool; both are on disk', async () => {
     const writeSync = jest.spyOn(nodeFs, 'writeSync');
-    await store.appendTurn('c9', { content: 'one' }, [], { content: 'first' }, { inline: true });
+    await store.history.appendTurn('c9', { content: 'one' }, [], { content: 'first' }, { inline: true });
     expect(writeSync).toHaveBeenCalledTimes(1);
     expect(String(writeSync.mock.calls[0]?.[1])).toContain('"content":"first"');
-    await store.appendTurn('c9', { content: 'two' }, [], { content: 'second' });
+    await store.history.appendTurn('c9', { content: 'two' }, [], { content: 'second' });
     expect(writeSync).toHaveBeenCalledTimes(1);
     expect((await readLines(historyOf('c9'))).map((r) => [r.cursor, r.content])).toEqual([
       [1, 'one'],
@@ -90,7 +75,7 @@ describe(MemoryStore.name, () => {
       [3, 'two'],
       [4, 'second'],
     ]);
-    expect((await makeStore(dir).getChat('c9')).history).toHaveLength(4);
+    expect((await makeStore(dir).history.getChat('c9')).history).toHaveLength(4);
   });
 
   it('Scenario: a traced turn keeps tool activity and receipts, and the cache equals a reload', async () => {
@@ -99,8 +84,8 @@ describe(MemoryStore.name, () => {
       { role: 'assistant', content: '', tool_calls: calls },
       { role: 'tool', tool_call_id: 'call_1', name: 'list_dir', content: '[file] a.txt' },
     ];
-    const state = await store.getChat('c2');
-    await store.appendTurn(
+    const state = await store.history.getChat('c2');
+    await store.history.appendTurn(
       'c2',
       { content: 'list', mentioned_skills: [{ name: 'weather', label: 'Weather' }] },
       durable,
@@ -121,24 +106,24 @@ describe(MemoryStore.name, () => {
       { role: 'tool', tool_call_id: 'call_1', name: 'list_dir', content: '[file] a.txt' },
       { role: 'assistant', content: 'one file' },
     ]);
-    expect((await makeStore(dir).getChat('c2')).history).toEqual(state.history);
+    expect((await makeStore(dir).history.getChat('c2')).history).toEqual(state.history);
   });
 
   it('Scenario: a cancelled partial answer is stored marked cancelled', async () => {
-    await store.appendTurn('c3', { content: 'long story' }, [], { content: 'Once upon', cancelled: true });
+    await store.history.appendTurn('c3', { content: 'long story' }, [], { content: 'Once upon', cancelled: true });
     const records = await readLines(historyOf('c3'));
     expect(records[1]).toMatchObject({ role: 'assistant', content: 'Once upon', cancelled: true });
   });
 
   it('Scenario: cursors keep increasing across a restart', async () => {
-    await store.appendTurn('c4', { content: 'a' }, [], { content: 'b' });
-    await store.flush();
+    await store.history.appendTurn('c4', { content: 'a' }, [], { content: 'b' });
+    await store.history.flush();
     const restarted = makeStore(dir);
-    await restarted.appendTurn('c4', { content: 'c' }, [], { content: 'd' });
-    await restarted.flush();
+    await restarted.history.appendTurn('c4', { content: 'c' }, [], { content: 'd' });
+    await restarted.history.flush();
     // without the .cursor hint the last record decides
     await fs.rm(join(dir, 'c4', '.cursor'));
-    await makeStore(dir).appendTurn('c4', { content: 'e' }, [], { content: 'f' });
+    await makeStore(dir).history.appendTurn('c4', { content: 'e' }, [], { content: 'f' });
     expect((await readLines(historyOf('c4'))).map((r) => r.cursor)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
@@ -146,7 +131,7 @@ describe(MemoryStore.name, () => {
     await fs.mkdir(join(dir, 'c5'));
     await fs.writeFile(historyOf('c5'), line({ cursor: 7, role: 'user', content: 'x' }));
     await fs.writeFile(join(dir, 'c5', '.cursor'), '3');
-    await store.appendTurn('c5', { content: 'y' }, [], { content: 'z' });
+    await store.history.appendTurn('c5', { content: 'y' }, [], { content: 'z' });
     expect((await readLines(historyOf('c5'))).map((r) => r.cursor)).toEqual([7, 8, 9]);
   });
 
@@ -155,13 +140,13 @@ describe(MemoryStore.name, () => {
     const good = line({ cursor: 1, role: 'user', content: 'hi' }) + line({ cursor: 2, role: 'assistant', content: 'yo' });
     await fs.writeFile(historyOf('torn'), `${good}{"cursor": 3, "role": "user", "cont`);
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const state = await store.getChat('torn');
+    const state = await store.history.getChat('torn');
     expect(state.history).toEqual([
       { role: 'user', content: 'hi' },
       { role: 'assistant', content: 'yo' },
     ]);
     expect(warn.mock.calls.some(([message]) => String(message).includes('event=memory.history.torn_tail chat_id=torn'))).toBe(true);
-    await store.appendTurn('torn', { content: 'again' }, [], { content: 'ok' });
+    await store.history.appendTurn('torn', { content: 'again' }, [], { content: 'ok' });
     const records = await readLines(historyOf('torn'));
     expect(records.map((r) => [r.cursor, r.content])).toEqual([
       [1, 'hi'],
@@ -177,17 +162,17 @@ describe(MemoryStore.name, () => {
       historyOf('bad'),
       line({ cursor: 1, role: 'user', content: 'a' }) + 'garbage here\n' + line({ cursor: 2, role: 'assistant', content: 'b' }),
     );
-    await store.appendTurn('good', { content: 'x' }, [], { content: 'y' });
+    await store.history.appendTurn('good', { content: 'x' }, [], { content: 'y' });
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const bad = await store.getChat('bad');
-    const good = await makeStore(dir).getChat('good');
+    const bad = await store.history.getChat('bad');
+    const good = await makeStore(dir).history.getChat('good');
     expect(bad.history.map((m) => m.content)).toEqual(['a', 'b']);
     expect(good.history.map((m) => m.content)).toEqual(['x', 'y']);
     const reports = warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('malformed_line'));
     expect(reports).toHaveLength(1);
     expect(reports[0]).toContain('chat_id=bad');
     // the malformed line stays where it is; appends go after it
-    await store.appendTurn('bad', { content: 'c' }, [], { content: 'd' });
+    await store.history.appendTurn('bad', { content: 'c' }, [], { content: 'd' });
     const text = await fs.readFile(historyOf('bad'), 'utf8');
     expect(text.split('\n')[1]).toBe('garbage here');
     expect(text.trimEnd().split('\n').slice(-2).map((l) => parseHistoryLine(l)?.cursor)).toEqual([3, 4]);
@@ -206,7 +191,7 @@ describe(MemoryStore.name, () => {
         line({ cursor: 7, role: 'user', content: 'new question' }) +
         line({ cursor: 8, role: 'assistant', content: 'new answer' }),
     );
-    const state = await store.getChat('sum');
+    const state = await store.history.getChat('sum');
     expect(state.history).toEqual([
       { role: 'assistant', content: '[History summary] the user asked things' },
       { role: 'user', content: 'kept question' },
@@ -224,7 +209,7 @@ describe(MemoryStore.name, () => {
         line({ cursor: 2, role: 'summary', content: 'S' }) +
         line({ cursor: 3, role: 'user', content: 'new' }),
     );
-    expect((await store.getChat('sum2')).history).toEqual([
+    expect((await store.history.getChat('sum2')).history).toEqual([
       { role: 'assistant', content: '[History summary] S' },
       { role: 'user', content: 'new' },
     ]);
@@ -252,7 +237,7 @@ describe(MemoryStore.name, () => {
       return result;
     });
 
-    const state = await store.getChat('big');
+    const state = await store.history.getChat('big');
     expect(state.history.map((m) => m.content)).toEqual([
       '[History summary] summary',
       filler,
@@ -264,36 +249,13 @@ describe(MemoryStore.name, () => {
       'latest',
     ]);
     expect(bytesRead).toBeGreaterThan(0);
-    expect(bytesRead).toBeLessThanOrEqual(store.chunkBytes * 2);
-  });
-
-  it('Scenario: metadata.json is replaced atomically as pretty JSON', async () => {
-    const writes = Array.from({ length: 30 }, (_, i) => store.saveMetadata('meta', { title: `title ${i}`, n: i }));
-    const readers = Array.from({ length: 30 }, async () => {
-      try {
-        const text = await fs.readFile(join(dir, 'meta', 'metadata.json'), 'utf8');
-        expect(() => JSON.parse(text) as unknown).not.toThrow();
-      } catch (error) {
-        expect((error as NodeJS.ErrnoException).code).toBe('ENOENT');
-      }
-    });
-    await Promise.all([...writes, ...readers]);
-    const text = await fs.readFile(join(dir, 'meta', 'metadata.json'), 'utf8');
-    expect(text).toBe(`${JSON.stringify({ title: 'title 29', n: 29 }, null, 2)}\n`);
-    expect((await fs.readdir(join(dir, 'meta'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-  });
-
-  it('Scenario: unreadable metadata is treated as empty', async () => {
-    await fs.mkdir(join(dir, 'm2'));
-    await fs.writeFile(join(dir, 'm2', 'metadata.json'), '{not json');
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    expect((await store.getChat('m2')).metadata).toEqual({});
+    expect(bytesRead).toBeLessThanOrEqual(store.reader.chunkBytes * 2);
   });
 
   it('Scenario: concurrent appends to one chat keep their order and cursors', async () => {
-    const state = await store.getChat('busy');
+    const state = await store.history.getChat('busy');
     await Promise.all(
-      Array.from({ length: 25 }, (_, i) => store.appendTurn('busy', { content: `q${i}` }, [], { content: `a${i}` })),
+      Array.from({ length: 25 }, (_, i) => store.history.appendTurn('busy', { content: `q${i}` }, [], { content: `a${i}` })),
     );
     const records = await readLines(historyOf('busy'));
     expect(records.map((r) => r.cursor)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
@@ -301,99 +263,21 @@ describe(MemoryStore.name, () => {
     expect(state.history.map((m) => m.content)).toEqual(records.map((r) => r.content));
   });
 
-  it('Scenario: rename updates disk and the cached metadata', async () => {
-    const state = await store.getChat('r1');
-    await store.saveMetadata('r1', { title: 'old', activated_tools: { a: 1 } });
-    await store.renameChat('r1', 'new title');
-    expect(state.metadata).toEqual({ title: 'new title', activated_tools: { a: 1 } });
-    expect(JSON.parse(await fs.readFile(join(dir, 'r1', 'metadata.json'), 'utf8'))).toEqual(state.metadata);
-    await expect(store.renameChat('missing', 'x')).rejects.toMatchObject({ code: 'session_not_found' });
-  });
-
-  it('Scenario: delete removes the chat, forgets it, and a late append of a running turn writes nothing', async () => {
-    await store.getChat('d1');
-    await store.appendTurn('d1', { content: 'secret' }, [], { content: 'noted' });
-    await store.deleteChat('d1');
-    expect(await store.chatExists('d1')).toBe(false);
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    // the turn that was running when the session was deleted finishes afterwards
-    expect(await store.appendTurn('d1', { content: 'late' }, [], { content: 'late answer' })).toEqual([]);
-    expect(await store.chatExists('d1')).toBe(false);
-    // a new conversation under the same id starts empty
-    const fresh = await store.getChat('d1');
-    expect(fresh.history).toEqual([]);
-    await store.appendTurn('d1', { content: 'new' }, [], { content: 'start' });
-    expect((await readLines(historyOf('d1'))).map((r) => [r.cursor, r.content])).toEqual([
-      [1, 'new'],
-      [2, 'start'],
-    ]);
-    await expect(store.deleteChat('nope')).rejects.toMatchObject({ code: 'session_not_found' });
-  });
-
   it('Scenario: a summary append followed by a reload swaps in the consolidated history', async () => {
-    const state = await store.getChat('cons');
-    await store.appendTurn('cons', { content: 'q1' }, [], { content: 'a1' });
-    await store.appendTurn('cons', { content: 'q2' }, [], { content: 'a2' });
-    const summary = await store.appendSummary('cons', 'talked twice', 3);
+    const state = await store.history.getChat('cons');
+    await store.history.appendTurn('cons', { content: 'q1' }, [], { content: 'a1' });
+    await store.history.appendTurn('cons', { content: 'q2' }, [], { content: 'a2' });
+    const summary = await store.history.appendSummary('cons', 'talked twice', 3);
     expect(summary).toMatchObject({ cursor: 5, role: 'summary', keep_from_cursor: 3 });
-    await store.reloadHistory('cons');
+    await store.history.reloadHistory('cons');
     expect(state.history.map((m) => m.content)).toEqual(['[History summary] talked twice', 'q2', 'a2']);
   });
 
-  it('lists chat directories only, with title and last update', async () => {
-    await store.appendTurn('s1', { content: 'a' }, [], { content: 'b' });
-    await store.saveMetadata('s2', { title: 'Named' });
-    await fs.mkdir(join(dir, '.hidden'));
-    await fs.mkdir(join(dir, 'not a chat id'));
-    await fs.writeFile(join(dir, 'MEMORY.md'), 'x');
-    const sessions = await store.listSessions();
-    expect(sessions.map((s) => [s.chatId, s.title]).sort()).toEqual([
-      ['s1', null],
-      ['s2', 'Named'],
-    ]);
-    expect(sessions.every((s) => Number.isFinite(s.updatedAt.getTime()))).toBe(true);
-    expect(await makeStore(join(dir, 'missing')).listSessions()).toEqual([]);
-  });
-
   it('evicts the least recently used chats beyond the cache size', async () => {
-    store.maxCachedChats = 2;
-    const first = await store.getChat('e1');
-    await store.getChat('e2');
-    await store.getChat('e3');
-    expect(await store.getChat('e1')).not.toBe(first);
-  });
-
-  describe('SOUL.md and MEMORY.md', () => {
-    it('Scenario: the built-in persona is used when SOUL.md is missing or blank', async () => {
-      expect(await store.readSoul()).toBe(DEFAULT_SOUL);
-      expect(DEFAULT_SOUL.startsWith('You are CashCode, a capable local-first AI assistant with persistent memory.')).toBe(true);
-      expect(DEFAULT_SOUL).toContain('## Tool rules');
-      expect(DEFAULT_SOUL).toContain('save_memory');
-      await fs.writeFile(join(dir, 'SOUL.md'), '  \n');
-      expect(await store.readSoul()).toBe(DEFAULT_SOUL);
-      await fs.writeFile(join(dir, 'SOUL.md'), 'You are Penny.\n');
-      expect(await store.readSoul()).toBe('You are Penny.');
-    });
-
-    it('Scenario: long-term memory lines are dated, de-duplicated and end with a newline', async () => {
-      expect(await store.readLongTermMemory()).toBe('');
-      await fs.writeFile(join(dir, 'MEMORY.md'), '# Facts\n\n\n');
-      expect(await store.saveLongTermMemory('Likes tea')).toBe('saved');
-      expect(await store.saveLongTermMemory('tea')).toBe('duplicate');
-      expect(await store.saveLongTermMemory('Lives in Lyon')).toBe('saved');
-      expect(await fs.readFile(join(dir, 'MEMORY.md'), 'utf8')).toBe(
-        '# Facts\n[2026-07-26 12:05] Likes tea\n[2026-07-26 12:05] Lives in Lyon\n',
-      );
-      expect(await store.readLongTermMemory()).toBe('# Facts\n[2026-07-26 12:05] Likes tea\n[2026-07-26 12:05] Lives in Lyon');
-    });
-
-    it('Scenario: concurrent saves are serialised and none is lost', async () => {
-      const results = await Promise.all(
-        ['a1', 'b2', 'c3', 'a1', 'd4'].map((fact) => store.saveLongTermMemory(`fact ${fact}`)),
-      );
-      expect(results).toEqual(['saved', 'saved', 'saved', 'duplicate', 'saved']);
-      const lines = (await fs.readFile(join(dir, 'MEMORY.md'), 'utf8')).trimEnd().split('\n');
-      expect(lines).toEqual(['a1', 'b2', 'c3', 'd4'].map((f) => `[2026-07-26 12:05] fact ${f}`));
-    });
+    store.lanes.maxCachedChats = 2;
+    const first = await store.history.getChat('e1');
+    await store.history.getChat('e2');
+    await store.history.getChat('e3');
+    expect(await store.history.getChat('e1')).not.toBe(first);
   });
 });
