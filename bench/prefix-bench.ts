@@ -24,7 +24,8 @@
  *   each save_memory, besides the boundaries 12 and 20); non-boundary share mean 94.99 %, worst 56.80 % (turn 16);
  * - after: 561,224 bytes (0.88 of before; the first request 10,876 instead of 13,049 bytes: four tool definitions
  *   fewer); only the boundaries 12 and 20 change the start; non-boundary mean 97.96 %, worst 93.08 % (turn 4: grep's
- *   900-byte result appended to a 12 KB request, growth rather than a changed start; turns 4, 9 and 14 are under 95 %). The figures are byte counts of deterministic requests: the machine's load does not change them.
+ *   900-byte result appended to a 12 KB request, growth rather than a changed start; turns 4, 9 and 14 are under 95 %).
+ * The figures are byte counts of deterministic requests: the machine's load does not change them.
  *
  * Figures (33 chat requests; budget on / budget off):
  * - before the cacheable prefix (each turn's tool-call message re-sent with the history's `[TOOL_CALLS: …]` content
