@@ -173,7 +173,7 @@ describe('ChatGateway protocol', () => {
       ['metadata not an object', 'x', 'metadata must be an object'],
       ['llm missing', {}, 'llm selection is required'],
       ['llm not an object', { llm: 'openai' }, 'llm must be an object'],
-      ['unknown provider', { llm: { provider: 'anthropic', model: 'm' } }, 'llm.provider is invalid'],
+      ['unknown provider', { llm: { provider: 'gemini', model: 'm' } }, 'llm.provider is invalid'],
       ['model not a string', { llm: { provider: 'ollama', model: 3 } }, 'llm.model must be a string'],
       ['blank model', { llm: { provider: 'ollama', model: '  ' } }, 'llm.model is invalid'],
       ['model over 256 chars', { llm: { provider: 'ollama', model: 'm'.repeat(257) } }, 'llm.model is invalid'],

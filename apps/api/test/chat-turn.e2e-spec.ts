@@ -415,16 +415,22 @@ describe('chat turn', () => {
     expect(existsSync(join(t.config.memoryDir, 'MEMORY.md'))).toBe(false);
   });
 
-  it('Scenario: save_memory writes MEMORY.md and the next turn sees it in the system prompt', async () => {
+  it('Scenario: save_memory writes MEMORY.md; the chat keeps its system prompt and a new chat sees the fact', async () => {
     const chatId = newChatId();
     fake.enqueue(
       { toolCalls: [{ name: 'save_memory', arguments: '{"content":"The user prefers green tea"}' }] },
       { content: 'Noted.' },
       { content: 'You like green tea.' },
+      { content: 'Hello again.' },
     );
     await turn(chatId, 'Remember that I prefer green tea');
     await turn(chatId, 'What do I like?');
-    const system = bodyOf(fake.completions[2]).messages[0]?.content ?? '';
+    // the same chat: the system prompt of the first request, byte for byte; the fact is in the conversation
+    expect(bodyOf(fake.completions[2]).messages[0]?.content).toBe(bodyOf(fake.completions[0]).messages[0]?.content);
+    expect(JSON.stringify(bodyOf(fake.completions[2]).messages)).toContain('The user prefers green tea');
+    const other = newChatId();
+    await turn(other, 'Hello');
+    const system = bodyOf(fake.completions[3]).messages[0]?.content ?? '';
     expect(system).toContain('\n\n## Remembered information\n');
     expect(system).toMatch(/\[\d{4}-\d\d-\d\d \d\d:\d\d\] The user prefers green tea/);
     // previous turn with its tool round is part of the history sent to the model

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { LlmModelsResponse, PublicLlmSettings, TestLlmConnectionResponse } from '@cashcode/contracts';
 import { LlmSettingsService } from '../src/llm-settings/llm-settings.service';
+import { openAiClient } from '../src/llm-settings/provider-client';
 import { FakeModelServer } from './support/fake-model-server';
 import { SinkServer } from './support/sink-server';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -14,6 +15,7 @@ const EMPTY: PublicLlmSettings = {
   configured: false,
   openai_compatible: { base_url: '', ready: false, api_key_configured: false },
   ollama: { base_url: '', ready: false },
+  anthropic: { base_url: '', ready: false, api_key_configured: false },
   background: null,
 };
 const AUTH_MESSAGE = 'Authentication failed: check the API key.';
@@ -100,6 +102,7 @@ describe('LLM settings REST (e2e)', () => {
         configured: true,
         openai_compatible: { base_url: fake.baseUrl, ready: true, api_key_configured: true },
         ollama: { base_url: '', ready: false },
+        anthropic: { base_url: '', ready: false, api_key_configured: false },
         background: null,
       });
       const file = join(app.configDir, 'settings', 'llm.json');
@@ -120,6 +123,7 @@ describe('LLM settings REST (e2e)', () => {
         configured: true,
         openai_compatible: { base_url: '', ready: false, api_key_configured: false },
         ollama: { base_url: fake.rootUrl, ready: true },
+        anthropic: { base_url: '', ready: false, api_key_configured: false },
         background: null,
       });
     });
@@ -227,6 +231,7 @@ describe('LLM settings REST (e2e)', () => {
         configured: true,
         openai_compatible: { base_url: fake.baseUrl, ready: true, api_key_configured: true },
         ollama: { base_url: '', ready: false },
+        anthropic: { base_url: '', ready: false, api_key_configured: false },
         background: null,
       });
       const file = JSON.parse(await readFile(join(app.configDir, 'settings', 'llm.json'), 'utf8')) as unknown;
@@ -310,10 +315,10 @@ describe('LLM settings REST (e2e)', () => {
     });
 
     it('Scenario: the probe body is validated like PUT plus the provider', async () => {
-      const badProvider = await probe({ ...openai(), provider: 'anthropic' });
+      const badProvider = await probe({ ...openai(), provider: 'gemini' });
       expect(badProvider.status).toBe(422);
       expect((badProvider.body as Problem).errors).toEqual([
-        { field: 'provider', message: 'must be one of: openai_compatible, ollama' },
+        { field: 'provider', message: 'must be one of: openai_compatible, ollama, anthropic' },
       ]);
       const badUrl = await probe({ openai_compatible: { base_url: 'nope', api_key: KEY }, ollama: {}, provider: 'openai_compatible' });
       expect(badUrl.status).toBe(422);
@@ -371,7 +376,7 @@ describe('LLM settings REST (e2e)', () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         models: [],
-        providers: { openai_compatible: { ready: false, error: null }, ollama: { ready: false, error: null } },
+        providers: { openai_compatible: { ready: false, error: null }, ollama: { ready: false, error: null }, anthropic: { ready: false, error: null } },
       });
     });
 
@@ -386,7 +391,7 @@ describe('LLM settings REST (e2e)', () => {
           { provider: 'ollama', id: 'Fake-A' },
           { provider: 'ollama', id: 'fake-b' },
         ],
-        providers: { openai_compatible: { ready: true, error: null }, ollama: { ready: true, error: null } },
+        providers: { openai_compatible: { ready: true, error: null }, ollama: { ready: true, error: null }, anthropic: { ready: false, error: null } },
       });
     });
 
@@ -402,7 +407,7 @@ describe('LLM settings REST (e2e)', () => {
             { provider: 'ollama', id: 'Fake-A' },
             { provider: 'ollama', id: 'fake-b' },
           ],
-          providers: { openai_compatible: { ready: true, error: AUTH_MESSAGE }, ollama: { ready: true, error: null } },
+          providers: { openai_compatible: { ready: true, error: AUTH_MESSAGE }, ollama: { ready: true, error: null }, anthropic: { ready: false, error: null } },
         });
       } finally {
         await failing.close();
@@ -483,7 +488,7 @@ describe('LLM settings REST (e2e)', () => {
       const listed = await models();
       expect(listed.body as LlmModelsResponse).toEqual({
         models: [{ provider: 'openai_compatible', id: 'sink-model' }],
-        providers: { openai_compatible: { ready: true, error: null }, ollama: { ready: false, error: null } },
+        providers: { openai_compatible: { ready: true, error: null }, ollama: { ready: false, error: null }, anthropic: { ready: false, error: null } },
       });
       expect(b.authorizations).toEqual([`Bearer ${NEW_KEY}`, `Bearer ${NEW_KEY}`]);
       expect(a.requests).toHaveLength(0);
@@ -612,8 +617,8 @@ describe('LLM settings REST (e2e)', () => {
         const newLease = service.acquire('openai_compatible');
         expect(newLease.generation).toBeGreaterThan(oldLease.generation);
 
-        await oldLease.client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-        await newLease.client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+        await openAiClient(oldLease.client).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+        await openAiClient(newLease.client).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
         expect(fake.completions).toHaveLength(1);
         expect(second.completions).toHaveLength(1);
         expect(second.completions[0].headers.authorization).toBe(`Bearer ${KEY}`);

@@ -91,8 +91,10 @@ describe('Skills in chat (e2e)', () => {
     expect(body.messages[0]?.content).toContain('## Skill usage');
     expect(body.messages[0]?.content).toContain('agent_skill_manage');
     expect(toolNames(fake.completions[0])).toEqual(
-      expect.arrayContaining(['agent_skill_manage', 'skill_load', 'skill_read_resource', 'skill_search', 'tool_search']),
+      expect.arrayContaining(['agent_skill_manage', 'skill_load', 'skill_search', 'tool_search']),
     );
+    // skill_read_resource is offered once the chat has loaded a Skill
+    expect(toolNames(fake.completions[0])).not.toContain('skill_read_resource');
   });
 
   it('Scenario: the installed Skills index is in the prompt by name and is snapshotted per chat at its first turn', async () => {

@@ -32,6 +32,30 @@ describe('tool output budget (e2e)', () => {
     await fake?.close();
   });
 
+  it('Scenario: rarely used tools are offered only once they apply to the chat', async () => {
+    const chatId = 'budget-chat-tools';
+    await fs.writeFile(join(t.config.workspaceDir, 'large.txt'), Array.from({ length: 3000 }, (_, i) => `row ${i} ${'y'.repeat(30)}`).join('\n'));
+    fake.enqueue(
+      { content: 'hello' },
+      { toolCalls: [{ id: 'call_large', name: 'read_file', arguments: '{"path":"large.txt"}' }] },
+      { content: 'read it' },
+    );
+    for (const content of ['hi', 'read large.txt']) {
+      const done = client.next('done', (e) => e.chat_id === chatId);
+      client.sendMessage(chatId, content);
+      await done;
+    }
+    const names = (r: RecordedRequest | undefined) =>
+      ((r?.body as { tools?: Array<{ function: { name: string } }> } | undefined)?.tools ?? []).map((tool) => tool.function.name);
+    const rare = ['read_artifact', 'mcp_list_resources', 'mcp_read_resource', 'skill_read_resource'];
+    // no artifact, no MCP server used, no Skill loaded: none of them is offered
+    for (const request of fake.completions.slice(0, 2)) for (const name of rare) expect(names(request)).not.toContain(name);
+    expect(names(fake.completions[0])).toContain('read_file');
+    // the result was kept as an artifact: from the next request on, read_artifact is offered (the others still not)
+    expect(names(fake.completions[2])).toContain('read_artifact');
+    expect(names(fake.completions[2]).filter((name) => rare.includes(name))).toEqual(['read_artifact']);
+  });
+
   it('Scenario: a large tool result is kept as an artifact and the model gets a preview it can page through', async () => {
     const chatId = 'budget-chat-1';
     const lines = Array.from({ length: 3000 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(30)}`);

@@ -356,7 +356,7 @@ describe('usage ledger, prices and spend limits', () => {
     expect(response.status).toBe(200);
     expect(response.type).toMatch(/^text\/csv/);
     const lines = response.body.split('\r\n');
-    expect(lines[0]).toBe('id,at,provider,model,purpose,chat_id,prompt_tokens,cached_tokens,completion_tokens,total_tokens,estimated,duration_ms,outcome,error_code,cost,currency');
+    expect(lines[0]).toBe('id,at,provider,model,purpose,chat_id,prompt_tokens,cached_tokens,completion_tokens,total_tokens,estimated,duration_ms,outcome,error_code,cost,currency,cache_write_tokens');
     const line = lines.find((l) => l.includes('HYPERLINK'));
     expect(line).toContain(`,ollama,"'=HYPERLINK(""http://x""),1",connection_test,,3,0,1,4,false,`);
   });

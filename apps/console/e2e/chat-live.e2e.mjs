@@ -112,6 +112,36 @@ describe('Chat while streaming', { timeout: 240_000 }, () => {
     }
   });
 
+  test('Scenario: the model\'s reasoning is shown collapsed above the answer, live and after a reload', async () => {
+    const { context, page } = await openPage();
+    try {
+      fake.enqueue({ reasoning: 'The user asks for a sum; two plus two is four.', content: 'The answer is 4.', chunkDelayMs: 40 });
+      await newChatAndSend(page, 'What is 2+2?');
+      const answer = page.getByTestId('assistant-text').filter({ hasText: 'The answer is 4.' });
+      await answer.waitFor();
+      await page.getByTestId('send-button').waitFor();
+      const block = page.getByTestId('reasoning');
+      await block.waitFor();
+      // collapsed: the summary shows, the reasoning text does not, and it is not part of the answer
+      assert.equal(await block.getAttribute('open'), null);
+      assert.equal(await page.getByTestId('reasoning-text').isVisible(), false);
+      assert.doesNotMatch(await answer.innerText(), /two plus two/);
+      assert.equal((await block.locator('summary').innerText()).trim(), 'Reasoning');
+      await block.locator('summary').click();
+      assert.equal((await page.getByTestId('reasoning-text').innerText()).trim(), 'The user asks for a sum; two plus two is four.');
+      await screenshot(page, 'chat-live-reasoning-open');
+      // after a reload: still there, collapsed again
+      await page.reload();
+      await page.getByTestId('assistant-text').filter({ hasText: 'The answer is 4.' }).waitFor();
+      await page.getByTestId('reasoning').waitFor();
+      assert.equal(await page.getByTestId('reasoning').getAttribute('open'), null);
+      assert.equal(await page.getByTestId('reasoning-text').isVisible(), false);
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   /** Sends the first message of a new chat and waits for its answer and its URL. */
   async function chatWithAnswer(page, question, answer) {
     fake.enqueue({ content: answer });

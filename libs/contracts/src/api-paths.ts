@@ -16,6 +16,7 @@ export const API_PATHS = {
   llmSettingsTest: '/api/settings/llm/test',
   llmModels: '/api/settings/llm/models',
   llmImageModels: '/api/settings/llm/image-models',
+  llmThinkingModels: '/api/settings/llm/thinking-models',
   toolPolicies: '/api/settings/tool-policies',
   toolPolicyRules: '/api/settings/tool-policies/rules',
   execSandbox: '/api/settings/exec-sandbox',

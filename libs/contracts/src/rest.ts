@@ -97,6 +97,8 @@ export interface PublicMessage {
   selected_mcp_connectors?: McpConnectorReceipt[];
   /** additive: true on the partial assistant answer of a cancelled turn */
   cancelled?: boolean;
+  /** additive (assistant rows): true when the model stopped at its output limit (`continue` carries on) */
+  truncated?: boolean;
   /**
    * additive (user rows): Skills explicitly loaded for this turn, from the persisted receipts (shown as chips
    * on the user message, never as assistant bubbles)
@@ -123,6 +125,11 @@ export interface PublicMessage {
   duration_ms?: number;
   /** additive (user rows): the files the message referred to (uploaded attachments) */
   attachments?: AttachmentReceipt[];
+  /**
+   * additive (assistant rows): the model's reasoning during the turn (thinking blocks, `reasoning_content`, `<think>`),
+   * shown collapsed; never part of `content` and never sent back to the model in later turns
+   */
+  reasoning?: string;
 }
 export interface PublicTurnError {
   kind: string;
@@ -196,6 +203,13 @@ export interface PublicLlmSettings {
   configured: boolean;
   openai_compatible: { base_url: string; ready: boolean; api_key_configured: boolean };
   ollama: { base_url: string; ready: boolean };
+  /**
+   * additive: Anthropic's Messages API (`base_url` empty: not configured; the key is bound to the origin it was
+   * entered for, like the OpenAI-compatible key). Always sent by the server.
+   */
+  anthropic?: { base_url: string; ready: boolean; api_key_configured: boolean };
+  /** additive: models the user turned extended thinking on for (`PUT /api/settings/llm/thinking-models`); absent: none */
+  thinking_models?: LlmSelection[];
   /** additive: the model background jobs (Dream) use; null → the last model a turn used (always sent by the server) */
   background?: LlmSelection | null;
   /**
@@ -214,9 +228,24 @@ export interface SetImageModelRequest {
 export interface ImageModelsResponse {
   image_models: LlmSelection[];
 }
+/** additive: `PUT /api/settings/llm/thinking-models` — turn extended thinking on or off for one model */
+export interface SetThinkingModelRequest {
+  provider: LlmProvider;
+  model: string;
+  thinking: boolean;
+}
+/** the answer of `PUT /api/settings/llm/thinking-models`: every model with thinking on */
+export interface ThinkingModelsResponse {
+  thinking_models: LlmSelection[];
+}
 export interface UpdateLlmSettingsRequest {
   openai_compatible: { base_url?: string; api_key?: string | null; clear_api_key?: boolean };
   ollama: { base_url?: string };
+  /**
+   * additive: omitted → the stored Anthropic connection is kept as it is; `base_url` empty → not configured. The key
+   * follows the rules of `openai_compatible.api_key`.
+   */
+  anthropic?: { base_url?: string; api_key?: string | null; clear_api_key?: boolean };
   /** additive: omitted → keep the stored background model; null → clear it */
   background?: LlmSelection | null;
 }

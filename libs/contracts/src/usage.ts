@@ -57,6 +57,8 @@ export interface UsageRecord {
   prompt_tokens: number;
   /** prompt tokens served from the provider's cache (0 when it does not say) */
   cached_tokens: number;
+  /** additive: prompt tokens written to the provider's cache (Anthropic prompt caching; 0 when it does not say) */
+  cache_write_tokens?: number;
   completion_tokens: number;
   total_tokens: number;
   /** true when the provider reported no usage and the tokens are estimated from the request and answer sizes */
@@ -80,6 +82,8 @@ export interface UsageTotals {
   calls: number;
   prompt_tokens: number;
   cached_tokens: number;
+  /** additive: prompt tokens written to the provider's cache */
+  cache_write_tokens?: number;
   completion_tokens: number;
   total_tokens: number;
   /** calls whose tokens are estimates */
@@ -115,12 +119,14 @@ export interface ChatUsage {
   totals: UsageTotals;
 }
 
-/** A model's price per million tokens. `cached_input_per_million` defaults to `input_per_million`. */
+/** A model's price per million tokens. `cached_input_per_million` and `cache_write_per_million` default to `input_per_million`. */
 export interface ModelPrice {
   provider: LlmProvider;
   model: string;
   input_per_million: number;
   cached_input_per_million?: number;
+  /** additive: price of prompt tokens written to the provider's cache (Anthropic); defaults to `input_per_million` */
+  cache_write_per_million?: number;
   output_per_million: number;
   /** ISO 4217 code, three upper-case letters */
   currency: string;

@@ -69,7 +69,7 @@ export type ChatActionName = (typeof CHAT_ACTIONS)[number];
 /**
  * additive: `regenerate` answers the last user message of the current branch again; `edit` resends the user message
  * at `cursor` (a `cursor` of `GET /api/sessions/{chat_id}/messages` or of `done.user_cursor`) with new `content`;
- * `continue` continues a stopped (cancelled) last answer. History stays append-only: the new records replace the old
+ * `continue` continues a stopped (cancelled) last answer, or one the model cut at its output limit (`truncated`). History stays append-only: the new records replace the old
  * ones (`supersedes`), which stay on disk. The turn's events are those of a `message` turn. Refused with an `error`
  * event: `turn_running`, `nothing_to_regenerate`, `invalid_target`, `nothing_to_continue`, `invalid_frame`,
  * `missing_content`.
@@ -162,6 +162,17 @@ export interface DeltaEvent {
   text: string;
   stream_id: number;
 }
+/**
+ * additive: a piece of the model's reasoning (a reasoning model's `reasoning_content` / `reasoning`, a `<think>` block,
+ * an Anthropic thinking block), kept apart from the answer text: clients show it collapsed; it is stored with the answer
+ * (`reasoning` of the assistant row) and never part of `delta` text, the title, summaries or memory.
+ */
+export interface ReasoningEvent {
+  event: 'reasoning';
+  chat_id: string;
+  text: string;
+  stream_id: number;
+}
 export interface StreamEndEvent {
   event: 'stream_end';
   chat_id: string;
@@ -173,6 +184,8 @@ export interface TokenUsage {
   total_tokens: number;
   /** prompt tokens the provider served from its prompt cache (`prompt_tokens_details.cached_tokens`), when it says */
   cached_tokens?: number;
+  /** additive: prompt tokens the provider wrote to its prompt cache (Anthropic `cache_creation_input_tokens`), when it says */
+  cache_write_tokens?: number;
 }
 export interface DoneEvent {
   event: 'done';
@@ -188,6 +201,8 @@ export interface DoneEvent {
   answer_cursor?: number;
   /** additive: the turn's cost from the price table (absent when its model has no price: "no price") */
   cost?: Money;
+  /** additive: true when the model stopped at its output limit; the answer is cut short and `continue` carries on */
+  truncated?: boolean;
 }
 export interface ErrorEvent {
   event: 'error';
@@ -250,6 +265,7 @@ export type ServerEvent =
   | ToolResultEvent
   | ToolProgressEvent
   | DeltaEvent
+  | ReasoningEvent
   | StreamEndEvent
   | DoneEvent
   | ErrorEvent

@@ -13,8 +13,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { LlmProvider, Money, TokenUsage } from '@cashcode/contracts';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
@@ -22,7 +20,8 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { toolCallsContent } from '../memory/history-record';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
-import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway } from './model-gateway';
+import type { ProviderClient } from '../llm-settings/provider-client';
+import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway, type WireMessage } from './model-gateway';
 import { ToolExecutor, type ToolListener } from './tool-executor';
 import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolExecution, type ToolScope } from './tool-registry';
 import { toolImagesMessage, toWireMessage, withUserImages, type UserImage } from './wire-messages';
@@ -32,13 +31,17 @@ export type { UserImage } from './wire-messages';
 
 export const MAX_ITERATIONS_NUDGE =
   '[System] The maximum tool-call iterations were reached. Return the best answer available from the current evidence.';
-/** What the runner reports while it works, synchronously, as things happen: the answer's text and its tool calls. */
+/**
+ * What the runner reports while it works, synchronously, as things happen: the answer's text, the model's reasoning
+ * (apart from the text) and its tool calls.
+ */
 export interface RunnerListener extends ToolListener {
   delta(text: string): void;
+  reasoning?(text: string): void;
 }
 
 export interface RunRequest {
-  client: OpenAI;
+  client: ProviderClient;
   provider: LlmProvider;
   model: string;
   /** system prompt(s) + previous history + the new user message */
@@ -78,6 +81,10 @@ export interface RunRequest {
 export interface RunOutcome {
   /** the final answer */
   content: string;
+  /** the model's reasoning over the whole turn (every call's, in order); absent when it sent none */
+  reasoning?: string;
+  /** the last model call stopped at its output limit: the answer is cut short (a `continue` carries on) */
+  truncated?: boolean;
   /** assistant tool-call messages and tool results (persisted projections) of this turn, in order */
   durable: ChatMessage[];
   usage: TokenUsage;
@@ -96,6 +103,8 @@ export interface PartialTurn {
   content: string;
   /** whether any delta reached the client during the turn */
   streamed: boolean;
+  /** the reasoning streamed during the turn (absent: none) */
+  reasoning?: string;
   /** complete tool rounds only (an assistant tool-call message always with all of its results) */
   durable: ChatMessage[];
   usage: TokenUsage;
@@ -120,6 +129,7 @@ function addUsage(total: TokenUsage, usage: TokenUsage | null): void {
   total.total_tokens += usage.total_tokens;
   // only when the provider reports it: absent means unknown
   if (usage.cached_tokens !== undefined) total.cached_tokens = (total.cached_tokens ?? 0) + usage.cached_tokens;
+  if (usage.cache_write_tokens !== undefined) total.cache_write_tokens = (total.cache_write_tokens ?? 0) + usage.cache_write_tokens;
 }
 
 function generateCallId(): string {
@@ -132,6 +142,10 @@ interface TurnState {
   durable: ChatMessage[];
   /** text of the model call in progress */
   currentContent: string;
+  /** reasoning of the turn so far (the calls joined by a blank line) */
+  reasoning: string;
+  /** whether the call in progress has reasoning yet (a new call's reasoning starts a new paragraph) */
+  callReasoned: boolean;
   streamed: boolean;
   usedCallIds: Set<string>;
   /** the turn's chat and turn ids for its log lines */
@@ -160,6 +174,8 @@ export class AgentRunner {
       usage: emptyUsage(),
       durable: [],
       currentContent: '',
+      reasoning: '',
+      callReasoned: false,
       streamed: false,
       usedCallIds: new Set(),
       ids: logIds({ chatId: request.chatId, turnId: request.turnId }),
@@ -172,6 +188,7 @@ export class AgentRunner {
         throw new AgentCancelledError({
           content: state.currentContent,
           streamed: state.streamed,
+          ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
           durable: state.durable,
           usage: state.usage,
           ...(state.cost ? { cost: state.cost } : {}),
@@ -184,12 +201,14 @@ export class AgentRunner {
   private async loop(request: RunRequest, state: TurnState): Promise<RunOutcome> {
     const scope: ToolScope = { chatId: request.chatId, temporary: request.temporaryTools ?? new Set() };
     // the conversation as sent to the model: the history, then this turn's tool rounds
-    const wire: ChatCompletionMessageParam[] = request.messages.map(toWireMessage);
+    const wire: WireMessage[] = request.messages.map(toWireMessage);
     if (request.acceptsImages === true) withUserImages(wire, request.userImages ?? []);
     const maxIterations = Math.max(1, this.config.maxIterations);
     const counts = { modelCalls: 0, toolCalls: 0, failedToolCalls: 0 };
-    const outcome = (content: string, iterationLimitReached: boolean): RunOutcome => ({
+    const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,
+      ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
+      ...(truncated ? { truncated: true } : {}),
       durable: state.durable,
       usage: state.usage,
       ...(state.cost ? { cost: state.cost } : {}),
@@ -201,7 +220,7 @@ export class AgentRunner {
       if (request.signal.aborted) throw new ToolExecutionCancelledError();
       const call = await this.callModel(request, state, wire, this.tools.visibleTools(scope), iteration);
       counts.modelCalls++;
-      if (call.toolCalls.length === 0) return outcome(call.content, false);
+      if (call.toolCalls.length === 0) return outcome(call.content, false, call.finishReason === 'length');
       const assistant: ChatMessage = { role: 'assistant', content: call.content, tool_calls: call.toolCalls };
       const results = await this.executor.executeCalls(
         {
@@ -218,7 +237,9 @@ export class AgentRunner {
       // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only). The
       // model gets the tool-call message as the history will give it back on the next turn (`[TOOL_CALLS: …]`, the
       // `tool_calls` record's content), so the next turn's request starts with this one's bytes (a cacheable prefix)
-      wire.push(toWireMessage({ ...assistant, content: toolCallsContent(call.toolCalls) }));
+      // `replay` (thinking blocks, a reasoning field) goes back within this turn only, as the provider requires
+      const sent: WireMessage = toWireMessage({ ...assistant, content: toolCallsContent(call.toolCalls) });
+      wire.push(call.replay !== undefined ? { ...sent, replay: call.replay } : sent);
       state.durable.push(assistant);
       for (const [index, toolCall] of call.toolCalls.entries()) {
         const result = results[index] as ToolExecution;
@@ -245,18 +266,19 @@ export class AgentRunner {
     wire.push({ role: 'user', content: MAX_ITERATIONS_NUDGE });
     const final = await this.callModel(request, state, wire, [], maxIterations + 1);
     counts.modelCalls++;
-    return outcome(final.content, true);
+    return outcome(final.content, true, final.finishReason === 'length');
   }
 
   /** One model call through the gateway; its text is the turn's current content, its tool calls get unique ids. */
   private async callModel(
     request: RunRequest,
     state: TurnState,
-    wire: readonly ChatCompletionMessageParam[],
+    wire: readonly WireMessage[],
     tools: readonly AgentTool[],
     iteration: number,
   ): Promise<ModelAnswer> {
     state.currentContent = '';
+    state.callReasoned = false;
     const answer = await this.gateway.complete({
       client: request.client,
       provider: request.provider,
@@ -274,6 +296,13 @@ export class AgentRunner {
         state.currentContent += text;
         state.streamed = true;
         request.listener.delta(text);
+      },
+      onReasoning: (text) => {
+        // the calls of one turn: one paragraph each
+        const piece = !state.callReasoned && state.reasoning !== '' ? `\n\n${text}` : text;
+        state.callReasoned = true;
+        state.reasoning += piece;
+        request.listener.reasoning?.(piece);
       },
       onSettled: (cost) => addCost(state, cost),
     });

@@ -80,6 +80,13 @@ export interface AgentTool {
   readonly readOnly: boolean;
   /** set by MCP tool wrappers: the server tool behind this tool */
   readonly mcp?: McpToolIdentity;
+  /**
+   * A rarely used tool offered to the model only when it applies to the chat (read_artifact once the chat has an
+   * artifact, the MCP resource tools once it uses an MCP server, skill_read_resource once it loaded a Skill): its
+   * definition costs prompt bytes on every request. The answer must be stable from request to request (a change
+   * rewrites the start of the request); absent: always offered.
+   */
+  appliesTo?(scope: { chatId: string; temporary: ReadonlySet<string> }): boolean;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
 }
 

@@ -2,7 +2,7 @@ import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
-import { OpenAiModelGateway } from '../llm-settings/openai-model-gateway';
+import { ModelGatewayRouter } from '../llm-settings/model-gateway-router';
 import { MemoryModule } from '../memory/memory.module';
 import { ArtifactStore } from '../memory/artifact.store';
 import { HistoryLogStore } from '../memory/history-log.store';
@@ -47,10 +47,11 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
 
 /**
  * The agent: the tool registry (+ deferred view), the agent loop (AgentRunner) with its tool executor, the system
- * prompt builder and MCP elicitations. The loop reaches the model through MODEL_GATEWAY (bound here to the OpenAI
- * protocol gateway of LlmSettingsModule) and asks TOOL_GATE before a call runs (provided by the global
- * ApprovalsModule, which this module never imports). Other modules register their tools (MCP wrappers, skill tools)
- * in ToolRegistry. The chat's history is HISTORY_LOG, bound here to memory's HistoryLogStore.
+ * prompt builder and MCP elicitations. The loop reaches the model through MODEL_GATEWAY (bound here to the gateway
+ * router of LlmSettingsModule, which picks the OpenAI-protocol or the Anthropic gateway per call) and asks TOOL_GATE
+ * before a call runs (provided by the global ApprovalsModule, which this module never imports). Other modules register
+ * their tools (MCP wrappers, skill tools) in ToolRegistry. The chat's history is HISTORY_LOG, bound here to memory's
+ * HistoryLogStore.
  */
 @Module({
   imports: [MemoryModule, SandboxModule, LlmSettingsModule],
@@ -59,7 +60,7 @@ export const BUILTIN_TOOL_FACTORIES: readonly BuiltinToolFactory[] = [
     AgentRunner,
     ToolExecutor,
     // typed factories: the compiler checks that each implementation fits the agent's interface
-    { provide: MODEL_GATEWAY, useFactory: (gateway: OpenAiModelGateway): ModelGateway => gateway, inject: [OpenAiModelGateway] },
+    { provide: MODEL_GATEWAY, useFactory: (gateway: ModelGatewayRouter): ModelGateway => gateway, inject: [ModelGatewayRouter] },
     { provide: HISTORY_LOG, useFactory: (history: HistoryLogStore): HistoryLog => history, inject: [HistoryLogStore] },
     SystemPromptBuilder,
     ElicitationsService,

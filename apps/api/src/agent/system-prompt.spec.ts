@@ -50,9 +50,12 @@ describe('SystemPromptBuilder snapshots', () => {
   it('Scenario: a deliberate MEMORY.md edit reaches every chat at its next turn', async () => {
     const before = await prompt.build({ chatId: 'chat-a', boundary: '0|user:1:q' });
     expect(await memory.saveLongTermMemory('The user prefers tea')).toBe('saved');
-    const after = await prompt.build({ chatId: 'chat-a', boundary: '0|user:1:q' });
-    expect(after).not.toBe(before);
-    expect(after).toMatch(/\[\d{4}-\d\d-\d\d \d\d:\d\d\] The user prefers tea\n\n## Static section$/);
+    // a saved fact waits for the running chat's next boundary; a new chat has it at once
+    expect(await prompt.build({ chatId: 'chat-a', boundary: '0|user:1:q' })).toBe(before);
+    expect(await prompt.build({ chatId: 'chat-b', boundary: '0|user:1:q' })).toMatch(
+      /\[\d{4}-\d\d-\d\d \d\d:\d\d\] The user prefers tea\n\n## Static section$/,
+    );
+    expect(await prompt.build({ chatId: 'chat-a', boundary: '1|user:1:q' })).toContain('The user prefers tea');
     await memory.updateDocument('MEMORY.md', () => ({ content: '- Edited in the console\n', result: null }));
     expect(await prompt.build({ chatId: 'chat-a', boundary: '0|user:1:q' })).toContain('- Edited in the console');
   });

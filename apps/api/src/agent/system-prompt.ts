@@ -7,9 +7,10 @@
  * A chat turn's prompt (a `boundary` given, openspec agent-runner "Requirement: Cacheable request prefix") uses the
  * chat's snapshot of SOUL + MEMORY, taken at its first turn in this server process and again at each context boundary
  * (context-window.ts: every CONTEXT_BOUNDARY_TURNS turns, after a consolidation), so the request prefix stays the
- * same from turn to turn and a provider's prompt cache keeps matching. A Dream rewrite of MEMORY.md, or an edit of the
- * files outside CashCode, reaches a chat at its next boundary (a new chat at once); a deliberate edit — save_memory,
- * the REST editor, a Dream revert — bumps MemoryDocuments.documentRevision and reaches every chat at its next turn. The
+ * same from turn to turn and a provider's prompt cache keeps matching. A fact saved with save_memory, a Dream rewrite
+ * of MEMORY.md, or an edit of the files outside CashCode reaches a chat at its next boundary (a new chat at once; the
+ * chat that saved a fact has it in its conversation already, the tool call and its result); a deliberate edit — the
+ * REST editor, a Dream revert — bumps MemoryDocuments.documentRevision and reaches every chat at its next turn. The
  * sections are rendered every turn (the `## Installed Skills` index is snapshotted per chat by its own section; the
  * recently-activated-Skills summary changes only when the chat loads a Skill). Without a boundary (the stateless
  * OpenAI-compatible endpoint) SOUL and MEMORY are read fresh.

@@ -5,8 +5,9 @@
  * - Meta tools: the deferred view's own always-visible tools (tool_search, mcp_prepare, skill tools — registered by
  *   later modules through `registerMeta`).
  * - Visibility per call: meta tools + every main tool not starting with `mcp_` + `mcp_*` tools activated for the chat
- *   (through the pluggable ToolActivationSource) or temporary for the turn. Names not starting with `mcp_` first,
- *   alphabetically, then `mcp_*` names alphabetically.
+ *   (through the pluggable ToolActivationSource) or temporary for the turn, except tools that do not apply to the chat
+ *   yet (`AgentTool.appliesTo`). Names not starting with `mcp_` first, alphabetically, then `mcp_*` names
+ *   alphabetically.
  * - Execution never throws for a tool problem: unknown tools, invalid arguments and throwing tools come back as a
  *   tool error text with the retry hint. Only cancellation (the turn's AbortSignal) propagates.
  */
@@ -222,9 +223,10 @@ export class ToolRegistry {
    */
   visibleTools(scope: ToolScope): AgentTool[] {
     const visible = new Map<string, AgentTool>();
-    for (const tool of this.metaTools.values()) visible.set(tool.name, tool);
+    const applies = (tool: AgentTool) => tool.appliesTo?.(scope) ?? true;
+    for (const tool of this.metaTools.values()) if (applies(tool)) visible.set(tool.name, tool);
     for (const tool of this.tools.values()) {
-      if (visible.has(tool.name)) continue;
+      if (visible.has(tool.name) || this.metaTools.has(tool.name) || !applies(tool)) continue;
       if (!tool.name.startsWith(MCP_TOOL_PREFIX) || this.isUsable(tool.name, scope)) visible.set(tool.name, tool);
     }
     const order = this.activation.activeTools?.(scope.chatId) ?? [];

@@ -6,7 +6,8 @@
  *   selection receipts) replaces it and everything after it.
  * - edit: the user message at `cursor` (a user record of the current branch) is resent with new text; the new user
  *   record replaces it and everything after it. Selections default to the replaced message's.
- * - continue: the last record of the current branch must be a stopped (cancelled) answer; the model is sent the history
+ * - continue: the last record of the current branch must be a stopped (cancelled) answer or one cut at the model's
+ *   output limit (truncated); the model is sent the history
  *   (ending with that partial answer) plus CONTINUE_INSTRUCTION as a user message that is never persisted, and the
  *   continued answer (partial text + new text) replaces the partial record. Sending the partial answer back as the
  *   last assistant message plus an instruction works with every OpenAI-compatible provider (assistant prefill is not
@@ -104,7 +105,7 @@ export function planChatAction(records: readonly HistoryRecord[], request: ChatA
     }
     case 'continue': {
       const last = branch[branch.length - 1];
-      if (!last || last.role !== 'assistant' || last.cancelled !== true) {
+      if (!last || last.role !== 'assistant' || (last.cancelled !== true && last.truncated !== true)) {
         return { ok: false, code: 'nothing_to_continue', detail: 'The last answer of this chat was not stopped; there is nothing to continue.' };
       }
       return {

@@ -10,6 +10,7 @@ import type { RunnerListener } from '../agent/agent-runner';
 export function turnEventsListener(chatId: string, streamId: number, emit: (event: ServerEvent) => void): RunnerListener {
   return {
     delta: (text) => emit({ event: 'delta', chat_id: chatId, text, stream_id: streamId }),
+    reasoning: (text) => emit({ event: 'reasoning', chat_id: chatId, text, stream_id: streamId }),
     toolCall: (notice) =>
       emit({
         event: 'tool_call',
@@ -51,7 +52,7 @@ export function turnEventsListener(chatId: string, streamId: number, emit: (even
 export function turnEndEvents(
   chatId: string,
   streamId: number,
-  end: { durationSec: number; usage: TokenUsage; cancelled: boolean; cost?: Money },
+  end: { durationSec: number; usage: TokenUsage; cancelled: boolean; cost?: Money; truncated?: boolean },
 ): ServerEvent[] {
   return [
     { event: 'stream_end', chat_id: chatId, stream_id: streamId },
@@ -62,6 +63,7 @@ export function turnEndEvents(
       usage: end.usage,
       cancelled: end.cancelled,
       ...(end.cost ? { cost: end.cost } : {}),
+      ...(end.truncated ? { truncated: true } : {}),
     },
   ];
 }

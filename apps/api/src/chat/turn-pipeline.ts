@@ -190,10 +190,21 @@ export class TurnPipeline {
       // explicit Skill receipts come first among the turn's durable messages
       outcome = { ...outcome, durable: [...skillReceipts, ...outcome.durable] };
       // persist, then stream_end and done (done only after the turn is on disk)
-      const final = { content: outcome.content, ...answerStats(outcome.usage, started, outcome.cost) };
+      const final = {
+        content: outcome.content,
+        ...(outcome.reasoning !== undefined ? { reasoning: outcome.reasoning } : {}),
+        ...(outcome.truncated ? { truncated: true } : {}),
+        ...answerStats(outcome.usage, started, outcome.cost),
+      };
       const written = await this.persistence.persist(job, user, outcome.durable, final, out.alone());
       const durationSec = elapsedSec(started);
-      const end = { durationSec, usage: outcome.usage, cancelled: false, ...(outcome.cost ? { cost: outcome.cost } : {}) };
+      const end = {
+        durationSec,
+        usage: outcome.usage,
+        cancelled: false,
+        ...(outcome.cost ? { cost: outcome.cost } : {}),
+        ...(outcome.truncated ? { truncated: true } : {}),
+      };
       for (const event of withCursors(turnEndEvents(chatId, streamId, end), written)) out.emit(event);
       if (autoTitle !== null && this.config.modelTitles) {
         this.requestModelTitle(out, chatId, autoTitle, content, outcome.content, selection);
@@ -252,7 +263,12 @@ export class TurnPipeline {
     // a deleted session stays deleted; otherwise keep what the user already saw
     if (cause !== 'deleted' && (partial.streamed || partial.durable.length > 0)) {
       try {
-        const final = { content: partial.content, cancelled: true, ...answerStats(partial.usage, started, partial.cost) };
+        const final = {
+          content: partial.content,
+          cancelled: true,
+          ...(partial.reasoning !== undefined ? { reasoning: partial.reasoning } : {}),
+          ...answerStats(partial.usage, started, partial.cost),
+        };
         written = await this.persistence.persist(job, user, partial.durable, final, out.alone());
         persisted = true;
       } catch (err) {

@@ -12,6 +12,7 @@ import { LLM_CLIENT_PROVIDER, LlmNotConfiguredError, type LlmClientProvider } fr
 import { classifyProviderError } from '../llm-settings/provider-errors';
 import { SpendLimitError } from '../usage/usage.errors';
 import { UsageService, type UsageReservation } from '../usage/usage.service';
+import { completeText } from '../llm-settings/text-completion';
 import { truncateText } from './evidence';
 import type { EvolutionSkillSummary } from './evolution-skills.port';
 
@@ -207,20 +208,14 @@ export class Evolver {
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) controller.abort();
     try {
-      const response = await lease.client.chat.completions.create(
-        {
-          model: selection.model,
-          messages: [
-            { role: 'system', content: EVOLVER_SYSTEM_PROMPT },
-            { role: 'user', content: request },
-          ],
-          stream: false,
-        },
-        { signal: controller.signal, maxRetries: 0, timeout: timeoutMs },
-      );
-      const content = response.choices[0]?.message?.content;
-      const text = typeof content === 'string' ? content : '';
-      settle({ outcome: 'ok', usage: response.usage ?? null, answerChars: text.length });
+      const { text, usage } = await completeText(lease.client, {
+        model: selection.model,
+        system: EVOLVER_SYSTEM_PROMPT,
+        user: request,
+        signal: controller.signal,
+        timeoutMs,
+      });
+      settle({ outcome: 'ok', usage, answerChars: text.length });
       return text;
     } catch (error) {
       if (timedOut) {

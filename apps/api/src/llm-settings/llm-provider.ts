@@ -4,9 +4,9 @@
  * generations and leases" and "Requirement: Provider error classification").
  */
 import { HttpStatus } from '@nestjs/common';
-import type OpenAI from 'openai';
 import type { LlmProvider, LlmSelection } from '@cashcode/contracts';
 import { DomainError } from '../common/domain-error';
+import type { ProviderClient } from './provider-client';
 
 /**
  * A client lease for one turn. Settings changes install a new generation; a lease keeps its generation's
@@ -14,7 +14,8 @@ import { DomainError } from '../common/domain-error';
  */
 export interface ProviderLease {
   readonly provider: LlmProvider;
-  readonly client: OpenAI;
+  /** the provider's SDK client: `openai` for OpenAI-compatible servers and Ollama, `@anthropic-ai/sdk` for Anthropic */
+  readonly client: ProviderClient;
   readonly generation: number;
   release(): void;
 }
@@ -35,6 +36,8 @@ export interface LlmClientProvider {
   isReady(provider: LlmProvider): boolean;
   /** Whether the model takes image input (the provider's listing or the user's per-model setting); default false. */
   acceptsImages?(provider: LlmProvider, model: string): boolean;
+  /** Whether the user turned extended thinking on for the model (a per-model setting); default false. */
+  thinkingEnabled?(provider: LlmProvider, model: string): boolean;
 }
 
 /**

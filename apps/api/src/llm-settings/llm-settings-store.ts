@@ -15,7 +15,9 @@ import { writeFileAtomic } from '../common/atomic-file';
 import { mkdirPrivate, PRIVATE_DIR_MODE } from '../common/private-fs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { urlSecretBinding } from '../common/secret-binding';
+import { parseAnthropic, serialiseAnthropic } from './anthropic-settings';
 import {
+  ANTHROPIC_RULES,
   apiKeyError,
   apiKeyOriginFor,
   normaliseBaseUrl,
@@ -48,6 +50,10 @@ export function serialiseSettingsFile(settings: StoredLlmSettings): string {
       ...(settings.openaiCompatible.apiKey !== '' ? { api_key_origin: settings.openaiCompatible.apiKeyOrigin } : {}),
     },
     ollama: { base_url: settings.ollama.baseUrl },
+    ...(serialiseAnthropic(settings.anthropic) ? { anthropic: serialiseAnthropic(settings.anthropic) } : {}),
+    ...(settings.thinkingModels && settings.thinkingModels.length > 0
+      ? { thinking_models: settings.thinkingModels.map(({ provider, model }) => ({ provider, model })) }
+      : {}),
     ...(settings.background ? { background: { provider: settings.background.provider, model: settings.background.model } } : {}),
     ...(settings.imageModels && settings.imageModels.length > 0
       ? { image_models: settings.imageModels.map(({ provider, model }) => ({ provider, model })) }
@@ -87,6 +93,17 @@ export function parseSettingsFile(text: string): StoredLlmSettings {
     openaiCompatible: { baseUrl: openaiUrl.value, apiKey, apiKeyOrigin: apiKey === '' ? '' : apiKeyOrigin },
     ollama: { baseUrl: ollamaUrl.value },
   };
+  // optional Anthropic connection (CashCode addition): a key is never kept from an invalid entry
+  const anthropic = parseAnthropic(data['anthropic'], ANTHROPIC_RULES);
+  if (anthropic === null) throw new LlmSettingsFileError('invalid LLM settings file');
+  if (anthropic.baseUrl !== '' || anthropic.apiKey !== '') settings.anthropic = anthropic;
+  // optional models with extended thinking on (CashCode addition); invalid entries are ignored
+  if (Array.isArray(data['thinking_models'])) {
+    const thinkingModels = (data['thinking_models'] as unknown[])
+      .map((entry) => parseBackgroundSelection(entry))
+      .flatMap((parsed) => ('value' in parsed ? [parsed.value] : []));
+    if (thinkingModels.length > 0) settings.thinkingModels = thinkingModels;
+  }
   // optional background model (CashCode addition); an invalid entry is ignored rather than failing the whole file
   if (data['background'] !== undefined && data['background'] !== null) {
     const background = parseBackgroundSelection(data['background']);

@@ -1,14 +1,21 @@
 import { API_PATHS } from '@cashcode/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ImageModelsResponse, LlmModelsResponse, PublicLlmSettings, TestLlmConnectionResponse } from '@cashcode/contracts';
+import type {
+  ImageModelsResponse,
+  LlmModelsResponse,
+  PublicLlmSettings,
+  TestLlmConnectionResponse,
+  ThinkingModelsResponse,
+} from '@cashcode/contracts';
 import { ApiProblemResponses } from '../common/problem-details';
-import { SetImageModelDto } from './dto/set-image-model.dto';
+import { SetImageModelDto, SetThinkingModelDto } from './dto/set-image-model.dto';
 import {
   ImageModelsResponseDto,
   LlmModelsResponseDto,
   PublicLlmSettingsDto,
   TestLlmConnectionResponseDto,
+  ThinkingModelsResponseDto,
 } from './dto/llm-settings-response.dto';
 import { TestLlmConnectionDto } from './dto/test-llm-connection.dto';
 import { UpdateLlmSettingsDto } from './dto/update-llm-settings.dto';
@@ -70,7 +77,7 @@ export class LlmSettingsController {
   @ApiOperation({
     summary: 'List the models of the saved providers',
     description:
-      'Lists every ready provider concurrently (openai_compatible first, then ollama); a failing provider ' +
+      'Lists every ready provider concurrently (openai_compatible first, then ollama, then anthropic); a failing provider ' +
       'contributes no models and a sanitised `error`.',
   })
   @ApiOkResponse({ type: LlmModelsResponseDto })
@@ -92,5 +99,20 @@ export class LlmSettingsController {
   @ApiProblemResponses(403, 422, 503)
   setImageModel(@Body() body: SetImageModelDto): Promise<ImageModelsResponse> {
     return this.settings.setImageModel(body);
+  }
+
+  @Put('thinking-models')
+  @UseGuards(LlmOriginGuard)
+  @ApiOperation({
+    summary: 'Turn extended thinking on or off for a model',
+    description:
+      'A per-model setting: `thinking: true` lets the model think before it answers (Anthropic extended thinking, ' +
+      'with a thinking budget; its thinking is shown collapsed, never in the answer). Saved with the settings.',
+  })
+  @ApiBody({ type: SetThinkingModelDto })
+  @ApiOkResponse({ type: ThinkingModelsResponseDto })
+  @ApiProblemResponses(403, 422, 503)
+  setThinkingModel(@Body() body: SetThinkingModelDto): Promise<ThinkingModelsResponse> {
+    return this.settings.setThinkingModel(body);
   }
 }

@@ -70,6 +70,7 @@ describe(LlmSettingsService.name, () => {
         configured: true,
         openai_compatible: { base_url: 'https://api.deepseek.com', ready: true, api_key_configured: true },
         ollama: { base_url: '', ready: false },
+        anthropic: { base_url: '', ready: false, api_key_configured: false },
         background: null,
       });
       const saved = JSON.parse(await readFile(store.filePath, 'utf8')) as unknown;
@@ -101,6 +102,7 @@ describe(LlmSettingsService.name, () => {
         configured: true,
         openai_compatible: { base_url: '', ready: false, api_key_configured: false },
         ollama: { base_url: 'http://127.0.0.1:11434', ready: true },
+        anthropic: { base_url: '', ready: false, api_key_configured: false },
         background: null,
       });
     });
@@ -127,6 +129,7 @@ describe(LlmSettingsService.name, () => {
         configured: true,
         openai_compatible: { base_url: 'https://api.example.com/v1', ready: true, api_key_configured: true },
         ollama: { base_url: '', ready: false },
+        anthropic: { base_url: '', ready: false, api_key_configured: false },
         background: null,
       });
       expect(JSON.stringify(result)).not.toContain('sk-first-key-123');

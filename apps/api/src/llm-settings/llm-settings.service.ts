@@ -9,22 +9,22 @@ import {
   type LlmSelection,
   type PublicLlmSettings,
   type SetImageModelRequest,
+  type SetThinkingModelRequest,
   type TestLlmConnectionResponse,
+  type ThinkingModelsResponse,
 } from '@cashcode/contracts';
-import type OpenAI from 'openai';
 import { formatEvent } from '../common/log-format';
 import { registerSecretValue } from '../common/redact';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { LlmNotConfiguredError, type LlmClientProvider, type ProviderLease } from './llm-provider';
+import { ClientGenerations } from './client-generations';
+import type { LlmClientProvider, ProviderLease } from './llm-provider';
+import { usableAnthropicKey } from './anthropic-settings';
 import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
 import { LlmSettingsStore } from './llm-settings-store';
 import {
   EMPTY_LLM_SETTINGS,
-  apiKeyError,
-  apiKeyOriginFor,
   applySettingsUpdate,
   isProviderReady,
-  normaliseBaseUrl,
   readyProviders,
   usableApiKey,
   requireDraftProviderReady,
@@ -34,21 +34,12 @@ import {
   type LlmSettingsUpdate,
   type StoredLlmSettings,
 } from './llm-settings.validation';
+import { legacySettings } from './legacy-settings';
 import { discoverModelCatalog } from './model-discovery';
-import { OLLAMA_API_KEY, createProviderClient } from './provider-client';
+import { createClientFor, type ProviderClient } from './provider-client';
 import { classifyProviderError, probeErrorMessage, probeErrorReason } from './provider-errors';
 
-/** Default base URL of the legacy DEEPSEEK_* migration. */
-export const LEGACY_DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
-
-/** One installed set of provider clients. Leases pin a generation until released. */
-interface ClientGeneration {
-  readonly id: number;
-  readonly clients: ReadonlyMap<LlmProvider, OpenAI>;
-  leases: number;
-  retired: boolean;
-  closed: boolean;
-}
+export { LEGACY_DEEPSEEK_BASE_URL } from './legacy-settings';
 
 export interface LlmTestConnectionInput extends LlmSettingsUpdate {
   provider: LlmProvider;
@@ -64,9 +55,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
   private settings: StoredLlmSettings = EMPTY_LLM_SETTINGS;
   /** set when the file failed to load at startup; cleared by the next successful PUT */
   private loadFailure: string | null = null;
-  private nextGenerationId = 1;
-  private current: ClientGeneration = this.emptyGeneration();
-  private readonly retired = new Set<ClientGeneration>();
+  private readonly clients = new ClientGenerations();
   private selection: LlmSelection | null = null;
   private writeChain: Promise<unknown> = Promise.resolve();
   /** per provider: the models its last listing (`/models`, `/test`) marked as taking images */
@@ -83,8 +72,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
   }
 
   onModuleDestroy(): void {
-    this.retire(this.current);
-    this.current = this.emptyGeneration();
+    this.clients.clear();
   }
 
   /** Loads the settings file (or migrates the legacy DEEPSEEK_* variables) and installs the clients. Idempotent. */
@@ -133,9 +121,10 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     const draft = applySettingsUpdate(this.settings, {
       openai_compatible: input.openai_compatible,
       ollama: input.ollama,
+      anthropic: input.anthropic,
     });
     requireDraftProviderReady(draft, provider);
-    // A probe client of its own: never installed, dropped when this call returns (openai clients hold no sockets).
+    // A probe client of its own: never installed, dropped when this call returns (the SDK clients hold no sockets).
     const probe = this.createClient(draft, provider);
     try {
       const { ids, imageModels } = await discoverModelCatalog(probe, this.config.llmDiscoveryTimeoutMs);
@@ -155,7 +144,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     this.assertLoaded();
     const results = await Promise.all(
       LLM_PROVIDERS.map(async (provider): Promise<{ status: LlmProviderStatus; ids: string[] }> => {
-        if (!this.current.clients.has(provider)) return { status: { ready: false, error: null }, ids: [] };
+        if (!this.clients.has(provider)) return { status: { ready: false, error: null }, ids: [] };
         const lease = this.acquire(provider);
         try {
           const { ids, imageModels } = await discoverModelCatalog(lease.client, this.config.llmDiscoveryTimeoutMs);
@@ -194,16 +183,34 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
    * Marks one model as taking image input or not (the per-model setting for models whose provider listing does not
    * say so); saved with the settings atomically. Answers every marked model.
    */
-  setImageModel(request: SetImageModelRequest): Promise<ImageModelsResponse> {
+  async setImageModel(request: SetImageModelRequest): Promise<ImageModelsResponse> {
+    return { image_models: await this.saveModelMark('imageModels', request.provider, request.model, request.accepts_images) };
+  }
+
+  /** Turns extended thinking on or off for one model (a per-model setting); answers every model with thinking on. */
+  async setThinkingModel(request: SetThinkingModelRequest): Promise<ThinkingModelsResponse> {
+    return { thinking_models: await this.saveModelMark('thinkingModels', request.provider, request.model, request.thinking) };
+  }
+
+  /** Whether the user turned extended thinking on for the model. */
+  thinkingEnabled(provider: LlmProvider, model: string): boolean {
+    return (this.settings.thinkingModels ?? []).some((entry) => entry.provider === provider && entry.model === model);
+  }
+
+  /** Adds or removes one model of a per-model list and saves the settings; the installed clients stay. */
+  private saveModelMark(
+    list: 'imageModels' | 'thinkingModels',
+    provider: LlmProvider,
+    rawModel: string,
+    marked: boolean,
+  ): Promise<LlmSelection[]> {
     return this.exclusive(async () => {
       this.assertLoaded();
-      const model = request.model.trim();
-      const others = (this.settings.imageModels ?? []).filter(
-        (entry) => !(entry.provider === request.provider && entry.model === model),
-      );
-      const imageModels = request.accepts_images ? [...others, { provider: request.provider, model }] : others;
-      const next: StoredLlmSettings = { ...this.settings, imageModels };
-      if (imageModels.length === 0) delete next.imageModels;
+      const model = rawModel.trim();
+      const others = (this.settings[list] ?? []).filter((entry) => !(entry.provider === provider && entry.model === model));
+      const entries = marked ? [...others, { provider, model }] : others;
+      const next: StoredLlmSettings = { ...this.settings, [list]: entries };
+      if (entries.length === 0) delete next[list];
       try {
         await this.store.save(next);
       } catch (error) {
@@ -212,10 +219,9 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
         );
         throw new LlmSettingsError('settings_save_failed', LLM_SETTINGS_MESSAGES.saveFailed);
       }
-      // the connections did not change: the installed clients stay
       this.settings = next;
-      this.logger.log(formatEvent('llm.settings.image_model_set', { provider: request.provider, accepts_images: request.accepts_images }));
-      return { image_models: imageModels.map((entry) => ({ ...entry })) };
+      this.logger.log(formatEvent('llm.settings.model_mark_set', { list, provider, marked }));
+      return entries.map((entry) => ({ ...entry }));
     });
   }
 
@@ -231,22 +237,7 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
   // ---- LlmClientProvider -----------------------------------------------------------------------------------------
 
   acquire(provider: LlmProvider): ProviderLease {
-    const generation = this.current;
-    const client = generation.clients.get(provider);
-    if (!client) throw new LlmNotConfiguredError(provider);
-    generation.leases += 1;
-    let released = false;
-    return {
-      provider,
-      client,
-      generation: generation.id,
-      release: () => {
-        if (released) return;
-        released = true;
-        generation.leases -= 1;
-        if (generation.retired && generation.leases === 0) this.close(generation);
-      },
-    };
+    return this.clients.acquire(provider);
   }
 
   rememberSelection(selection: LlmSelection): void {
@@ -284,16 +275,16 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
 
   /** Whether the provider has an installed client (the turn's "LLM check"). */
   isReady(provider: LlmProvider): boolean {
-    return this.current.clients.has(provider);
+    return this.clients.has(provider);
   }
 
   /** Generation ids whose clients are still open: the current one and retired ones still leased. */
   openGenerations(): number[] {
-    return [...[...this.retired].map((generation) => generation.id), this.current.id].sort((a, b) => a - b);
+    return this.clients.openIds();
   }
 
   get currentGeneration(): number {
-    return this.current.id;
+    return this.clients.currentId;
   }
 
   // ---- internals -------------------------------------------------------------------------------------------------
@@ -320,21 +311,12 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
    * key is bound to the origin of DEEPSEEK_API_BASE.
    */
   private async migrateLegacySettings(): Promise<void> {
-    const key = this.config.legacyDeepseekApiKey?.trim() ?? '';
-    if (key === '') return;
-    const base = normaliseBaseUrl(
-      'openai_compatible.base_url',
-      this.config.legacyDeepseekApiBase?.trim() || LEGACY_DEEPSEEK_BASE_URL,
-      'openai_compatible',
-    );
-    if ('error' in base || base.value === '' || apiKeyError(key) !== null) {
+    const settings = legacySettings(this.config.legacyDeepseekApiKey, this.config.legacyDeepseekApiBase);
+    if (settings === null) return;
+    if (settings === 'invalid') {
       this.logger.warn(formatEvent('llm.settings.migration_skipped', { reason: 'invalid DEEPSEEK_API_BASE or key' }));
       return;
     }
-    const settings: StoredLlmSettings = {
-      openaiCompatible: { baseUrl: base.value, apiKey: key, apiKeyOrigin: apiKeyOriginFor(base.value) },
-      ollama: { baseUrl: '' },
-    };
     try {
       await this.store.save(settings);
       this.logger.log(formatEvent('llm.settings.migrated', { source: 'DEEPSEEK_API_KEY' }));
@@ -354,52 +336,27 @@ export class LlmSettingsService implements LlmClientProvider, OnModuleInit, OnMo
     }
   }
 
-  private createClient(settings: StoredLlmSettings, provider: LlmProvider): OpenAI {
-    return provider === 'openai_compatible'
-      ? createProviderClient({
-          baseURL: settings.openaiCompatible.baseUrl,
-          // only a key bound to this base URL's origin (callers build clients for ready providers only)
-          apiKey: usableApiKey(settings.openaiCompatible),
-          timeoutMs: this.config.llmTimeoutMs,
-        })
-      : // Node's fetch does not use proxy environment variables, so a loopback Ollama is reached directly.
-        createProviderClient({
-          baseURL: `${settings.ollama.baseUrl}/v1`,
-          apiKey: OLLAMA_API_KEY,
-          timeoutMs: this.config.llmTimeoutMs,
-        });
+  private createClient(settings: StoredLlmSettings, provider: LlmProvider): ProviderClient {
+    // only keys bound to their base URL's origin (callers build clients for ready providers only)
+    return createClientFor(provider, {
+      openaiCompatible: { baseUrl: settings.openaiCompatible.baseUrl, apiKey: usableApiKey(settings.openaiCompatible) },
+      ollamaBaseUrl: settings.ollama.baseUrl,
+      anthropic: { baseUrl: settings.anthropic?.baseUrl ?? '', apiKey: settings.anthropic ? usableAnthropicKey(settings.anthropic) : '' },
+      timeoutMs: this.config.llmTimeoutMs,
+    });
   }
 
   /** Installs a new generation of clients; the previous one closes when its last lease is released. */
   private install(settings: StoredLlmSettings): void {
     if (settings.openaiCompatible.apiKey !== '') registerSecretValue(settings.openaiCompatible.apiKey);
-    const clients = new Map<LlmProvider, OpenAI>();
+    if (settings.anthropic && settings.anthropic.apiKey !== '') registerSecretValue(settings.anthropic.apiKey);
+    const clients = new Map<LlmProvider, ProviderClient>();
     for (const provider of LLM_PROVIDERS) {
       if (isProviderReady(settings, provider)) clients.set(provider, this.createClient(settings, provider));
     }
-    const previous = this.current;
     this.settings = settings;
-    this.current = { id: this.nextGenerationId++, clients, leases: 0, retired: false, closed: false };
+    this.clients.install(clients);
     if (this.selection && !clients.has(this.selection.provider)) this.selection = null;
-    this.retire(previous);
-  }
-
-  private retire(generation: ClientGeneration): void {
-    generation.retired = true;
-    if (generation.leases === 0) this.close(generation);
-    else this.retired.add(generation);
-  }
-
-  private close(generation: ClientGeneration): void {
-    if (generation.closed) return;
-    generation.closed = true;
-    this.retired.delete(generation);
-    // openai clients hold no sockets of their own (global fetch pool): dropping them releases everything.
-    (generation.clients as Map<LlmProvider, OpenAI>).clear();
-  }
-
-  private emptyGeneration(): ClientGeneration {
-    return { id: this.nextGenerationId++, clients: new Map(), leases: 0, retired: false, closed: false };
   }
 
   /** Serialises settings writes so that each update starts from the previous one's result. */

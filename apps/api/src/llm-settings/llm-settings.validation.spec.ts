@@ -216,6 +216,7 @@ describe('LLM settings validation', () => {
         configured: true,
         openai_compatible: { base_url: '', ready: false, api_key_configured: false },
         ollama: { base_url: 'http://127.0.0.1:11434', ready: true },
+        anthropic: { base_url: '', ready: false, api_key_configured: false },
         background: null,
       });
     });
@@ -235,6 +236,7 @@ describe('LLM settings validation', () => {
         configured: false,
         openai_compatible: { base_url: '', ready: false, api_key_configured: false },
         ollama: { base_url: '', ready: false },
+        anthropic: { base_url: '', ready: false, api_key_configured: false },
         background: null,
       });
     });

@@ -7,6 +7,14 @@ import type { ProblemFieldError } from '../common/problem-details';
 import { secretMayFollow, urlSecretBinding } from '../common/secret-binding';
 import { LLM_SETTINGS_MESSAGES, LlmSettingsError } from './llm-settings.errors';
 import { trimTrailing } from '../common/trim';
+import {
+  applyAnthropicUpdate,
+  EMPTY_ANTHROPIC_SETTINGS,
+  isAnthropicReady,
+  usableAnthropicKey,
+  type AnthropicRuleDeps,
+  type StoredAnthropicSettings,
+} from './anthropic-settings';
 
 export const BASE_URL_MAX_CHARS = 2048;
 export const API_KEY_MAX_CHARS = 16384;
@@ -19,6 +27,10 @@ export interface StoredLlmSettings {
    */
   openaiCompatible: { baseUrl: string; apiKey: string; apiKeyOrigin: string };
   ollama: { baseUrl: string };
+  /** Anthropic's Messages API (unset: not configured) */
+  anthropic?: StoredAnthropicSettings;
+  /** models the user turned extended thinking on for (unset = none) */
+  thinkingModels?: LlmSelection[];
   /** the model background jobs (Dream) use; unset → the last model a turn used */
   background?: LlmSelection;
   /** models the user marked as taking image input (unset = none) */
@@ -36,11 +48,13 @@ export const EMPTY_LLM_SETTINGS: StoredLlmSettings = Object.freeze({
 export interface LlmSettingsUpdate {
   openai_compatible: { base_url?: unknown; api_key?: unknown; clear_api_key?: unknown };
   ollama: { base_url?: unknown };
+  /** missing → keep the stored Anthropic connection */
+  anthropic?: unknown;
   /** missing → keep the stored background model; null → clear it; else `{ provider, model }` */
   background?: unknown;
 }
 
-export type BaseUrlField = 'openai_compatible.base_url' | 'ollama.base_url';
+export type BaseUrlField = 'openai_compatible.base_url' | 'ollama.base_url' | 'anthropic.base_url';
 
 function codePointLength(text: string): number {
   let count = 0;
@@ -76,17 +90,24 @@ export function normaliseBaseUrl(
   }
   if (text.includes('?') || text.includes('#')) return { error: `${field} must not contain query or fragment` };
   let path = trimTrailing(url.pathname, '/');
-  if (provider === 'ollama') path = trimTrailing(path.replace(/\/v1$/, ''), '/');
+  // Ollama's server and the Anthropic SDK add `/v1` themselves
+  if (provider === 'ollama' || provider === 'anthropic') path = trimTrailing(path.replace(/\/v1$/, ''), '/');
   return { value: `${url.protocol}//${url.host}${path}` };
 }
 
 /** Validates a stored or submitted API key value (already known to be a string). */
-export function apiKeyError(key: string): string | null {
-  if (codePointLength(key) > API_KEY_MAX_CHARS) return 'openai_compatible.api_key is too long';
+export function apiKeyError(key: string, field = 'openai_compatible.api_key'): string | null {
+  if (codePointLength(key) > API_KEY_MAX_CHARS) return `${field} is too long`;
   // A header value must be printable ASCII; anything else would fail inside fetch with a confusing error.
-  if (/[^\x20-\x7e]/.test(key)) return 'openai_compatible.api_key must contain only printable ASCII characters';
+  if (/[^\x20-\x7e]/.test(key)) return `${field} must contain only printable ASCII characters`;
   return null;
 }
+
+/** The shared URL and key rules, worded for the `anthropic` fields. */
+export const ANTHROPIC_RULES: AnthropicRuleDeps = {
+  normaliseBaseUrl: (raw) => normaliseBaseUrl('anthropic.base_url', raw, 'anthropic'),
+  apiKeyError: (key) => apiKeyError(key, 'anthropic.api_key'),
+};
 
 /** The origin a key entered together with `baseUrl` is bound to ('' for no base URL: bound to nothing). */
 export function apiKeyOriginFor(baseUrl: string): string {
@@ -109,18 +130,27 @@ export function usableApiKey(openai: StoredLlmSettings['openaiCompatible']): str
  * Studio, llama.cpp's server), and without a usable key requests carry no Authorization header.
  */
 export function isProviderReady(settings: StoredLlmSettings, provider: LlmProvider): boolean {
-  return provider === 'openai_compatible' ? settings.openaiCompatible.baseUrl !== '' : settings.ollama.baseUrl !== '';
+  switch (provider) {
+    case 'openai_compatible':
+      return settings.openaiCompatible.baseUrl !== '';
+    case 'ollama':
+      return settings.ollama.baseUrl !== '';
+    case 'anthropic':
+      return isAnthropicReady(settings.anthropic);
+  }
 }
 
 export function readyProviders(settings: StoredLlmSettings): LlmProvider[] {
-  return (['openai_compatible', 'ollama'] as const).filter((provider) => isProviderReady(settings, provider));
+  return LLM_PROVIDERS.filter((provider) => isProviderReady(settings, provider));
 }
 
 export function toPublicSettings(settings: StoredLlmSettings): PublicLlmSettings {
   const openaiReady = isProviderReady(settings, 'openai_compatible');
   const ollamaReady = isProviderReady(settings, 'ollama');
+  const anthropic = settings.anthropic ?? EMPTY_ANTHROPIC_SETTINGS;
+  const anthropicReady = isProviderReady(settings, 'anthropic');
   return {
-    configured: openaiReady || ollamaReady,
+    configured: openaiReady || ollamaReady || anthropicReady,
     openai_compatible: {
       base_url: settings.openaiCompatible.baseUrl,
       ready: openaiReady,
@@ -131,6 +161,10 @@ export function toPublicSettings(settings: StoredLlmSettings): PublicLlmSettings
           : usableApiKey(settings.openaiCompatible) !== '',
     },
     ollama: { base_url: settings.ollama.baseUrl, ready: ollamaReady },
+    anthropic: { base_url: anthropic.baseUrl, ready: anthropicReady, api_key_configured: usableAnthropicKey(anthropic) !== '' },
+    ...(settings.thinkingModels && settings.thinkingModels.length > 0
+      ? { thinking_models: settings.thinkingModels.map((entry) => ({ ...entry })) }
+      : {}),
     background: settings.background ? { ...settings.background } : null,
     ...(settings.imageModels && settings.imageModels.length > 0
       ? { image_models: settings.imageModels.map((entry) => ({ ...entry })) }
@@ -235,12 +269,15 @@ export function applySettingsUpdate(current: StoredLlmSettings, update: LlmSetti
     }
   }
   if (apiKey === '') apiKeyOrigin = '';
+  const anthropic = applyAnthropicUpdate(current.anthropic ?? EMPTY_ANTHROPIC_SETTINGS, update.anthropic, errors, ANTHROPIC_RULES);
   if (errors.length > 0) throw invalidSettings(errors);
 
   const next: StoredLlmSettings = {
     openaiCompatible: { baseUrl, apiKey, apiKeyOrigin },
     ollama: { baseUrl: (ollamaUrl as { value: string }).value },
   };
+  if (anthropic.baseUrl !== '' || anthropic.apiKey !== '') next.anthropic = anthropic;
+  if (current.thinkingModels && current.thinkingModels.length > 0) next.thinkingModels = current.thinkingModels.map((entry) => ({ ...entry }));
   if (background) next.background = { ...background };
   // not part of the PUT body: the image-model marks are kept as they are
   if (current.imageModels && current.imageModels.length > 0) next.imageModels = current.imageModels.map((entry) => ({ ...entry }));
@@ -271,6 +308,11 @@ export function requireReadyProvider(settings: StoredLlmSettings): void {
 /** `/test` asked for a provider that the submitted draft does not make ready. */
 export function requireDraftProviderReady(settings: StoredLlmSettings, provider: LlmProvider): void {
   if (isProviderReady(settings, provider)) return;
+  if (provider === 'anthropic') {
+    throw new LlmSettingsError('provider_not_ready', 'anthropic is not ready: an API key is required to test the connection', [
+      { field: 'anthropic.api_key', message: 'anthropic.api_key is required to test this connection' },
+    ]);
+  }
   if (provider === 'openai_compatible') {
     const missing = 'openai_compatible.base_url';
     throw new LlmSettingsError(

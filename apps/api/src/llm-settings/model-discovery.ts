@@ -3,7 +3,7 @@
  * a timeout; at most the first 500 entries; string ids, trimmed, non-empty, ≤256 chars, de-duplicated, sorted
  * case-insensitively.
  */
-import type OpenAI from 'openai';
+import { isAnthropicClient, type ProviderClient } from './provider-client';
 import { APIConnectionTimeoutError } from 'openai';
 
 export const MODEL_LIST_MAX_ENTRIES = 500;
@@ -80,12 +80,12 @@ export function modelCatalog(entries: readonly unknown[]): ModelCatalog {
  * Lists the models of one provider. Rejects with the SDK's error (classify it with probeErrorMessage); a deadline
  * reached is always reported as APIConnectionTimeoutError, whatever the transport did.
  */
-export async function discoverModels(client: OpenAI, timeoutMs: number): Promise<string[]> {
+export async function discoverModels(client: ProviderClient, timeoutMs: number): Promise<string[]> {
   return (await discoverModelCatalog(client, timeoutMs)).ids;
 }
 
 /** {@link discoverModels} with the models the listing marks as taking images. */
-export async function discoverModelCatalog(client: OpenAI, timeoutMs: number): Promise<ModelCatalog> {
+export async function discoverModelCatalog(client: ProviderClient, timeoutMs: number): Promise<ModelCatalog> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -93,6 +93,12 @@ export async function discoverModelCatalog(client: OpenAI, timeoutMs: number): P
     controller.abort();
   }, timeoutMs);
   try {
+    if (isAnthropicClient(client)) {
+      // Anthropic's `GET /v1/models` (newest first, one page of up to 1000); every Claude model takes images
+      const page = await client.models.list({ limit: 1000 }, { signal: controller.signal, timeout: timeoutMs, maxRetries: 0 });
+      const catalog = modelCatalog(page.data);
+      return { ids: catalog.ids, imageModels: new Set(catalog.ids) };
+    }
     const page = await client.models.list({ signal: controller.signal, timeout: timeoutMs, maxRetries: 0 });
     const data: unknown = (page as { data?: unknown }).data;
     return modelCatalog(Array.isArray(data) ? (data as unknown[]) : []);

@@ -1,9 +1,28 @@
 /**
- * Builds `openai` SDK clients for a provider connection (openspec llm-settings). The only place that constructs OpenAI
- * clients.
+ * Builds the SDK clients for a provider connection (openspec llm-settings): `openai` clients for OpenAI-compatible
+ * servers and Ollama, `@anthropic-ai/sdk` clients for Anthropic. The only place that constructs them.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import type { LlmProvider } from '@cashcode/contracts';
 import { httpFetch } from './http-fetch';
+
+/** The SDK client of a provider connection: its protocol follows from its class. */
+export type ProviderClient = OpenAI | Anthropic;
+
+/** The public Anthropic API (the default base URL of the `anthropic` provider). */
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+/** Whether a client speaks Anthropic's Messages API. */
+export function isAnthropicClient(client: ProviderClient): client is Anthropic {
+  return client instanceof Anthropic;
+}
+
+/** The `openai` client of a connection that speaks the OpenAI protocol; throws for another protocol. */
+export function openAiClient(client: ProviderClient): OpenAI {
+  if (client instanceof OpenAI) return client;
+  throw new Error('this operation needs an OpenAI-compatible provider');
+}
 
 /** The key sent to Ollama's OpenAI-compatible endpoint (it ignores it, the SDK requires one). */
 export const OLLAMA_API_KEY = 'ollama-local';
@@ -54,5 +73,41 @@ export function createProviderClient(options: ProviderClientOptions): OpenAI {
     maxRetries: 0,
     fetch: providerFetch,
     ...(keyless ? { defaultHeaders: { Authorization: null } } : {}),
+  });
+}
+
+/** The connection values a provider's client is built from (keys already checked against their origins). */
+export interface ProviderConnections {
+  openaiCompatible: { baseUrl: string; apiKey: string };
+  ollamaBaseUrl: string;
+  anthropic: { baseUrl: string; apiKey: string };
+  timeoutMs: number;
+}
+
+/** The client of one provider connection. */
+export function createClientFor(provider: LlmProvider, connections: ProviderConnections): ProviderClient {
+  const timeoutMs = connections.timeoutMs;
+  switch (provider) {
+    case 'openai_compatible':
+      return createProviderClient({ baseURL: connections.openaiCompatible.baseUrl, apiKey: connections.openaiCompatible.apiKey, timeoutMs });
+    case 'ollama':
+      // Node's fetch does not use proxy environment variables, so a loopback Ollama is reached directly.
+      return createProviderClient({ baseURL: `${connections.ollamaBaseUrl}/v1`, apiKey: OLLAMA_API_KEY, timeoutMs });
+    case 'anthropic':
+      return createAnthropicClient({ baseURL: connections.anthropic.baseUrl, apiKey: connections.anthropic.apiKey, timeoutMs });
+  }
+}
+
+/**
+ * An Anthropic client with the configured timeout and no SDK retries (the gateway retries, classified). The base URL
+ * is the API's origin (and path prefix, for a proxy); the SDK adds `/v1/messages` and `/v1/models`.
+ */
+export function createAnthropicClient(options: ProviderClientOptions): Anthropic {
+  return new Anthropic({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    timeout: options.timeoutMs,
+    maxRetries: 0,
+    fetch: providerFetch,
   });
 }

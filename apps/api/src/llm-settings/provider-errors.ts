@@ -2,7 +2,8 @@
  * Provider error classification (openspec llm-settings "Requirement: Provider error classification" and "Requirement:
  * Connection test"; no key or secret ever reaches a message).
  *
- * Maps whatever an `openai` SDK call threw (SDK errors, fetch/undici errors, DOMException aborts) to a
+ * Maps whatever an `openai` or `@anthropic-ai/sdk` call threw (SDK errors, fetch/undici errors, DOMException aborts,
+ * an error event inside a stream: OpenAI's, OpenRouter's, Anthropic's `overloaded_error`) to a
  * ClassifiedProviderError whose message is a fixed English sentence: the provider's own text, the API key and the
  * base URL are never part of it.
  */
@@ -15,6 +16,12 @@ import {
   PermissionDeniedError,
   RateLimitError,
 } from 'openai';
+import {
+  APIConnectionError as AnthropicConnectionError,
+  APIConnectionTimeoutError as AnthropicConnectionTimeoutError,
+  APIError as AnthropicApiError,
+  APIUserAbortError as AnthropicUserAbortError,
+} from '@anthropic-ai/sdk';
 import type { ProblemReason } from '@cashcode/contracts';
 import type { ClassifiedProviderError, ProviderErrorKind } from './llm-provider';
 
@@ -87,21 +94,37 @@ function isTimeoutLike(item: ErrorLike): boolean {
     || code === 'UND_ERR_BODY_TIMEOUT';
 }
 
-/** Text that may identify the error kind: SDK code/type fields plus the body message (never shown to users). */
-function diagnosticText(err: APIError): string {
+/** An SDK API error of either SDK: its status, headers and body. */
+interface ApiErrorLike {
+  status?: number | undefined;
+  headers?: unknown;
+  error?: unknown;
+  message: string;
+  code?: unknown;
+  type?: unknown;
+}
+
+/**
+ * Text that may identify the error kind: SDK code/type fields plus the body message, one level into a nested `error`
+ * object (Anthropic's `{ type: 'error', error: { type, message } }`); never shown to users.
+ */
+function diagnosticText(err: ApiErrorLike): string {
   const parts: string[] = [];
   if (typeof err.code === 'string') parts.push(err.code);
   if (typeof err.type === 'string') parts.push(err.type);
-  const body: unknown = err.error;
-  if (typeof body === 'string') {
-    parts.push(body);
-  } else if (body && typeof body === 'object') {
-    const record = body as Record<string, unknown>;
-    for (const key of ['code', 'type', 'message', 'error']) {
-      const value = record[key];
-      if (typeof value === 'string') parts.push(value);
+  const collect = (body: unknown, depth: number): void => {
+    if (typeof body === 'string') {
+      parts.push(body);
+    } else if (body && typeof body === 'object') {
+      const record = body as Record<string, unknown>;
+      for (const key of ['code', 'type', 'message', 'error']) {
+        const value = record[key];
+        if (typeof value === 'string') parts.push(value);
+        else if (key === 'error' && depth === 0) collect(value, 1);
+      }
     }
-  }
+  };
+  collect(err.error, 0);
   if (typeof err.message === 'string') parts.push(err.message);
   return parts.join(' \n ');
 }
@@ -141,7 +164,7 @@ function classified(kind: ProviderErrorKind, retryAfterMs: number | null = null)
   return { kind, retryable: RETRYABLE[kind], retryAfterMs, message: PROVIDER_ERROR_MESSAGES[kind] };
 }
 
-function classifyApiStatus(err: APIError, status: number): ClassifiedProviderError {
+function classifyApiStatus(err: ApiErrorLike, status: number): ClassifiedProviderError {
   const retryAfterMs = parseRetryAfterMs(err.headers);
   const text = diagnosticText(err);
   if (err instanceof AuthenticationError || err instanceof PermissionDeniedError || status === 401 || status === 403) {
@@ -158,12 +181,37 @@ function classifyApiStatus(err: APIError, status: number): ClassifiedProviderErr
   return classified('fatal');
 }
 
+/** An error event inside a stream (no HTTP status): an HTTP status as its code (OpenRouter), else the body's words. */
+function classifyStreamError(err: ApiErrorLike): ClassifiedProviderError {
+  const bodyCode = (err.error as { code?: unknown } | null | undefined)?.code;
+  if (typeof bodyCode === 'number' && bodyCode >= 400 && bodyCode < 600) return classifyApiStatus(err, bodyCode);
+  const text = diagnosticText(err);
+  if (QUOTA_PATTERN.test(text)) return classified('quota');
+  if (CONTEXT_LENGTH_PATTERN.test(text)) return classified('context_length');
+  if (/rate[_ ]limit/i.test(text)) return classified('rate_limit');
+  if (/overloaded|server[_ ]error|api_error|unavailable/i.test(text)) return classified('transient');
+  return classified('fatal');
+}
+
+/** The errors of the `@anthropic-ai/sdk` client, classified like the `openai` client's; null for anything else. */
+function classifyAnthropicError(err: unknown): ClassifiedProviderError | null {
+  if (err instanceof AnthropicUserAbortError) return classified('cancelled');
+  if (err instanceof AnthropicConnectionTimeoutError) return classified('timeout');
+  if (!(err instanceof AnthropicApiError)) return null;
+  if (err instanceof AnthropicConnectionError) {
+    return causeChain(err).slice(1).some(isTimeoutLike) ? classified('timeout') : classified('transient');
+  }
+  return typeof err.status === 'number' ? classifyApiStatus(err, err.status) : classifyStreamError(err);
+}
+
 /**
  * Classifies anything thrown by a provider call. `rate_limit`, `timeout` and `transient` are retryable;
  * `retryAfterMs` is set when the provider sent Retry-After / retry-after-ms.
  */
 export function classifyProviderError(err: unknown): ClassifiedProviderError {
   if (err instanceof APIUserAbortError) return classified('cancelled');
+  const anthropic = classifyAnthropicError(err);
+  if (anthropic) return anthropic;
   const chain = causeChain(err);
   const head = chain[0];
 
@@ -179,13 +227,7 @@ export function classifyProviderError(err: unknown): ClassifiedProviderError {
       return chain.slice(1).some(isTimeoutLike) ? classified('timeout') : classified('transient');
     }
     if (typeof err.status === 'number') return classifyApiStatus(err, err.status);
-    // An error event inside a stream (no HTTP status): look at the body.
-    const text = diagnosticText(err);
-    if (QUOTA_PATTERN.test(text)) return classified('quota');
-    if (CONTEXT_LENGTH_PATTERN.test(text)) return classified('context_length');
-    if (/rate[_ ]limit/i.test(text)) return classified('rate_limit');
-    if (/overloaded|server[_ ]error|unavailable/i.test(text)) return classified('transient');
-    return classified('fatal');
+    return classifyStreamError(err);
   }
 
   // fetch / undici / socket failures outside the SDK ("fetch failed", ECONNREFUSED, ECONNRESET ...).
@@ -209,7 +251,7 @@ function isConnectionLike(item: ErrorLike): boolean {
  * Callers log these as warnings without a stack trace.
  */
 export function isExpectedProviderFailure(err: unknown): boolean {
-  if (err instanceof APIConnectionError) return true;
+  if (err instanceof APIConnectionError || err instanceof AnthropicConnectionError) return true;
   return causeChain(err).some((item) => isTimeoutLike(item) || isConnectionLike(item));
 }
 
@@ -227,7 +269,11 @@ export function probeErrorReason(err: unknown): ProblemReason<'connection_failed
   const kind = classifyProviderError(err).kind;
   if (kind === 'timeout') return 'timeout';
   if (kind === 'auth') return 'auth';
-  if (err instanceof APIConnectionError || (!(err instanceof APIError) && causeChain(err).some(isConnectionLike))) {
+  if (
+    err instanceof APIConnectionError ||
+    (err instanceof AnthropicConnectionError && !(err instanceof AnthropicConnectionTimeoutError)) ||
+    (!(err instanceof APIError) && !(err instanceof AnthropicApiError) && causeChain(err).some(isConnectionLike))
+  ) {
     return 'connection';
   }
   if (kind === 'rate_limit' || kind === 'quota') return 'rate_limit';

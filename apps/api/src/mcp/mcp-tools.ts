@@ -20,6 +20,8 @@ export interface McpMetaToolHost {
   prepareServer(chatId: string, serverName: string, signal: AbortSignal): Promise<string>;
   listResourcesForModel(serverName: string, cursor: string | undefined, signal: AbortSignal): Promise<ToolResult>;
   readResourceForModel(serverName: string, uri: string, signal: AbortSignal): Promise<ToolResult>;
+  /** whether the chat has activated tools of an MCP server */
+  usesMcp(chatId: string): boolean;
 }
 
 /** the model never gets more than this many characters of one MCP result */
@@ -200,6 +202,11 @@ export const MAX_RESOURCE_ENTRIES = 100;
 
 const SERVER_NAME_PARAM = { type: 'string', description: 'the MCP server name (as in tool names mcp_<server>_…)' };
 
+/** The MCP resource tools are offered once the chat uses an MCP server: activated tools, or connectors selected now. */
+function usesMcp(host: McpMetaToolHost, scope: { chatId: string; temporary: ReadonlySet<string> }): boolean {
+  return scope.temporary.size > 0 || host.usesMcp(scope.chatId);
+}
+
 export class McpListResourcesTool implements AgentTool {
   readonly name = 'mcp_list_resources';
   readonly description =
@@ -216,6 +223,10 @@ export class McpListResourcesTool implements AgentTool {
   readonly readOnly = true;
 
   constructor(private readonly host: McpMetaToolHost) {}
+
+  appliesTo(scope: { chatId: string; temporary: ReadonlySet<string> }): boolean {
+    return usesMcp(this.host, scope);
+  }
 
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const name = typeof args['server_name'] === 'string' ? args['server_name'].trim() : '';
@@ -241,6 +252,10 @@ export class McpReadResourceTool implements AgentTool {
   readonly readOnly = true;
 
   constructor(private readonly host: McpMetaToolHost) {}
+
+  appliesTo(scope: { chatId: string; temporary: ReadonlySet<string> }): boolean {
+    return usesMcp(this.host, scope);
+  }
 
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const name = typeof args['server_name'] === 'string' ? args['server_name'].trim() : '';

@@ -47,6 +47,10 @@ export class McpTurnPreparation implements OnModuleInit, McpMetaToolHost {
     this.registry.setActivationSource(this.activations);
   }
 
+  usesMcp(chatId: string): boolean {
+    return this.activations.activeTools(chatId).length > 0;
+  }
+
   /**
    * Prepares a turn of a chat: loads the chat's activation set (so its activated tools are visible from the first
    * model call) and connects the explicitly selected servers. Returns the selected servers' wrapper names, to be

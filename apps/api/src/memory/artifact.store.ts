@@ -5,7 +5,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { isErrorCode } from '@cashcode/contracts';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
 import { mkdirPrivate } from '../common/private-fs';
@@ -41,6 +41,12 @@ export class ArtifactStore {
       await writeFileAtomic(join(dir, `${id}.txt`), text);
       return true;
     });
+  }
+
+  /** Whether the chat has kept an artifact (read_artifact is offered from then on). */
+  hasArtifacts(chatId: string): boolean {
+    assertChatId(chatId);
+    return existsSync(this.files.artifactsDir(chatId));
   }
 
   /** The text of an artifact of the chat, or null when there is none by that id. */

@@ -18,6 +18,7 @@ import {
   type ProviderErrorKind,
 } from '../llm-settings/llm-provider';
 import { classifyProviderError } from '../llm-settings/provider-errors';
+import { completeText } from '../llm-settings/text-completion';
 
 export type BackgroundModelFailure = ProviderErrorKind | 'not_configured' | 'spend_limit_reached';
 
@@ -89,21 +90,16 @@ export class BackgroundModel {
     request.signal?.addEventListener('abort', onAbort, { once: true });
     if (request.signal?.aborted) controller.abort();
     try {
-      const response = await lease.client.chat.completions.create(
-        {
-          model: request.selection.model,
-          messages: [
-            { role: 'system', content: request.system },
-            { role: 'user', content: request.user },
-          ],
-          stream: false,
-          ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-        },
-        { signal: controller.signal, maxRetries: 0, timeout: request.timeoutMs },
-      );
-      const content = response.choices[0]?.message?.content;
-      const text = typeof content === 'string' ? content : '';
-      if (reservation) this.usage.settle(reservation, { outcome: 'ok', usage: response.usage ?? null, answerChars: text.length });
+      // the lease's protocol (OpenAI-compatible or Anthropic); a reasoning model's reasoning never comes back as text
+      const { text, usage } = await completeText(lease.client, {
+        model: request.selection.model,
+        system: request.system,
+        user: request.user,
+        ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+        signal: controller.signal,
+        timeoutMs: request.timeoutMs,
+      });
+      if (reservation) this.usage.settle(reservation, { outcome: 'ok', usage, answerChars: text.length });
       return text;
     } catch (error) {
       if (timedOut) {

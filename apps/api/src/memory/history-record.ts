@@ -97,6 +97,14 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
     if (value['cancelled'] === true) record.cancelled = true;
     else delete record.cancelled;
   }
+  if ('truncated' in value) {
+    if (value['truncated'] === true) record.truncated = true;
+    else delete record.truncated;
+  }
+  if ('reasoning' in value) {
+    if (typeof value['reasoning'] === 'string' && value['reasoning'] !== '') record.reasoning = value['reasoning'];
+    else delete record.reasoning;
+  }
   if ('error' in value) {
     const marker = value['error'];
     if (isRecord(marker) && typeof marker['kind'] === 'string' && typeof marker['message'] === 'string') {
@@ -273,6 +281,9 @@ export function answerRecords(durable: readonly ChatMessage[], final: FinalAnswe
   }
   const finalRecord: PendingRecord = { role: 'assistant', content: final.content };
   if (final.cancelled) finalRecord.cancelled = true;
+  if (final.truncated) finalRecord.truncated = true;
+  // additive: shown collapsed with the answer, never sent to the model
+  if (final.reasoning) finalRecord.reasoning = final.reasoning;
   // additive: shown on the answer after a reload, never sent to the model
   if (final.usage) finalRecord.usage = { ...final.usage };
   if (final.cost) finalRecord.cost = { ...final.cost };

@@ -58,9 +58,10 @@ export class MemoryDocuments implements OnApplicationShutdown {
   }
 
   /**
-   * Counts the deliberate edits of MEMORY.md and SOUL.md made through this store (save_memory, the REST editor, a Dream
-   * revert; not a Dream rewrite, which passes `deferred`): a chat's system prompt snapshot is taken again at its next
-   * turn when this changed (agent/system-prompt.ts).
+   * Counts the deliberate edits of MEMORY.md and SOUL.md made through this store (the REST editor, a Dream revert; not
+   * save_memory, whose fact the saving chat already has in its conversation, nor a Dream rewrite, which passes
+   * `deferred`): a chat's system prompt snapshot is taken again at its next turn when this changed
+   * (agent/system-prompt.ts).
    */
   get documentRevision(): number {
     return this.revision;
@@ -93,7 +94,8 @@ export class MemoryDocuments implements OnApplicationShutdown {
       const line = `[${formatLocalMinute(this.now())}] ${content}`;
       await mkdirPrivate(this.memoryDir);
       await writeFileAtomic(join(this.memoryDir, LONG_TERM_FILE), head === '' ? `${line}\n` : `${head}\n${line}\n`);
-      this.revision++;
+      // no revision: the chat that saved it has the fact in its conversation (the tool call), and every chat's
+      // snapshot takes it at its next context boundary; a new chat at once (agent/system-prompt.ts)
       this.logger.log(`event=memory.long_term.saved chars=${content.length}`);
       return 'saved';
     });

@@ -24,6 +24,10 @@ export interface HistoryRecord {
   keep_from_cursor?: number;
   /** additive: a partial assistant answer of a cancelled turn */
   cancelled?: boolean;
+  /** additive (final assistant records): the model stopped at its output limit; the answer can be continued */
+  truncated?: boolean;
+  /** additive (final assistant records): the model's reasoning during the turn; never sent to the model */
+  reasoning?: string;
   /**
    * additive (user records): the turn of this message failed; `kind` is the `error` event's code, `message` its safe
    * English detail. Such a record is never sent to the model (a retry appends a new user record).
@@ -85,6 +89,10 @@ export interface ChatState {
 export interface FinalAnswer {
   content: string;
   cancelled?: boolean;
+  /** additive: the model stopped at its output limit */
+  truncated?: boolean;
+  /** additive: the model's reasoning during the turn (shown collapsed, never sent to the model) */
+  reasoning?: string;
   /** additive: the turn's token usage, only when the provider reported it */
   usage?: TokenUsage;
   /** additive: the turn's cost, only when its model has a price */

@@ -70,6 +70,8 @@ export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessa
     } else if (record.role === 'assistant') {
       const message: PublicMessage = { role: 'assistant', content: record.content, cursor: record.cursor };
       if (record.cancelled === true) message.cancelled = true;
+      if (record.truncated === true) message.truncated = true;
+      if (record.reasoning) message.reasoning = record.reasoning;
       if (record.usage) message.usage = { ...record.usage };
       if (record.cost) message.cost = { ...record.cost };
       if (typeof record.duration_ms === 'number') message.duration_ms = record.duration_ms;

@@ -124,6 +124,11 @@ export class SkillReadResourceTool implements AgentTool {
     private readonly store: SkillStore,
   ) {}
 
+  /** Offered once the chat has loaded a Skill. */
+  appliesTo(scope: { chatId: string }): boolean {
+    return this.turns.hasLoadedSkills(scope.chatId);
+  }
+
   async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const name = (asString(args['name']) ?? '').trim();
     const rel = asString(args['path']) ?? '';

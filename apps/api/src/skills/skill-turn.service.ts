@@ -102,6 +102,8 @@ export class SkillTurnService {
   private readonly turns = new Map<string, TurnSkills>();
 
   private readonly indexSnapshots = new LRUCache<string, { index: string | null }>({ max: SKILL_INDEX_CHATS });
+  /** chats that have loaded a Skill (from their activated_skills, or a load in this process) */
+  private readonly chatsWithSkills = new LRUCache<string, true>({ max: SKILL_INDEX_CHATS });
 
   /** exec's directory for a Skill (`/skills/<name>` in the sandbox); null when exec is not available */
   private baseDirectoryOf: ((name: string, hostDir: string) => string) | null = null;
@@ -215,6 +217,11 @@ export class SkillTurnService {
     return state;
   }
 
+  /** Whether the chat has loaded a Skill, now or before (skill_read_resource is offered from then on). */
+  hasLoadedSkills(chatId: string): boolean {
+    return this.chatsWithSkills.has(chatId) || (this.turns.get(chatId)?.loaded.size ?? 0) > 0;
+  }
+
   /** The Skill of that name loaded in the chat's current turn `turnId`, if any. */
   loadedInTurn(chatId: string, turnId: string, name: string): { hash: string } | undefined {
     const state = this.turns.get(chatId);
@@ -239,6 +246,7 @@ export class SkillTurnService {
   async recentSkillsSummary(chatId: string): Promise<string | null> {
     const activated = (await this.memory.getChat(chatId)).metadata.activated_skills;
     if (!isPlainObject(activated)) return null;
+    if (Object.keys(activated).length > 0) this.chatsWithSkills.set(chatId, true);
     const entries = Object.entries(activated)
       .filter((pair): pair is [string, ActivatedSkillEntry] => isPlainObject(pair[1]))
       .sort(([, a], [, b]) => (Number(b.last_used) || 0) - (Number(a.last_used) || 0));
@@ -364,6 +372,7 @@ export class SkillTurnService {
     version: number,
     hash: string,
   ): Promise<void> {
+    this.chatsWithSkills.set(chatId, true);
     try {
       const state = await this.memory.getChat(chatId);
       const current = isPlainObject(state.metadata.activated_skills) ? state.metadata.activated_skills : {};

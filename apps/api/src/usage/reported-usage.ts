@@ -12,6 +12,11 @@ export interface ReportedUsage {
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
   /** DeepSeek's name for the same count */
   prompt_cache_hit_tokens?: number | null;
+  /**
+   * prompt tokens written to the provider's prompt cache (Anthropic's `cache_creation_input_tokens`, which the
+   * Anthropic gateway reports here with its other counts in this shape); part of `prompt_tokens`
+   */
+  cache_creation_input_tokens?: number | null;
 }
 
 /** A reported token count: a finite number >= 0, rounded; anything else is unknown (undefined). */
@@ -25,4 +30,9 @@ export const tokenCount = (value: unknown): number | undefined =>
 export function reportedCachedTokens(usage: ReportedUsage | null | undefined): number | undefined {
   if (!usage) return undefined;
   return tokenCount(usage.prompt_tokens_details?.cached_tokens) ?? tokenCount(usage.prompt_cache_hit_tokens);
+}
+
+/** Prompt tokens the provider wrote to its prompt cache, or undefined when it does not say. */
+export function reportedCacheWriteTokens(usage: ReportedUsage | null | undefined): number | undefined {
+  return usage ? tokenCount(usage.cache_creation_input_tokens) : undefined;
 }

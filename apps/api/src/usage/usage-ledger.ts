@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS calls (
   outcome TEXT NOT NULL,
   error_code TEXT,
   cost_amount REAL,
-  cost_currency TEXT
+  cost_currency TEXT,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS calls_by_day ON calls (day, provider, model, purpose);
 CREATE INDEX IF NOT EXISTS calls_by_chat ON calls (chat_id, id) WHERE chat_id IS NOT NULL;
@@ -46,6 +47,7 @@ export type NewUsageRecord = Omit<UsageRecord, 'id'> & { day: string };
 
 interface CallRow {
   id: number;
+  cache_write_tokens?: number | null;
   at: string;
   provider: string;
   model: string;
@@ -92,6 +94,7 @@ interface GroupRow {
   calls: number;
   prompt_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number | null;
   completion_tokens: number;
   total_tokens: number;
   estimated_calls: number;
@@ -100,6 +103,7 @@ interface GroupRow {
 }
 
 const TOTAL_COLUMNS = `cost_currency, COUNT(*) AS calls, SUM(prompt_tokens) AS prompt_tokens, SUM(cached_tokens) AS cached_tokens,
+  SUM(cache_write_tokens) AS cache_write_tokens,
   SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens, SUM(estimated) AS estimated_calls,
   SUM(CASE WHEN cost_currency IS NULL AND outcome <> 'refused' THEN 1 ELSE 0 END) AS unpriced_calls, SUM(cost_amount) AS cost`;
 
@@ -121,6 +125,8 @@ function addGroup(totals: UsageTotals, row: GroupRow): void {
   totals.calls += row.calls;
   totals.prompt_tokens += row.prompt_tokens;
   totals.cached_tokens += row.cached_tokens;
+  // additive: present once a call wrote to a provider's cache
+  if ((row.cache_write_tokens ?? 0) > 0) totals.cache_write_tokens = (totals.cache_write_tokens ?? 0) + (row.cache_write_tokens ?? 0);
   totals.completion_tokens += row.completion_tokens;
   totals.total_tokens += row.total_tokens;
   totals.estimated_calls += row.estimated_calls;
@@ -153,6 +159,7 @@ function toRecord(row: CallRow): UsageRecord {
     outcome: row.outcome as ModelCallOutcome,
   };
   if (row.chat_id !== null) record.chat_id = row.chat_id;
+  if ((row.cache_write_tokens ?? 0) > 0) record.cache_write_tokens = row.cache_write_tokens ?? 0;
   if (row.error_code !== null) record.error_code = row.error_code;
   if (row.cost_amount !== null && row.cost_currency !== null) record.cost = { amount: roundMoney(row.cost_amount), currency: row.cost_currency };
   return record;
@@ -166,10 +173,15 @@ export class UsageLedger {
   constructor(readonly file: string) {
     this.db = openSqlite(file);
     this.db.exec(SCHEMA);
+    // a ledger written before cache writes were recorded gets the column (0 for its calls)
+    const columns = this.db.prepare('PRAGMA table_info(calls)').all() as unknown as Array<{ name: string }>;
+    if (!columns.some((column) => column.name === 'cache_write_tokens')) {
+      this.db.exec('ALTER TABLE calls ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0');
+    }
     this.insertStatement = this.db.prepare(
       `INSERT INTO calls (at, day, provider, model, purpose, chat_id, prompt_tokens, cached_tokens, completion_tokens,
-        total_tokens, estimated, duration_ms, outcome, error_code, cost_amount, cost_currency)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        total_tokens, estimated, duration_ms, outcome, error_code, cost_amount, cost_currency, cache_write_tokens)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.windowStatement = this.db.prepare(
       `SELECT provider, model, purpose, cost_currency, SUM(total_tokens) AS tokens, SUM(cost_amount) AS cost
@@ -200,6 +212,7 @@ export class UsageLedger {
       call.error_code ?? null,
       call.cost?.amount ?? null,
       call.cost?.currency ?? null,
+      call.cache_write_tokens ?? 0,
     );
     const { day: _day, ...record } = call;
     return { ...record, id: Number(result.lastInsertRowid) };

@@ -114,6 +114,7 @@ export const CSV_COLUMNS = [
   'error_code',
   'cost',
   'currency',
+  'cache_write_tokens',
 ] as const;
 
 /**
@@ -146,6 +147,7 @@ export function csvRow(record: UsageRecord): string {
     record.error_code,
     record.cost?.amount,
     record.cost?.currency,
+    record.cache_write_tokens ?? 0,
   ]
     .map(csvCell)
     .join(',');

@@ -84,7 +84,12 @@ export function parsePriceTable(body: unknown): Parsed<PriceTable> {
       errors.push({ field: path, message: 'must be an object' });
       return;
     }
-    checkKeys(entry, ['provider', 'model', 'input_per_million', 'cached_input_per_million', 'output_per_million', 'currency'], path, errors);
+    checkKeys(
+      entry,
+      ['provider', 'model', 'input_per_million', 'cached_input_per_million', 'cache_write_per_million', 'output_per_million', 'currency'],
+      path,
+      errors,
+    );
     const price: ModelPrice = {
       provider: provider(entry['provider'], `${path}.provider`, errors),
       model: model(entry['model'], `${path}.model`, errors),
@@ -94,6 +99,9 @@ export function parsePriceTable(body: unknown): Parsed<PriceTable> {
     };
     if (entry['cached_input_per_million'] !== undefined && entry['cached_input_per_million'] !== null) {
       price.cached_input_per_million = amount(entry['cached_input_per_million'], `${path}.cached_input_per_million`, errors);
+    }
+    if (entry['cache_write_per_million'] !== undefined && entry['cache_write_per_million'] !== null) {
+      price.cache_write_per_million = amount(entry['cache_write_per_million'], `${path}.cache_write_per_million`, errors);
     }
     const key = `${price.provider}\u0000${price.model}`;
     if (seen.has(key)) errors.push({ field: `${path}.model`, message: 'this provider and model already have a price' });

@@ -16,13 +16,10 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import {
-  BACKGROUND_PURPOSES,
   type ChatUsage,
   type LlmProvider,
-  type ModelCallOutcome,
   type ModelCallPurpose,
   type ModelPrice,
-  type Money,
   type PriceTable,
   type SpendLimit,
   type SpendLimitSettings,
@@ -37,8 +34,19 @@ import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
 import { AppEventBus } from '../events/event-bus';
-import { reportedCachedTokens, tokenCount, type ReportedUsage } from './reported-usage';
+import {
+  limitCovers,
+  priceCall,
+  refusalRecord,
+  settledRecord,
+  type ModelCallRequest,
+  type ModelCallResult,
+  type UsageReservation,
+} from './usage-call-record';
 import { dayBefore, isoWithOffset, localDay, localMonth, serverTimeZone, windowDays, windowResetsAt } from './usage-calendar';
+
+export { limitCovers, priceCall } from './usage-call-record';
+export type { ModelCallRequest, ModelCallResult, UsageReservation } from './usage-call-record';
 import { SpendLimitError, UsageError } from './usage.errors';
 import { roundMoney, UsageLedger, type NewUsageRecord, type RecordsQuery, type UseGroup } from './usage-ledger';
 import { DEFAULT_WARN_AT, parseLimitSettings, parsePriceTable, UsageSettingsFiles } from './usage-settings';
@@ -48,39 +56,6 @@ export const CHARS_PER_TOKEN = 4;
 export const RETENTION_INTERVAL_NAME = 'usage.retention';
 const DAY_MS = 86_400_000;
 
-/** What a model call site says about the call it is about to make. */
-export interface ModelCallRequest {
-  provider: LlmProvider;
-  model: string;
-  purpose: ModelCallPurpose;
-  chatId?: string;
-  /** characters of the request: message texts, tool calls and tool schemas */
-  promptChars: number;
-  /** the request's `max_tokens`; the configured default when absent */
-  maxOutputTokens?: number;
-}
-
-/** An estimate held against the limits while its call runs. */
-export interface UsageReservation {
-  readonly id: number;
-  readonly request: ModelCallRequest;
-  readonly startedAt: Date;
-  readonly startedMs: number;
-  readonly promptTokens: number;
-  readonly tokens: number;
-  readonly cost: Money | undefined;
-  settled: boolean;
-}
-
-export interface ModelCallResult {
-  outcome: Exclude<ModelCallOutcome, 'refused'>;
-  /** absent or null: the provider reported none (the record is estimated) */
-  usage?: ReportedUsage | null;
-  /** characters of the answer (text and tool-call arguments), for the estimate */
-  answerChars?: number;
-  errorCode?: string;
-}
-
 interface WindowCache {
   key: string;
   groups: Map<string, UseGroup>;
@@ -88,29 +63,6 @@ interface WindowCache {
 
 function groupKey(provider: string, model: string, purpose: string): string {
   return `${provider}\u0000${model}\u0000${purpose}`;
-}
-
-/** Whether a limit counts the calls of this provider, model and purpose. */
-export function limitCovers(limit: SpendLimit, provider: LlmProvider, model: string, purpose: ModelCallPurpose): boolean {
-  switch (limit.scope) {
-    case 'global':
-      return true;
-    case 'background':
-      return BACKGROUND_PURPOSES.includes(purpose);
-    case 'model':
-      return limit.provider === provider && limit.model === model;
-  }
-}
-
-/** The cost of a call from its price: uncached prompt × input + cached × cached input + completion × output, per 1e6. */
-export function priceCall(price: ModelPrice, promptTokens: number, cachedTokens: number, completionTokens: number): Money {
-  const cached = Math.min(cachedTokens, promptTokens);
-  const amount =
-    ((promptTokens - cached) * price.input_per_million +
-      cached * (price.cached_input_per_million ?? price.input_per_million) +
-      completionTokens * price.output_per_million) /
-    1_000_000;
-  return { amount: roundMoney(amount), currency: price.currency };
 }
 
 @Injectable()
@@ -248,54 +200,14 @@ export class UsageService implements OnModuleInit, OnApplicationShutdown {
     reservation.settled = true;
     this.reservations.delete(reservation.id);
     const { request } = reservation;
-    const reported = result.usage ?? null;
-    const prompt = tokenCount(reported?.prompt_tokens);
-    const completion = tokenCount(reported?.completion_tokens);
-    const estimated = prompt === undefined && completion === undefined;
-    const promptTokens = estimated ? reservation.promptTokens : (prompt ?? 0);
-    const completionTokens = estimated ? this.estimateTokens(result.answerChars ?? 0) : (completion ?? 0);
-    const cachedTokens = estimated ? 0 : Math.min(reportedCachedTokens(reported) ?? 0, promptTokens);
-    const totalTokens = estimated ? promptTokens + completionTokens : (tokenCount(reported?.total_tokens) ?? promptTokens + completionTokens);
-    const price = this.priceFor(request.provider, request.model);
-    const call: NewUsageRecord = {
-      at: isoWithOffset(reservation.startedAt),
-      day: localDay(reservation.startedAt),
-      provider: request.provider,
-      model: request.model,
-      purpose: request.purpose,
-      ...(request.chatId !== undefined ? { chat_id: request.chatId } : {}),
-      prompt_tokens: promptTokens,
-      cached_tokens: cachedTokens,
-      completion_tokens: completionTokens,
-      total_tokens: totalTokens,
-      estimated,
-      duration_ms: Math.round(performance.now() - reservation.startedMs),
-      outcome: result.outcome,
-      ...(result.errorCode !== undefined ? { error_code: result.errorCode } : {}),
-      ...(price ? { cost: priceCall(price, promptTokens, cachedTokens, completionTokens) } : {}),
-    };
+    const call = settledRecord(reservation, result, this.priceFor(request.provider, request.model), (chars) => this.estimateTokens(chars));
     const record = this.write(call);
     if (record) this.checkWarnings(request, reservation.startedAt);
     return record;
   }
 
   private recordRefusal(request: ModelCallRequest, at: Date): void {
-    this.write({
-      at: isoWithOffset(at),
-      day: localDay(at),
-      provider: request.provider,
-      model: request.model,
-      purpose: request.purpose,
-      ...(request.chatId !== undefined ? { chat_id: request.chatId } : {}),
-      prompt_tokens: 0,
-      cached_tokens: 0,
-      completion_tokens: 0,
-      total_tokens: 0,
-      estimated: false,
-      duration_ms: 0,
-      outcome: 'refused',
-      error_code: 'spend_limit_reached',
-    });
+    this.write(refusalRecord(request, at));
   }
 
   private write(call: NewUsageRecord): UsageRecord | null {

@@ -6,6 +6,12 @@
  *                                     request has `stream: true`, with tool-call arguments split across chunks and a
  *                                     final usage chunk when `stream_options.include_usage` is set.
  * Steps can delay, stream slowly, hang until the client goes away, or answer with an HTTP error (401/429/500 …).
+ *
+ * Reasoning models, as their providers document the stream: `reasoning` is streamed before the answer as
+ * `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp) or `delta.reasoning` (OpenRouter, newer vLLM, Ollama), or
+ * inside the content as a leading `<think>…</think>` block (`reasoningAs: 'think'`, Qwen3). `rawChunks` sends exact
+ * `data:` payloads for what real servers do beyond that (tool calls without ids, arguments as objects, an error object
+ * inside a 200 stream, no `[DONE]`, …).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,6 +56,16 @@ export interface FakeStep {
   hangAfterChunks?: boolean;
   /** send the whole streamed response in one socket write (as a loaded provider's stream often arrives) */
   oneWrite?: boolean;
+  /** reasoning streamed before the answer (see `reasoningAs`) */
+  reasoning?: string;
+  /** how the reasoning is streamed: `reasoning_content` (default), `reasoning`, or a `<think>` block in the content */
+  reasoningAs?: 'reasoning_content' | 'reasoning' | 'think';
+  /** `finish_reason` of the last choice (default `tool_calls` / `stop`; null: none is sent) */
+  finishReason?: string | null;
+  /** end the stream without `data: [DONE]` (the socket just closes) */
+  omitDone?: boolean;
+  /** exact `data:` payloads (JSON values) instead of the generated stream; `[DONE]` follows unless `omitDone` */
+  rawChunks?: unknown[];
 }
 
 export interface RecordedRequest {
@@ -287,8 +303,10 @@ export class FakeModelServer {
       name: call.name,
       arguments: call.arguments,
     }));
-    const content = step.chunks ? step.chunks.join('') : (step.content ?? (toolCalls.length ? '' : 'ok'));
-    const finishReason = toolCalls.length ? 'tool_calls' : 'stop';
+    const answer = step.chunks ? step.chunks.join('') : (step.content ?? (toolCalls.length ? '' : 'ok'));
+    const thinkBlock = step.reasoning !== undefined && step.reasoningAs === 'think';
+    const content = thinkBlock ? `<think>${step.reasoning}</think>\n\n${answer}` : answer;
+    const finishReason = step.finishReason !== undefined ? step.finishReason : toolCalls.length ? 'tool_calls' : 'stop';
 
     if (!request.stream) {
       this.sendJson(res, 200, {
@@ -302,6 +320,7 @@ export class FakeModelServer {
             message: {
               role: 'assistant',
               content: content || (toolCalls.length ? null : ''),
+              ...(step.reasoning !== undefined && !thinkBlock ? { [step.reasoningAs ?? 'reasoning_content']: step.reasoning } : {}),
               ...(toolCalls.length
                 ? {
                     tool_calls: toolCalls.map((c) => ({
@@ -328,6 +347,15 @@ export class FakeModelServer {
       setImmediate(() => socket?.uncork());
     }
     const base = { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+    if (step.rawChunks) {
+      for (const raw of step.rawChunks) {
+        if (res.destroyed) return;
+        res.write(`data: ${JSON.stringify(raw)}\n\n`);
+        if (step.chunkDelayMs) await sleep(step.chunkDelayMs);
+      }
+      res.end(step.omitDone ? undefined : 'data: [DONE]\n\n');
+      return;
+    }
     const write = async (delta: Record<string, unknown>, finish: string | null = null): Promise<boolean> => {
       if (res.destroyed) return false;
       res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
@@ -335,7 +363,12 @@ export class FakeModelServer {
       return !res.destroyed;
     };
     if (!(await write({ role: 'assistant', content: '' }))) return;
-    const chunks = step.chunks ?? splitText(content, 8);
+    if (step.reasoning !== undefined && !thinkBlock) {
+      for (const piece of splitText(step.reasoning, 8)) {
+        if (!(await write({ content: null, [step.reasoningAs ?? 'reasoning_content']: piece }))) return;
+      }
+    }
+    const chunks = thinkBlock ? splitText(content, 8) : (step.chunks ?? splitText(content, 8));
     for (const chunk of chunks) {
       record.firstContentChunkAt ??= performance.now();
       if (!(await write({ content: chunk }))) return;
@@ -358,6 +391,6 @@ export class FakeModelServer {
     if (request.stream_options?.include_usage && !step.omitUsage) {
       res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
     }
-    res.end('data: [DONE]\n\n');
+    res.end(step.omitDone ? undefined : 'data: [DONE]\n\n');
   }
 }

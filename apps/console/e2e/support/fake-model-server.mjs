@@ -2,7 +2,9 @@
 // apps/api/test/support/fake-model-server.ts for what the console scenarios need):
 //   GET  /v1/models            → { data: [{ id }] } from `models`
 //   POST /v1/chat/completions  → the next queued step (default: "ok"), streamed as SSE when `stream: true`,
-//                                 with chunk delays, tool calls split across chunks, a usage chunk, or a hang.
+//                                 with chunk delays, tool calls split across chunks, a usage chunk, or a hang;
+//                                 `reasoning` streams first as DeepSeek's `delta.reasoning_content` (or `reasoningAs:
+//                                 'think'`: a leading `<think>…</think>` block in the content, as Qwen3 sends it).
 import { createServer } from 'node:http';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,7 +39,7 @@ export class FakeModelServer {
     return this.requests.filter((request) => request.path.endsWith('/chat/completions'));
   }
 
-  /** Steps: { content?, chunks?, toolCalls?: [{ id?, name, arguments }], chunkDelayMs?, delayMs?, status?, hangAfterChunks?, usage?, omitUsage? } */
+  /** Steps: { content?, chunks?, reasoning?, reasoningAs?, toolCalls?: [{ id?, name, arguments }], chunkDelayMs?, delayMs?, status?, hangAfterChunks?, usage?, omitUsage? } */
   enqueue(...steps) {
     this.#queue.push(...steps);
     return this;
@@ -96,7 +98,9 @@ export class FakeModelServer {
     const model = request.model ?? 'fake-model';
     const usage = step.usage ?? { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
     const toolCalls = (step.toolCalls ?? []).map((call, index) => ({ id: call.id ?? `call_fake_${this.#counter}_${index}`, ...call }));
-    const content = step.chunks ? step.chunks.join('') : (step.content ?? (toolCalls.length ? '' : 'ok'));
+    const answer = step.chunks ? step.chunks.join('') : (step.content ?? (toolCalls.length ? '' : 'ok'));
+    const thinkBlock = step.reasoning !== undefined && step.reasoningAs === 'think';
+    const content = thinkBlock ? `<think>${step.reasoning}</think>\n\n${answer}` : answer;
     const finish = toolCalls.length ? 'tool_calls' : 'stop';
     if (!request.stream) {
       const message = { role: 'assistant', content: content || (toolCalls.length ? null : '') };
@@ -115,7 +119,12 @@ export class FakeModelServer {
       return !res.destroyed;
     };
     if (!(await write({ role: 'assistant', content: '' }))) return;
-    for (const chunk of step.chunks ?? splitText(content, 8)) {
+    if (step.reasoning !== undefined && !thinkBlock) {
+      for (const piece of splitText(step.reasoning, 8)) {
+        if (!(await write({ content: null, reasoning_content: piece }))) return;
+      }
+    }
+    for (const chunk of thinkBlock ? splitText(content, 8) : (step.chunks ?? splitText(content, 8))) {
       if (!(await write({ content: chunk }))) return;
     }
     if (step.hangAfterChunks) return;

@@ -8,6 +8,8 @@ import { optionalInteger, requireString, toolError } from './tool-args';
 
 export interface ArtifactSource {
   readArtifact(chatId: string, id: string): Promise<string | null>;
+  /** whether the chat has an artifact (absent: assume so) */
+  hasArtifacts?(chatId: string): boolean;
 }
 
 export class ReadArtifactTool implements AgentTool {
@@ -27,6 +29,11 @@ export class ReadArtifactTool implements AgentTool {
   readonly readOnly = true;
 
   constructor(private readonly artifacts: ArtifactSource) {}
+
+  /** Offered once the chat has an artifact (the tool-output budget kept a result). */
+  appliesTo(scope: { chatId: string }): boolean {
+    return this.artifacts.hasArtifacts?.(scope.chatId) ?? true;
+  }
 
   async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const id = requireString(args, 'id').trim();

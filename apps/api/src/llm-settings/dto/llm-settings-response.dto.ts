@@ -8,6 +8,7 @@ import {
   type LlmProviderStatus,
   type PublicLlmSettings,
   type TestLlmConnectionResponse,
+  type ThinkingModelsResponse,
 } from '@cashcode/contracts';
 import { BackgroundModelDto } from './update-llm-settings.dto';
 
@@ -30,6 +31,17 @@ export class PublicOllamaSettingsDto {
   ready!: boolean;
 }
 
+export class PublicAnthropicSettingsDto {
+  @ApiProperty({ example: 'https://api.anthropic.com', description: 'normalised base URL; empty when not set' })
+  base_url!: string;
+
+  @ApiProperty({ description: 'base URL and an API key bound to its origin are both set' })
+  ready!: boolean;
+
+  @ApiProperty({ description: 'an API key usable with the base URL is stored (the key itself is never returned)' })
+  api_key_configured!: boolean;
+}
+
 /** The public settings: never contains the API key. */
 export class PublicLlmSettingsDto implements PublicLlmSettings {
   @ApiProperty({ description: 'at least one provider is ready' })
@@ -40,6 +52,16 @@ export class PublicLlmSettingsDto implements PublicLlmSettings {
 
   @ApiProperty({ type: PublicOllamaSettingsDto })
   ollama!: PublicOllamaSettingsDto;
+
+  @ApiProperty({ type: PublicAnthropicSettingsDto, description: 'additive: the Anthropic connection' })
+  anthropic!: PublicAnthropicSettingsDto;
+
+  @ApiProperty({
+    type: [BackgroundModelDto],
+    required: false,
+    description: 'additive: models with extended thinking on (`PUT /api/settings/llm/thinking-models`); absent when none',
+  })
+  thinking_models?: BackgroundModelDto[];
 
   @ApiProperty({
     type: BackgroundModelDto,
@@ -54,6 +76,11 @@ export class PublicLlmSettingsDto implements PublicLlmSettings {
     description: 'models marked as taking image input (`PUT /api/settings/llm/image-models`); absent when none is',
   })
   image_models?: BackgroundModelDto[];
+}
+
+export class ThinkingModelsResponseDto implements ThinkingModelsResponse {
+  @ApiProperty({ type: [BackgroundModelDto], description: 'every model with extended thinking on' })
+  thinking_models!: BackgroundModelDto[];
 }
 
 export class ImageModelsResponseDto implements ImageModelsResponse {
@@ -116,12 +143,15 @@ export class LlmProvidersStatusDto implements Record<LlmProvider, LlmProviderSta
 
   @ApiProperty({ type: LlmProviderStatusDto })
   ollama!: LlmProviderStatusDto;
+
+  @ApiProperty({ type: LlmProviderStatusDto, description: 'additive' })
+  anthropic!: LlmProviderStatusDto;
 }
 
 export class LlmModelsResponseDto implements LlmModelsResponse {
   @ApiProperty({
     type: [LlmModelEntryDto],
-    description: 'openai_compatible models first, then ollama; each sorted case-insensitively',
+    description: 'openai_compatible models first, then ollama, then anthropic; each sorted case-insensitively',
   })
   models!: LlmModelEntryDto[];
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { LLM_PROVIDERS, type LlmProvider, type LlmSelection, type UpdateLlmSettingsRequest } from '@cashcode/contracts';
 import { Type } from 'class-transformer';
-import { Allow, IsDefined, IsObject, ValidateNested } from 'class-validator';
+import { Allow, IsDefined, IsObject, IsOptional, ValidateNested } from 'class-validator';
 
 /**
  * OpenAI-compatible connection fields. The pipe only rejects unknown fields here; the values (types,
@@ -55,6 +55,36 @@ export class OllamaSettingsDto {
   base_url?: string;
 }
 
+/** Anthropic connection fields (additive). */
+export class AnthropicSettingsDto {
+  @ApiPropertyOptional({
+    description:
+      'Base URL of the Anthropic API (a proxy may add a path); a trailing `/v1` or `/` is removed (the SDK calls ' +
+      '`<base>/v1/messages`). Empty with an API key: the public API, https://api.anthropic.com.',
+    example: 'https://api.anthropic.com',
+    default: '',
+    maxLength: 2048,
+  })
+  @Allow()
+  base_url?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'A new API key (write-only), bound to the origin of the base URL like `openai_compatible.api_key`; missing, ' +
+      'null or blank keeps the stored key on its origin. Anthropic needs a key: without one the provider is not ready.',
+    type: String,
+    nullable: true,
+    example: 'sk-ant-...',
+    maxLength: 16384,
+  })
+  @Allow()
+  api_key?: string | null;
+
+  @ApiPropertyOptional({ description: 'Remove the stored API key. Cannot be combined with a non-blank `api_key`.', default: false })
+  @Allow()
+  clear_api_key?: boolean;
+}
+
 /** The model background jobs (Dream) use (CashCode addition). */
 export class BackgroundModelDto implements LlmSelection {
   @ApiProperty({ enum: LLM_PROVIDERS, description: 'a provider that these settings make ready' })
@@ -79,6 +109,16 @@ export class UpdateLlmSettingsDto implements UpdateLlmSettingsRequest {
   @ValidateNested()
   @Type(() => OllamaSettingsDto)
   ollama!: OllamaSettingsDto;
+
+  @ApiPropertyOptional({
+    type: AnthropicSettingsDto,
+    description: 'additive: the Anthropic connection. Omitted keeps the stored one as it is.',
+  })
+  @IsOptional()
+  @IsObject({ message: 'must be an object' })
+  @ValidateNested()
+  @Type(() => AnthropicSettingsDto)
+  anthropic?: AnthropicSettingsDto;
 
   @ApiPropertyOptional({
     type: BackgroundModelDto,

@@ -48,7 +48,7 @@ export function applyDoneStats(thread: ChatThread, event: DoneEvent): ChatThread
   const usage = reportedUsage(event.usage);
   const durationMs = typeof event.duration_sec === 'number' ? Math.round(event.duration_sec * 1000) : null;
   const cost = isMoney(event.cost) ? event.cost : undefined;
-  const updated: ChatMessage = { ...answer, resumed: undefined };
+  const updated: ChatMessage = { ...answer, resumed: undefined, truncated: event.truncated === true ? true : undefined };
   if (answer.resumed) {
     updated.usage = addUsage(answer.usage, usage);
     updated.cost = addMoney(answer.cost, cost);

@@ -33,7 +33,7 @@ export function availableActions(thread: ChatThread | null): {
   return {
     // the last answer (or a failed last message has Retry instead)
     regenerateId: idle && last?.role === 'assistant' && lastUser >= 0 ? last.id : null,
-    continueId: idle && last?.role === 'assistant' && last.cancelled ? last.id : null,
+    continueId: idle && last?.role === 'assistant' && (last.cancelled || last.truncated === true) ? last.id : null,
     editable: (message) => idle && message.role === 'user' && typeof message.cursor === 'number',
   };
 }
@@ -94,7 +94,7 @@ export function continueSent(state: ChatState, chatId: string): ChatState {
   return withThread(state, chatId, (thread) => {
     const last = thread.messages[thread.messages.length - 1];
     if (!last || last.role !== 'assistant') return thread;
-    const resumed: ChatMessage = { ...last, streaming: true, cancelled: false, resumed: true };
+    const resumed: ChatMessage = { ...last, streaming: true, cancelled: false, truncated: undefined, resumed: true };
     return { ...thread, messages: [...thread.messages.slice(0, -1), resumed], generating: true, error: null };
   });
 }

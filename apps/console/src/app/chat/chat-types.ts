@@ -83,6 +83,10 @@ export interface ChatMessage {
   tools: ToolBlockState[];
   /** the turn was stopped by the user (done.cancelled) */
   cancelled: boolean;
+  /** assistant rows: the model stopped at its output limit (done.truncated); Continue carries on */
+  truncated?: boolean;
+  /** assistant rows: the model's reasoning (`reasoning` events, or the row's `reasoning`), shown collapsed */
+  reasoning?: string;
   mentionedSkills?: SkillReceipt[];
   selectedMcpConnectors?: McpConnectorReceipt[];
   /** user rows of loaded history: Skills loaded for that turn (shown as small chips, never as assistant bubbles) */

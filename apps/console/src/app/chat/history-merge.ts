@@ -64,6 +64,8 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
       if (usage) row.usage = usage;
       if (isMoney(message.cost)) row.cost = message.cost;
       if (typeof message.duration_ms === 'number') row.durationMs = message.duration_ms;
+      if (typeof message.reasoning === 'string' && message.reasoning !== '') row.reasoning = message.reasoning;
+      if (message.truncated === true) row.truncated = true;
     }
     if (message.role === 'user' && message.error && typeof message.error.message === 'string') {
       row.error = { kind: String(message.error.kind ?? ''), message: message.error.message };

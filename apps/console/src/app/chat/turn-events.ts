@@ -79,6 +79,13 @@ export const TURN_EVENT_HANDLERS: ServerEventHandlers = {
       content: message.content + (typeof event.text === 'string' ? event.text : ''),
     })),
 
+  // the model's reasoning: kept apart from the answer text, shown collapsed above it
+  reasoning: (state, event) =>
+    withStreamingAssistant(state, event.chat_id, (message) => ({
+      ...message,
+      reasoning: (message.reasoning ?? '') + (typeof event.text === 'string' ? event.text : ''),
+    })),
+
   stream_end: (state, event) =>
     withThread(state, event.chat_id, (thread) =>
       thread.messages.some((message) => message.streaming)

@@ -30,6 +30,11 @@ describe('LLM settings form', () => {
       clearApiKey: false,
       ollamaBaseUrl: '',
       savedApiBaseUrl: 'https://api.example.com/v1',
+      anthropicBaseUrl: '',
+      anthropicKey: '',
+      anthropicKeyConfigured: false,
+      clearAnthropicKey: false,
+      savedAnthropicBaseUrl: '',
     });
   });
 
@@ -74,16 +79,33 @@ describe('LLM settings form', () => {
     });
   });
 
-  it('Scenario: the payload has both profiles, the key only when typed, and test adds the tab', () => {
-    expect(buildUpdateRequest(draft({ apiBaseUrl: ' https://x/v1 ', apiKey: '  sk-1 ', ollamaBaseUrl: ' http://o:11434 ' }))).toEqual({
+  it('Scenario: the payload has every profile, the key only when typed, and test adds the tab', () => {
+    expect(
+      buildUpdateRequest(
+        draft({ apiBaseUrl: ' https://x/v1 ', apiKey: '  sk-1 ', ollamaBaseUrl: ' http://o:11434 ', anthropicKey: ' sk-ant-1 ' }),
+      ),
+    ).toEqual({
       openai_compatible: { base_url: 'https://x/v1', api_key: 'sk-1', clear_api_key: false },
       ollama: { base_url: 'http://o:11434' },
+      anthropic: { base_url: '', api_key: 'sk-ant-1', clear_api_key: false },
     });
     expect(buildUpdateRequest(draftFromSettings(saved))).toEqual({
       openai_compatible: { base_url: 'https://api.example.com/v1', clear_api_key: false },
       ollama: { base_url: '' },
+      anthropic: { base_url: '', clear_api_key: false },
     });
     expect(buildTestRequest(draft({ tab: 'ollama', ollamaBaseUrl: 'http://o' })).provider).toBe('ollama');
+  });
+
+  it('Scenario: the Anthropic tab needs a key, and an empty base URL means the public API', () => {
+    expect(validateDraft(draft({ tab: 'anthropic' }))).toEqual({ anthropicKey: 'settings.error.anthropicKeyRequired' });
+    expect(validateDraft(draft({ tab: 'anthropic', anthropicKey: 'sk-ant-1' }))).toEqual({});
+    const stored = { tab: 'anthropic' as const, anthropicKeyConfigured: true, savedAnthropicBaseUrl: 'https://api.anthropic.com' };
+    expect(validateDraft(draft(stored))).toEqual({});
+    expect(validateDraft(draft({ ...stored, anthropicBaseUrl: 'https://proxy.example' }))).toEqual({
+      anthropicKey: 'settings.error.keyOriginMoved',
+    });
+    expect(validateDraft(draft({ ...stored, anthropicBaseUrl: 'nope' }))).toEqual({ anthropicBaseUrl: 'settings.error.invalidUrl' });
   });
 
   it('Scenario: API validation messages land at their field', () => {

@@ -24,9 +24,19 @@ export interface LlmSettingsDraft {
   ollamaBaseUrl: string;
   /** the saved OpenAI-compatible base URL: the stored key is bound to its origin */
   savedApiBaseUrl: string;
+  /** Anthropic: empty base URL with a key → the public API */
+  anthropicBaseUrl: string;
+  /** write-only: never filled from the server */
+  anthropicKey: string;
+  anthropicKeyConfigured: boolean;
+  clearAnthropicKey: boolean;
+  savedAnthropicBaseUrl: string;
 }
 
-export type FieldName = 'apiBaseUrl' | 'apiKey' | 'ollamaBaseUrl';
+/** The base URL a key entered without one is for. */
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+export type FieldName = 'apiBaseUrl' | 'apiKey' | 'ollamaBaseUrl' | 'anthropicBaseUrl' | 'anthropicKey';
 export type ClientFieldErrors = Partial<Record<FieldName, MessageKey>>;
 export type ServerFieldErrors = Partial<Record<FieldName, string>>;
 
@@ -34,6 +44,8 @@ export const FIELD_TABS: Record<FieldName, SettingsTab> = {
   apiBaseUrl: 'openai_compatible',
   apiKey: 'openai_compatible',
   ollamaBaseUrl: 'ollama',
+  anthropicBaseUrl: 'anthropic',
+  anthropicKey: 'anthropic',
 };
 
 const SERVER_FIELDS: Record<string, FieldName> = {
@@ -41,6 +53,9 @@ const SERVER_FIELDS: Record<string, FieldName> = {
   'openai_compatible.api_key': 'apiKey',
   'openai_compatible.clear_api_key': 'apiKey',
   'ollama.base_url': 'ollamaBaseUrl',
+  'anthropic.base_url': 'anthropicBaseUrl',
+  'anthropic.api_key': 'anthropicKey',
+  'anthropic.clear_api_key': 'anthropicKey',
 };
 
 export function draftFromSettings(settings: PublicLlmSettings | null, tab: SettingsTab = 'openai_compatible'): LlmSettingsDraft {
@@ -52,6 +67,11 @@ export function draftFromSettings(settings: PublicLlmSettings | null, tab: Setti
     clearApiKey: false,
     ollamaBaseUrl: settings?.ollama.base_url ?? '',
     savedApiBaseUrl: settings?.openai_compatible.base_url ?? '',
+    anthropicBaseUrl: settings?.anthropic?.base_url ?? '',
+    anthropicKey: '',
+    anthropicKeyConfigured: settings?.anthropic?.api_key_configured ?? false,
+    clearAnthropicKey: false,
+    savedAnthropicBaseUrl: settings?.anthropic?.base_url ?? '',
   };
 }
 
@@ -93,6 +113,13 @@ export function storedKeyKept(draft: LlmSettingsDraft): boolean {
   return saved !== null && saved === secretOrigin(url);
 }
 
+/** Whether a blank Anthropic key keeps the stored one (an empty base URL means the public API). */
+export function storedAnthropicKeyKept(draft: LlmSettingsDraft): boolean {
+  if (!draft.anthropicKeyConfigured || draft.clearAnthropicKey) return false;
+  const saved = secretOrigin(draft.savedAnthropicBaseUrl);
+  return saved !== null && saved === secretOrigin(draft.anthropicBaseUrl.trim() || ANTHROPIC_DEFAULT_BASE_URL);
+}
+
 /** Validates the visible tab only. */
 export function validateDraft(draft: LlmSettingsDraft): ClientFieldErrors {
   const errors: ClientFieldErrors = {};
@@ -105,6 +132,14 @@ export function validateDraft(draft: LlmSettingsDraft): ClientFieldErrors {
       const moved = draft.apiKeyConfigured && !draft.clearApiKey && errors.apiBaseUrl === undefined;
       if (moved) errors.apiKey = 'settings.error.keyOriginMoved';
     }
+  } else if (draft.tab === 'anthropic') {
+    const url = draft.anthropicBaseUrl.trim();
+    if (url !== '' && !isHttpUrl(url)) errors.anthropicBaseUrl = 'settings.error.invalidUrl';
+    // Anthropic needs a key: a new one, or the stored one on its origin
+    if (draft.anthropicKey.trim() === '' && !storedAnthropicKeyKept(draft) && errors.anthropicBaseUrl === undefined) {
+      const moved = draft.anthropicKeyConfigured && !draft.clearAnthropicKey;
+      errors.anthropicKey = moved ? 'settings.error.keyOriginMoved' : 'settings.error.anthropicKeyRequired';
+    }
   } else {
     const url = draft.ollamaBaseUrl.trim();
     if (url === '') errors.ollamaBaseUrl = 'settings.error.ollamaRequired';
@@ -113,7 +148,7 @@ export function validateDraft(draft: LlmSettingsDraft): ClientFieldErrors {
   return errors;
 }
 
-/** Both profiles, always; the key only when typed (blank keeps the stored one). */
+/** Every profile, always; a key only when typed (blank keeps the stored one). */
 export function buildUpdateRequest(draft: LlmSettingsDraft): UpdateLlmSettingsRequest {
   const openai: UpdateLlmSettingsRequest['openai_compatible'] = {
     base_url: draft.apiBaseUrl.trim(),
@@ -121,7 +156,13 @@ export function buildUpdateRequest(draft: LlmSettingsDraft): UpdateLlmSettingsRe
   };
   const key = draft.apiKey.trim();
   if (key !== '' && !draft.clearApiKey) openai.api_key = key;
-  return { openai_compatible: openai, ollama: { base_url: draft.ollamaBaseUrl.trim() } };
+  const anthropic: NonNullable<UpdateLlmSettingsRequest['anthropic']> = {
+    base_url: draft.anthropicBaseUrl.trim(),
+    clear_api_key: draft.clearAnthropicKey,
+  };
+  const anthropicKey = draft.anthropicKey.trim();
+  if (anthropicKey !== '' && !draft.clearAnthropicKey) anthropic.api_key = anthropicKey;
+  return { openai_compatible: openai, ollama: { base_url: draft.ollamaBaseUrl.trim() }, anthropic };
 }
 
 export function buildTestRequest(draft: LlmSettingsDraft): TestLlmConnectionRequest {

@@ -79,7 +79,8 @@ export class LlmSettingsStore {
   update(field: FieldName, value: string): void {
     this.draftState.update((draft) => ({ ...draft, [field]: value }));
     // a key refused for the base URL's origin is about that URL too: editing either clears the message
-    const stale: FieldName[] = field === 'apiBaseUrl' ? ['apiBaseUrl', 'apiKey'] : [field];
+    const stale: FieldName[] =
+      field === 'apiBaseUrl' ? ['apiBaseUrl', 'apiKey'] : field === 'anthropicBaseUrl' ? ['anthropicBaseUrl', 'anthropicKey'] : [field];
     this.serverErrors.update((errors) => {
       if (stale.every((name) => errors[name] === undefined)) return errors;
       const next = { ...errors };
@@ -88,7 +89,12 @@ export class LlmSettingsStore {
     });
   }
 
-  setClearKey(clear: boolean): void {
+  setClearKey(clear: boolean, provider: 'openai_compatible' | 'anthropic' = 'openai_compatible'): void {
+    if (provider === 'anthropic') {
+      this.draftState.update((draft) => ({ ...draft, clearAnthropicKey: clear, anthropicKey: clear ? '' : draft.anthropicKey }));
+      this.serverErrors.update((errors) => ({ ...errors, anthropicKey: undefined }));
+      return;
+    }
     this.draftState.update((draft) => ({ ...draft, clearApiKey: clear, apiKey: clear ? '' : draft.apiKey }));
     this.serverErrors.update((errors) => ({ ...errors, apiKey: undefined }));
   }

@@ -20,6 +20,13 @@ import { ToolBlock } from '../tool-block/tool-block';
   template: `
     <div class="cc-avatar"><cc-logo /></div>
     <div class="cc-body">
+      @if (message().reasoning) {
+        <!-- the model's reasoning: collapsed unless opened, never part of the answer -->
+        <details class="cc-reasoning" data-testid="reasoning">
+          <summary>{{ i18n.t(thinking() ? 'chat.reasoningLive' : 'chat.reasoning') }}</summary>
+          <div class="cc-reasoning-text" data-testid="reasoning-text">{{ message().reasoning }}</div>
+        </details>
+      }
       @if (message().tools.length) {
         <div class="cc-tools">
           @for (tool of message().tools; track tool.callId) {
@@ -43,6 +50,9 @@ import { ToolBlock } from '../tool-block/tool-block';
       @if (message().cancelled) {
         <div class="cc-stopped" data-testid="stopped-marker"><cc-icon name="stop" />{{ i18n.t('chat.stopped') }}</div>
       }
+      @if (message().truncated) {
+        <div class="cc-stopped" data-testid="truncated-marker">{{ i18n.t('chat.truncated') }}</div>
+      }
     </div>
   `,
   styles: `
@@ -61,6 +71,24 @@ import { ToolBlock } from '../tool-block/tool-block';
       display: flex;
       flex-direction: column;
       gap: 10px;
+    }
+    .cc-reasoning {
+      align-self: stretch;
+      border-left: 3px solid var(--mat-sys-outline-variant);
+      padding: 2px 0 2px 10px;
+      color: var(--mat-sys-on-surface-variant);
+      font: var(--mat-sys-body-small);
+    }
+    .cc-reasoning summary {
+      cursor: pointer;
+      font: var(--mat-sys-label-medium);
+    }
+    .cc-reasoning-text {
+      white-space: pre-wrap;
+      overflow-wrap: anywhere;
+      margin-top: 6px;
+      max-height: 320px;
+      overflow-y: auto;
     }
     .cc-tools {
       display: flex;
@@ -114,6 +142,11 @@ import { ToolBlock } from '../tool-block/tool-block';
 export class AssistantMessage {
   readonly message = input.required<ChatMessage>();
   protected readonly i18n = inject(I18n);
+
+  /** The model is still reasoning: the answer has not started yet. */
+  protected thinking(): boolean {
+    return this.message().streaming && this.message().content === '';
+  }
 
   /** A call runs unless it waits for its approval or was refused. */
   protected ran(tool: ToolBlockState): boolean {

@@ -54,6 +54,7 @@ import { parseStoredSelection, selectionKey, type ModelGroup } from '../model-se
 const PROVIDER_LABELS: Record<LlmProvider, MessageKey> = {
   openai_compatible: 'provider.openai_compatible',
   ollama: 'provider.ollama',
+  anthropic: 'provider.anthropic',
 };
 
 const SELECTION_ERRORS: Record<SelectionError, MessageKey> = {

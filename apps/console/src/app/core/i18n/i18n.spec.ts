@@ -53,6 +53,7 @@ describe('I18n', () => {
       'picker.mcp',
       'picker.skill',
       'provider.ollama',
+      'provider.anthropic',
       'mcp.actionFailed',
       'mcp.form.type.sse',
       'mcp.form.type.streamable_http',

@@ -69,6 +69,9 @@ export const EN_MESSAGES = {
   'chat.retryTurn': 'Retry',
   'chat.jumpToLatest': 'Jump to latest',
   'chat.stopped': 'Stopped',
+  'chat.reasoning': 'Reasoning',
+  'chat.reasoningLive': 'Thinking…',
+  'chat.truncated': 'Cut off at the output limit',
   'chat.loadingHistory': 'Loading conversation…',
   'chat.historyFailed': 'Could not load this conversation: {detail}',
   'chat.notFoundTitle': 'This chat does not exist',
@@ -240,6 +243,7 @@ export const EN_MESSAGES = {
 
   'provider.openai_compatible': 'OpenAI-compatible',
   'provider.ollama': 'Ollama',
+  'provider.anthropic': 'Anthropic',
 
   'settings.title': 'LLM settings',
   'settings.subtitle': 'Connect CashCode to the model providers you want to chat with.',
@@ -265,6 +269,9 @@ export const EN_MESSAGES = {
   'settings.imageModels.hint': 'Image attachments are sent to these models as images; other models only learn the file path.',
   'settings.imageModels.none': 'No models listed yet: save a connection first.',
   'settings.imageModels.reported': 'the provider says so',
+  'settings.thinkingModels.toggle': 'Extended thinking',
+  'settings.anthropicHint': 'Leave empty for the public API (https://api.anthropic.com); a proxy URL works too.',
+  'settings.error.anthropicKeyRequired': 'Enter the Anthropic API key.',
   'settings.testing': 'Testing…',
   'settings.testSucceeded.one': 'Connected: found {count} model',
   'settings.testSucceeded.other': 'Connected: found {count} models',

@@ -67,6 +67,9 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'chat.retryTurn': '重试',
   'chat.jumpToLatest': '跳到最新',
   'chat.stopped': '已停止',
+  'chat.reasoning': '推理过程',
+  'chat.reasoningLive': '思考中…',
+  'chat.truncated': '已达输出上限，回答被截断',
   'chat.loadingHistory': '正在加载对话…',
   'chat.historyFailed': '无法加载这个对话：{detail}',
   'chat.notFoundTitle': '这个对话不存在',
@@ -236,6 +239,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
 
   'provider.openai_compatible': '通用 API',
   'provider.ollama': 'Ollama',
+  'provider.anthropic': 'Anthropic',
 
   'settings.title': 'LLM 设置',
   'settings.subtitle': '为 CashCode 连接要使用的模型服务。',
@@ -259,6 +263,9 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'settings.imageModels.hint': '图片附件会以图片形式发给这些模型；其他模型只会得到文件路径。',
   'settings.imageModels.none': '还没有列出模型：请先保存连接。',
   'settings.imageModels.reported': '服务商已标明',
+  'settings.thinkingModels.toggle': '扩展思考',
+  'settings.anthropicHint': '留空即使用官方 API（https://api.anthropic.com）；也可填写代理地址。',
+  'settings.error.anthropicKeyRequired': '请输入 Anthropic API Key',
   'settings.test': '测试连接',
   'settings.foundModels': '找到的模型',
   'settings.testing': '正在测试…',

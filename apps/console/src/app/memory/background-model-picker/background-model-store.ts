@@ -15,7 +15,7 @@ export function parseSelectionKey(key: string): LlmSelection | null {
   const colon = key.indexOf(':');
   if (key === '' || colon === -1) return null;
   const provider = key.slice(0, colon);
-  if (provider !== 'openai_compatible' && provider !== 'ollama') return null;
+  if (provider !== 'openai_compatible' && provider !== 'ollama' && provider !== 'anthropic') return null;
   return { provider, model: key.slice(colon + 1) };
 }
 

@@ -1,7 +1,16 @@
 import { HttpClient } from '@angular/common/http';
 import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
 import { MatSlideToggleModule, type MatSlideToggleChange } from '@angular/material/slide-toggle';
-import { API_PATHS, type ImageModelsResponse, type LlmModelEntry, type LlmModelsResponse, type SetImageModelRequest } from '@cashcode/contracts';
+import {
+  API_PATHS,
+  type ImageModelsResponse,
+  type LlmModelEntry,
+  type LlmModelsResponse,
+  type PublicLlmSettings,
+  type SetImageModelRequest,
+  type SetThinkingModelRequest,
+  type ThinkingModelsResponse,
+} from '@cashcode/contracts';
 import { firstValueFrom } from 'rxjs';
 
 import { errorMessage } from '../../core/api/api-error';
@@ -10,12 +19,14 @@ import { I18n, type MessageKey } from '../../core/i18n/i18n';
 const PROVIDER_LABELS: Record<LlmModelEntry['provider'], MessageKey> = {
   openai_compatible: 'provider.openai_compatible',
   ollama: 'provider.ollama',
+  anthropic: 'provider.anthropic',
 };
 
 /**
  * "Takes images" per model (openspec console "Requirement: Image models in the LLM settings"): the saved providers'
  * models with a toggle each; a model whose provider listing says it takes images is shown on and cannot be changed.
- * A toggle is saved at once with `PUT /api/settings/llm/image-models`.
+ * A toggle is saved at once with `PUT /api/settings/llm/image-models`. Anthropic models have a second toggle,
+ * "Extended thinking" (`PUT /api/settings/llm/thinking-models`).
  */
 @Component({
   selector: 'cc-image-models-panel',
@@ -46,6 +57,18 @@ const PROVIDER_LABELS: Record<LlmModelEntry['provider'], MessageKey> = {
                 <span class="cc-image-models-reported">({{ i18n.t('settings.imageModels.reported') }})</span>
               }
             </mat-slide-toggle>
+            @if (model.provider === 'anthropic') {
+              <mat-slide-toggle
+                class="cc-thinking-toggle"
+                [checked]="thinking().has(model.id)"
+                [disabled]="saving() === 'thinking:' + model.id"
+                (change)="onThinking(model, $event)"
+                [attr.data-model]="model.id"
+                data-testid="thinking-model-toggle"
+              >
+                {{ i18n.t('settings.thinkingModels.toggle') }}
+              </mat-slide-toggle>
+            }
           </li>
         }
       </ul>
@@ -58,6 +81,7 @@ const PROVIDER_LABELS: Record<LlmModelEntry['provider'], MessageKey> = {
     .cc-image-models-error { color: var(--mat-sys-error); font-size: 13px; }
     .cc-image-models-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; }
     .cc-image-models-reported { opacity: 0.7; }
+    .cc-thinking-toggle { margin-left: 24px; }
   `,
 })
 export class ImageModelsPanel {
@@ -66,6 +90,8 @@ export class ImageModelsPanel {
   protected readonly models = signal<readonly LlmModelEntry[]>([]);
   protected readonly error = signal<string | null>(null);
   protected readonly saving = signal<string | null>(null);
+  /** Anthropic models with extended thinking on */
+  protected readonly thinking = signal<ReadonlySet<string>>(new Set());
 
   constructor() {
     void this.load();
@@ -79,9 +105,29 @@ export class ImageModelsPanel {
     try {
       const listing = await firstValueFrom(this.http.get<LlmModelsResponse>(API_PATHS.llmModels));
       this.models.set(listing.models);
+      // the thinking toggles of Anthropic models show the saved per-model setting
+      if (listing.models.some((entry) => entry.provider === 'anthropic')) {
+        const settings = await firstValueFrom(this.http.get<PublicLlmSettings>(API_PATHS.llmSettings));
+        this.thinking.set(new Set((settings.thinking_models ?? []).filter((entry) => entry.provider === 'anthropic').map((entry) => entry.model)));
+      }
       this.error.set(null);
     } catch (error) {
       this.error.set(errorMessage(error));
+    }
+  }
+
+  protected async onThinking(model: LlmModelEntry, change: MatSlideToggleChange): Promise<void> {
+    const request: SetThinkingModelRequest = { provider: model.provider, model: model.id, thinking: change.checked };
+    this.saving.set(`thinking:${model.id}`);
+    try {
+      const answer = await firstValueFrom(this.http.put<ThinkingModelsResponse>(API_PATHS.llmThinkingModels, request));
+      this.thinking.set(new Set(answer.thinking_models.filter((entry) => entry.provider === 'anthropic').map((entry) => entry.model)));
+      this.error.set(null);
+    } catch (error) {
+      change.source.checked = !change.checked;
+      this.error.set(errorMessage(error));
+    } finally {
+      this.saving.set(null);
     }
   }
 

@@ -77,6 +77,7 @@ describe('LlmSettingsPage', () => {
     expect(probe.request.body).toEqual({
       openai_compatible: { base_url: 'https://api.example.com/v2', clear_api_key: false },
       ollama: { base_url: '' },
+      anthropic: { base_url: '', clear_api_key: false },
       provider: 'openai_compatible',
     });
     probe.flush(

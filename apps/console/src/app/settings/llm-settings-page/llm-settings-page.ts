@@ -15,12 +15,12 @@ import { Icon } from '../../shared/icon/icon';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { BackgroundModelPicker } from '../../memory/background-model-picker/background-model-picker';
 import { ImageModelsPanel } from '../image-models/image-models-panel';
-import { storedKeyKept, type FieldName, type SettingsTab } from '../llm-settings-form';
+import { storedAnthropicKeyKept, storedKeyKept, type FieldName, type SettingsTab } from '../llm-settings-form';
 import { LlmSettingsStore } from '../llm-settings-store';
 
-const TABS: readonly SettingsTab[] = ['openai_compatible', 'ollama'];
+const TABS: readonly SettingsTab[] = ['openai_compatible', 'ollama', 'anthropic'];
 
-/** LLM settings: OpenAI-compatible and Ollama tabs, test connection, save. */
+/** LLM settings: OpenAI-compatible, Ollama and Anthropic tabs, test connection, save. */
 @Component({
   selector: 'cc-llm-settings-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -48,6 +48,10 @@ export class LlmSettingsPage {
   private readonly dialog = inject(MatDialog);
 
   protected readonly showKey = signal(false);
+  protected readonly showAnthropicKey = signal(false);
+  protected readonly anthropicKeyPlaceholder = computed(() =>
+    storedAnthropicKeyKept(this.store.draft()) ? this.i18n.t('settings.keepKey') : 'sk-ant-…',
+  );
   protected readonly tabIndex = computed(() => TABS.indexOf(this.store.draft().tab));
   /** "leave blank to keep" only while a blank key really keeps the stored one (same origin, not being cleared) */
   protected readonly keyPlaceholder = computed(() =>
@@ -66,9 +70,9 @@ export class LlmSettingsPage {
     this.store.update(field, (event.target as HTMLInputElement).value);
   }
 
-  protected async onClearKey(change: MatSlideToggleChange): Promise<void> {
+  protected async onClearKey(change: MatSlideToggleChange, provider: 'openai_compatible' | 'anthropic' = 'openai_compatible'): Promise<void> {
     if (!change.checked) {
-      this.store.setClearKey(false);
+      this.store.setClearKey(false, provider);
       return;
     }
     const confirmed = await confirmAction(this.dialog, {
@@ -78,11 +82,14 @@ export class LlmSettingsPage {
       cancel: this.i18n.t('common.cancel'),
       danger: true,
     });
-    if (confirmed) this.store.setClearKey(true);
+    if (confirmed) this.store.setClearKey(true, provider);
     else change.source.checked = false;
   }
 
   protected async onSave(): Promise<void> {
-    if (await this.store.save()) this.showKey.set(false);
+    if (await this.store.save()) {
+      this.showKey.set(false);
+      this.showAnthropicKey.set(false);
+    }
   }
 }

@@ -95,7 +95,7 @@ export class UsagePage {
   protected readonly seriesLabel = (series: ChartSeries): string =>
     series.purpose !== undefined
       ? purposeLabel(this.i18n, series.purpose)
-      : `${series.model ?? ''} · ${this.i18n.t(series.provider === 'ollama' ? 'provider.ollama' : 'provider.openai_compatible')}`;
+      : `${series.model ?? ''} · ${this.i18n.t(series.provider === 'ollama' ? 'provider.ollama' : series.provider === 'anthropic' ? 'provider.anthropic' : 'provider.openai_compatible')}`;
 
   constructor() {
     void this.load({});

@@ -44,7 +44,7 @@ export class TitleBar {
   protected readonly modelProblem = computed(() =>
     this.store
       .providerErrors()
-      .map(({ provider, error }) => `${this.i18n.t(provider === 'ollama' ? 'provider.ollama' : 'provider.openai_compatible')}: ${error}`)
+      .map(({ provider, error }) => `${this.i18n.t(provider === 'ollama' ? 'provider.ollama' : provider === 'anthropic' ? 'provider.anthropic' : 'provider.openai_compatible')}: ${error}`)
       .join('\n'),
   );
 }
