@@ -9,10 +9,8 @@
  * One network read of a busy provider's stream holds hundreds of events. Here the `openai` SDK still builds, sends,
  * retries and classifies the request (`asResponse()` resolves only for a 2xx answer); only the body is read
  * differently: one `read()` per body chunk, decoded once, parsed synchronously by `eventsource-parser` (the SSE parser
- * of the MCP SDK and the Vercel AI SDK). Kept because it pays: 100 concurrent chats × 15 turns of 300-token answers
- * sent in one write (the load of `npm run bench -- server`; quiet 2-core VM, 2 interleaved A/B rounds of 3 passes),
- * server CPU per turn 8.0–9.5 ms with the SDK's stream vs 5.4–6.2 ms with this, throughput 126–147 vs 181–209
- * turns/s, p95 latency 0.96–1.15 vs 0.57–0.92 s.
+ * of the MCP SDK and the Vercel AI SDK). Kept because it pays: about a third less server CPU per turn under load
+ * (figures in bench/README.md).
  *
  * What the SDK's stream does, this does too (openai 7.x `Stream.fromSSEResponse`, legacy mode):
  * - `data: [DONE]` ends the stream; a body that ends without it ends the stream quietly;

@@ -5,14 +5,8 @@
  * string body into a web stream (a USV-string scan, a UTF-8 encode, a copy per chunk) and writes headers and body
  * separately. Here the body is encoded once and written with the headers in one go.
  *
- * Kept because it pays (measured 2026-12 on the shared 2-core VM, load average ~18):
- * - server CPU under load (`npm run bench -- server`, 100 chats × 5 turns, CPU time of the server process from
- *   /proc per turn): 8.56 ms per turn with this fetch vs 10.44 ms with the SDK's default fetch — 1.9 ms (18 %) less,
- *   median of 3 interleaved A/B rounds, ranges 7.90–9.08 vs 9.92–10.60 (no overlap);
- * - per-turn overhead over raw SDK calls, same runs: plain turn 14.8 vs 23.9 ms, turn with 2 tool calls 17.3 vs
- *   24.0 ms (medians; the machine's noise is ±5 ms);
- * - in isolation (one streamed completion of a 40-message, 25 KB request through the `openai` SDK against the fake
- *   model, the two fetches alternating, 300 pairs): 2.3–2.5 ms less wall time per call (paired median).
+ * Kept because it pays: 1.9 ms (18 %) less server CPU per turn under load than the SDK's default fetch (figures in
+ * bench/README.md).
  * The rest of the server only sees a `fetch` (provider-client.ts passes it to the SDK); replacing it with
  * `globalThis.fetch` is a one-line change there (the redirect scenarios of test/llm-settings.e2e-spec.ts check that
  * the key never follows a redirect to another origin, whichever fetch is used).
