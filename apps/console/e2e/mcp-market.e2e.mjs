@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { assertBuilt, launchBrowser, repoRoot, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, eventually, launchBrowser, repoRoot, screenshot, startApi } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 const SECRET = 'browser-e2e-header-secret';
@@ -190,8 +190,9 @@ describe('MCP Market', { timeout: 180_000 }, () => {
   test('Scenario: editing shows the header masked and keeps the secret', async () => {
     await row('remote_hello').getByTestId('mcp-more').click();
     await page.getByTestId('mcp-edit').click();
-    assert.equal(await page.getByTestId('mcp-form-name').isDisabled(), true);
-    assert.equal(await page.getByTestId('mcp-header-value').inputValue(), '********');
+    // the edit form's name field is locked (waited for: a loaded machine may be a frame behind the click)
+    await page.locator('[data-testid="mcp-form-name"]:disabled').waitFor();
+    await eventually(async () => assert.equal(await page.getByTestId('mcp-header-value').inputValue(), '********'));
     await page.getByTestId('mcp-form-display-name').fill('Remote hello (edited)');
     await page.getByTestId('mcp-form-save').click();
     await row('remote_hello').filter({ hasText: 'Remote hello (edited)' }).waitFor();
