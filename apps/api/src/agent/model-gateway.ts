@@ -10,68 +10,19 @@
  * (Anthropic's Messages API); `llm-settings/model-gateway-router.ts` picks one per provider and is what MODEL_GATEWAY
  * is bound to, so the loop never branches on a provider.
  */
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { LlmProvider, Money, TokenUsage } from '@cashcode/contracts';
-import type { LogIds } from '../common/log-context';
-import type { ProviderClient } from '../llm-settings/provider-client';
-import type { ToolCallRecord } from '../memory/memory.types';
+import type { GatewayAnswer, GatewayCall, GatewayMessage } from '../llm-settings/gateway-attempts';
 
 /** Injection token of the ModelGateway (bound in AgentModule). */
 export const MODEL_GATEWAY = Symbol('ModelGateway');
 
 /**
- * A message of the conversation as the loop keeps it. `replay` rides on an assistant message of the running turn's
- * tool loop only: what its gateway returned in `ModelAnswer.replay` (Anthropic thinking blocks with their signatures,
- * a reasoning field the provider wants back), for the same gateway to send back as its API requires. It is never
- * persisted, so later turns never send reasoning back.
+ * The shapes of one call and its answer. They are declared once, next to the attempt loop every gateway shares
+ * (llm-settings/gateway-attempts.ts, which sits below the agent and so cannot import this file): a message may carry
+ * `replay`, what the loop hands back on an assistant message within the turn (e.g. Anthropic's signed thinking).
  */
-export type WireMessage = ChatCompletionMessageParam & { replay?: unknown };
-
-export interface ModelCall {
-  /** the provider's SDK client (from the turn's lease) */
-  client: ProviderClient;
-  provider: LlmProvider;
-  model: string;
-  /** the conversation as the model gets it */
-  messages: readonly WireMessage[];
-  /** the tool schemas the model may call (none: answer in text) */
-  tools: readonly ChatCompletionFunctionTool[];
-  temperature?: number;
-  maxTokens?: number;
-  /** what the call is recorded as in the usage ledger: a chat turn, or a stateless `/v1` request */
-  purpose: 'chat' | 'api';
-  chatId: string;
-  /** the loop's iteration (log lines) */
-  iteration: number;
-  ids: LogIds;
-  signal: AbortSignal;
-  /** each piece of answer text as it arrives (one network read's worth at a time) */
-  onDelta(text: string): void;
-  /** each piece of reasoning as it arrives, never part of the answer text */
-  onReasoning?(text: string): void;
-  /**
-   * the ledger settled an attempt (answered, failed or cancelled): its cost, or null when the model has no price;
-   * called once per attempt, before `complete` resolves or rejects
-   */
-  onSettled(cost: Money | null): void;
-}
-
-export interface ModelAnswer {
-  content: string;
-  /** tool calls in the model's order; an id may be empty or reused (the loop makes them unique) */
-  toolCalls: ToolCallRecord[];
-  /** the tokens the provider reported for this call (null: nothing reported) */
-  usage: TokenUsage | null;
-  /** the call's reasoning text (absent: none) */
-  reasoning?: string;
-  /** what the loop hands back on this answer's assistant message within the turn (see WireMessage) */
-  replay?: unknown;
-  /**
-   * why the model stopped: `length` when it hit its output limit (`max_tokens`; the answer is cut and a `continue`
-   * carries on), else `stop` / `tool_calls` (absent: the provider did not say)
-   */
-  finishReason?: 'stop' | 'length' | 'tool_calls';
-}
+export type WireMessage = GatewayMessage;
+export type ModelCall = GatewayCall;
+export type ModelAnswer = GatewayAnswer;
 
 export interface ModelGateway {
   /**

@@ -1,7 +1,7 @@
 /**
  * What every model gateway shares (openspec agent-runner "Requirement: Provider errors and retries", openspec usage):
- * the call and answer shapes (the agent's ModelCall and ModelAnswer, restated here because llm-settings sits below
- * the agent), and the attempt loop. Before every attempt the usage ledger reserves an estimate (a spend limit refuses
+ * the call and answer shapes (the agent's ModelCall and ModelAnswer, agent/model-gateway.ts, are these), and the
+ * attempt loop. Before every attempt the usage ledger reserves an estimate (a spend limit refuses
  * the call with SpendLimitError, unretried); every attempt is settled, answered, failed or cancelled. Provider errors
  * are classified once; retryable kinds are retried with exponential backoff and jitter (honouring Retry-After up to a
  * limit) while no text of that call has reached the client.
@@ -28,34 +28,57 @@ const RETRY_JITTER_MS = 250;
 /** Characters an image part counts as in a spend-limit estimate (about 750 tokens; providers price images apart). */
 export const IMAGE_PART_ESTIMATE_CHARS = 3000;
 
-/** A message of the conversation (the OpenAI chat format) and what the loop hands back on it within a turn. */
+/**
+ * A message of the conversation (the OpenAI chat format, the canonical one); `replay` is what the loop hands back on
+ * an assistant message within the turn (e.g. Anthropic's signed thinking blocks), never persisted.
+ */
 export type GatewayMessage = ChatCompletionMessageParam & { replay?: unknown };
 
-/** One call of a gateway. */
+/** One call of a gateway (the agent's ModelCall). */
 export interface GatewayCall {
+  /** the provider's SDK client (from the turn's lease) */
   client: ProviderClient;
   provider: LlmProvider;
   model: string;
+  /** the conversation as the model gets it */
   messages: readonly GatewayMessage[];
+  /** the tool schemas the model may call (none: answer in text) */
   tools: readonly ChatCompletionFunctionTool[];
   temperature?: number;
   maxTokens?: number;
+  /** what the call is recorded as in the usage ledger: a chat turn, or a stateless `/v1` request */
   purpose: 'chat' | 'api';
   chatId: string;
+  /** the loop's iteration (log lines) */
   iteration: number;
   ids: LogIds;
   signal: AbortSignal;
+  /** each piece of answer text as it arrives (one network read's worth at a time) */
   onDelta(text: string): void;
+  /** each piece of reasoning as it arrives, never part of the answer text */
   onReasoning?(text: string): void;
+  /**
+   * the ledger settled an attempt (answered, failed or cancelled): its cost, or null when the model has no price;
+   * called once per attempt, before the call resolves or rejects
+   */
   onSettled(cost: Money | null): void;
 }
 
+/** The answer of one call (the agent's ModelAnswer). */
 export interface GatewayAnswer {
   content: string;
+  /** tool calls in the model's order; an id may be empty or reused (the loop makes them unique) */
   toolCalls: ModelToolCall[];
+  /** the tokens the provider reported for this call (null: nothing reported) */
   usage: TokenUsage | null;
+  /** the call's reasoning text (absent: none) */
   reasoning?: string;
+  /** what the loop hands back on this answer's assistant message within the turn */
   replay?: unknown;
+  /**
+   * why the model stopped: `length` when it hit its output limit (`max_tokens`; the answer is cut and a `continue`
+   * carries on), else `stop` / `tool_calls` (absent: the provider did not say)
+   */
   finishReason?: 'stop' | 'length' | 'tool_calls';
 }
 
