@@ -36,7 +36,7 @@ async function rssMb(pid: number): Promise<number> {
  * Writes `records` user/assistant records into `<dataDir>/memory/chat-<n>/history.jsonl` (1,000 per chat, about 1 KB
  * per record on average, like the 19.6 MB of 20k records of a real history), streamed so 200k stays fast.
  */
-async function generateHistories(dataDir: string, records: number): Promise<void> {
+export async function generateHistories(dataDir: string, records: number): Promise<void> {
   const sentence = sentenceMaker(11);
   for (let chat = 0; chat * RECORDS_PER_CHAT < records; chat++) {
     const dir = join(dataDir, 'memory', `chat-${chat}`);

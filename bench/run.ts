@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { runBackupBench } from './backup-bench';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
 import { runOpenAiBench } from './openai-bench';
@@ -28,6 +29,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   prefix: runPrefixBench,
   usage: runUsageBench,
   restart: runRestartBench,
+  backup: runBackupBench,
 };
 
 async function main(): Promise<void> {
