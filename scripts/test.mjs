@@ -115,6 +115,17 @@ countedStep(
   { NODE_OPTIONS: nodeOptions('--no-experimental-webstorage', '--test-reporter=tap') },
 );
 
+// 6. the README's first command on a stock machine: a fresh clone with Node.js 20 first on PATH, `npm install &&
+// npm start`, a healthy server (minutes: an install and a full build; the npm registry and npm's cache)
+countedStep(
+  'fresh clone on a stock Node.js (npm install && npm start)',
+  ['exec', '--', 'node', '--test', '--test-reporter=tap', 'scripts/stock-node.e2e.mjs'],
+  (text) => ({
+    passed: Number(/^(?:#|ℹ) pass (\d+)/m.exec(text)?.[1] ?? 0),
+    failed: Number(/^(?:#|ℹ) fail (\d+)/m.exec(text)?.[1] ?? 0),
+  }),
+);
+
 process.stdout.write(`\n${failures.length ? `failed: ${failures.join(', ')}\n` : ''}`);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(failures.length || failed ? 1 : 0);
