@@ -83,7 +83,7 @@ describe('tokenize', () => {
 });
 
 describe(Bm25Index.name, () => {
-  function reference(docs: string[][], query: string[], k1 = 1.5, b = 0.75): number[] {
+  function reference(docs: string[][], query: string[], k1 = 1.2, b = 0.75): number[] {
     const n = docs.length;
     const avgdl = docs.reduce((sum, d) => sum + d.length, 0) / n;
     return docs.map((doc) => {

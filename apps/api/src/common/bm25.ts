@@ -5,7 +5,8 @@
  * every character that is not an ASCII letter or digit, tokens are lowercased and kept when at least 2 characters long;
  * then every run of ≥ 2 consecutive CJK characters adds its bigrams (by code point).
  *
- * Index: BM25 with k1 = 1.5, b = 0.75, idf = ln((N − df + 0.5)/(df + 0.5) + 1),
+ * Index: BM25 with k1 = 1.2, b = 0.75 (the usual constants, also those of SQLite FTS5's bm25() that ranks the session
+ * search), idf = ln((N − df + 0.5)/(df + 0.5) + 1),
  * tf_norm = tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl)). Repeated query terms count repeatedly; only documents that
  * share a term with the query are scored; results are sorted by score, ties in insertion order. Documents are added
  * and removed incrementally (no rebuild).
@@ -16,7 +17,7 @@ export interface Bm25Parameters {
   b: number;
 }
 
-export const BM25_DEFAULTS: Readonly<Bm25Parameters> = { k1: 1.5, b: 0.75 };
+export const BM25_DEFAULTS: Readonly<Bm25Parameters> = { k1: 1.2, b: 0.75 };
 
 export interface Bm25Hit<K> {
   key: K;

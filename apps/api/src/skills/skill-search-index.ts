@@ -9,8 +9,6 @@ import type { LoadedPackage } from './skill-package-reader';
 import type { CatalogEntry } from './skill-record';
 
 export const SEARCH_LIMIT_MAX = 10_000;
-/** BM25 parameters: k1 = 1.2, b = 0.75 (2.2 = k1 + 1) */
-const SKILL_BM25 = { k1: 1.2, b: 0.75 };
 const EXACT_NAME_BONUS = 10;
 
 export interface SearchHit {
@@ -24,8 +22,8 @@ function searchText(pkg: LoadedPackage): string {
 }
 
 export class SkillSearchIndex {
-  private readonly allIndex = new Bm25Index<string>(SKILL_BM25);
-  private readonly enabledIndex = new Bm25Index<string>(SKILL_BM25);
+  private readonly allIndex = new Bm25Index<string>();
+  private readonly enabledIndex = new Bm25Index<string>();
   /** name → indexed text + enabled, to update the indexes per document */
   private readonly indexed = new Map<string, { text: string; enabled: boolean }>();
 
