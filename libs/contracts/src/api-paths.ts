@@ -33,6 +33,7 @@ export const API_PATHS = {
   memorySoul: '/api/memory/soul',
   dreams: '/api/memory/dreams',
   dream: '/api/memory/dream',
+  memoryProvenance: '/api/memory/provenance',
   usageSummary: '/api/usage/summary',
   usageRecords: '/api/usage/records',
   usageExport: '/api/usage/export.csv',

@@ -3,6 +3,8 @@
  * is shown, the two phase prompts, how far each chat's cursor advances, the clean-up of the model's new MEMORY.md and
  * the loss guard. DreamService (dream.service.ts) runs them.
  */
+import type { UntrustedSource } from '@cashcode/contracts';
+import { untrustedSourceOf } from '../common/untrusted-sources';
 import type { DreamCursor } from './dream-store';
 import type { HistoryRecord } from './memory.types';
 
@@ -91,4 +93,17 @@ export function normaliseMemoryOutput(raw: string): string {
 /** Whether the rewrite drops more than half of the existing entries (the loss guard). */
 export function dropsTooMuch(entriesBefore: number, entriesAfter: number): boolean {
   return entriesBefore > 0 && entriesAfter * 2 < entriesBefore;
+}
+
+/** The untrusted sources among the batch's tool results (named by the call's arguments when the batch has them). */
+export function batchUntrustedSources(batch: readonly TaggedRecord[]): UntrustedSource[] {
+  const argumentsById = new Map<string, string>();
+  const sources: UntrustedSource[] = [];
+  for (const { record } of batch) {
+    for (const call of record.tool_calls ?? []) argumentsById.set(call.id, call.function.arguments);
+    if (record.role !== 'tool' || record.name === undefined) continue;
+    const source = untrustedSourceOf(record.name, argumentsById.get(record.tool_call_id ?? '') ?? '{}');
+    if (source && !sources.some((known) => known.kind === source.kind && known.name === source.name)) sources.push(source);
+  }
+  return sources;
 }

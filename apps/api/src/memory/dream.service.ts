@@ -30,6 +30,7 @@ import {
   NO_MEMORY_PLACEHOLDER,
   normaliseMemoryOutput,
   type TaggedRecord,
+  batchUntrustedSources,
 } from './dream-batch';
 import { DreamStore, type DreamCursor } from './dream-store';
 import { countMemoryEntries } from './memory-entries';
@@ -269,7 +270,7 @@ export class DreamService implements OnModuleDestroy {
       if (next === current) return { content: null, result: { status: 'same', current } };
       await this.store.saveSnapshot(runId, current);
       return { content: next, result: { status: 'written', current, next } };
-    }, { deferred: true });
+    }, { deferred: true, provenance: { origin: 'dream', requested_by: 'server', dream_run_id: runId, untrusted_sources: batchUntrustedSources(batch) } });
     switch (written.status) {
       case 'conflict':
         return this.finish(

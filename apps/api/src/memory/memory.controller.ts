@@ -3,6 +3,8 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } 
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
 import { ListDreamsQueryDto } from './dto/list-dreams-query.dto';
+import { ListProvenanceQueryDto, MemoryProvenanceResponseDto } from './dto/memory-provenance.dto';
+import { PROVENANCE_DEFAULT_LIMIT } from './memory-provenance';
 import {
   DreamRunDto,
   DreamRunListResponseDto,
@@ -45,6 +47,20 @@ export class MemoryController {
   @ApiProblemResponses(409, 422)
   putMemory(@Body() body: UpdateMemoryDocumentDto): Promise<MemoryDocumentResponseDto> {
     return this.memory.updateLongTermMemory(body.content, body.hash);
+  }
+
+  @Get('provenance')
+  @ApiOperation({
+    summary: "Read MEMORY.md's provenance log, oldest first",
+    description:
+      'One record per entry added to MEMORY.md: what wrote it (save_memory, Dream, the console), who asked, the chat ' +
+      'and turn, and the untrusted content (pages, search results, MCP tools and resources, Skill resources) that was ' +
+      'in the model context. Unreadable lines are skipped and counted in `unreadable`.',
+  })
+  @ApiOkResponse({ type: MemoryProvenanceResponseDto })
+  @ApiProblemResponses(422)
+  listProvenance(@Query() query: ListProvenanceQueryDto): Promise<MemoryProvenanceResponseDto> {
+    return this.memory.listProvenance(query.offset ?? 0, query.limit ?? PROVENANCE_DEFAULT_LIMIT);
   }
 
   @Get('soul')

@@ -9,6 +9,7 @@ import type {
   DreamRunListResponse,
   DreamTriggerResponse,
   MemoryDocumentResponse,
+  MemoryProvenanceResponse,
   SoulDocumentResponse,
 } from '@cashcode/contracts';
 import { formatEvent } from '../common/log-format';
@@ -58,16 +59,26 @@ export class MemoryService {
     return this.dream.run('manual');
   }
 
+  /** A page of MEMORY.md's provenance log, oldest first (openspec memory "Requirement: Memory provenance"). */
+  listProvenance(offset: number, limit: number): Promise<MemoryProvenanceResponse> {
+    return this.store.provenance.list(offset, limit);
+  }
+
   private async replace(
     document: MemoryDocument,
     content: string,
     hash: string,
     conflict: 'memory_conflict' | 'soul_conflict',
   ): Promise<string> {
-    const written = await this.store.updateDocument(document, (current) => {
-      if (contentHash(current) !== hash) throw new MemoryError(conflict);
-      return { content, result: content };
-    });
+    const written = await this.store.updateDocument(
+      document,
+      (current) => {
+        if (contentHash(current) !== hash) throw new MemoryError(conflict);
+        return { content, result: content };
+      },
+      // the entries the owner adds in the console are the owner's own
+      { provenance: { origin: 'console', requested_by: 'owner', untrusted_sources: [] } },
+    );
     this.logger.log(formatEvent('memory.document.edited', { document, chars: content.length }));
     return written;
   }
