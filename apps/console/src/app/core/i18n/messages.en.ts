@@ -127,6 +127,7 @@ export const EN_MESSAGES = {
   'risk.network': 'Network',
   'risk.exec': 'Exec',
   'risk.mcp': 'MCP',
+  'risk.memory_write': 'Memory writes from untrusted content',
   'risk.label': 'Risk: {risk}',
 
   'approval.heading': 'Approval needed',
@@ -445,6 +446,7 @@ export const EN_MESSAGES = {
   'toolPolicies.riskHint.network': 'Fetching web pages and searching the web',
   'toolPolicies.riskHint.exec': 'Running shell commands',
   'toolPolicies.riskHint.mcp': 'Tools of connected MCP servers',
+  'toolPolicies.riskHint.memory_write': "Saving a memory or creating a Skill after reading a page, search results or an MCP tool's output",
   'toolPolicies.builtin.title': 'Built-in tools',
   'toolPolicies.builtin.empty': 'No built-in tools are enabled.',
   'toolPolicies.mcp.title': 'MCP servers',

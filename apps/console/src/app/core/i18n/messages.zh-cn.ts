@@ -124,6 +124,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'risk.network': '网络',
   'risk.exec': '执行命令',
   'risk.mcp': 'MCP',
+  'risk.memory_write': '来自不可信内容的记忆写入',
   'risk.label': '风险：{risk}',
 
   'approval.heading': '需要你的审批',
@@ -440,6 +441,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'toolPolicies.riskHint.network': '获取网页和网络搜索',
   'toolPolicies.riskHint.exec': '运行 shell 命令',
   'toolPolicies.riskHint.mcp': '已连接的 MCP 服务器的工具',
+  'toolPolicies.riskHint.memory_write': '读取网页、搜索结果或 MCP 工具输出后保存记忆或创建 Skill',
   'toolPolicies.builtin.title': '内置工具',
   'toolPolicies.builtin.empty': '没有启用任何内置工具。',
   'toolPolicies.mcp.title': 'MCP 服务器',
