@@ -237,12 +237,17 @@ export class ToolExecutor {
     return this.frameUntrusted(round, call, await this.applyOutputBudget(round, call, result));
   }
 
-  /** A result from an untrusted source joins the turn's untrusted context (untrusted-context.ts). */
+  /**
+   * A result from an untrusted source joins the turn's untrusted context and reaches the model inside the turn's
+   * random frame with its source label (untrusted-context.ts); the history and the client keep the plain text. A
+   * failed call read nothing from its source (the refusal is the server's own text), except an MCP tool's error.
+   */
   private frameUntrusted(round: ToolRound, call: ToolCallRecord, result: ToolExecution): ToolExecution {
     const source = untrustedSourceOf(call.function.name, call.function.arguments, this.tools.get(call.function.name)?.mcp);
-    if (source === null || !round.untrusted) return result;
+    // a failed call read nothing, except an MCP tool whose error text is the server's own
+    if (source === null || !round.untrusted || (!result.ok && source.kind !== 'mcp_tool')) return result;
     round.untrusted.add(source);
-    return result;
+    return { ...result, model: round.untrusted.wrap(result.model, source) };
   }
 
   /**
