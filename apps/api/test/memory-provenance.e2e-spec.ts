@@ -115,6 +115,17 @@ describe('memory provenance (e2e)', () => {
     ]);
   });
 
+  it('Scenario: the owner marks an entry verified; a line MEMORY.md does not have answers 404', async () => {
+    await request(t.httpUrl).put('/api/memory').send({ content: '# Facts\n- Lives in Berlin\n', hash: sha256('') }).expect(200);
+    const verified = await request(t.httpUrl).post('/api/memory/provenance/verify').send({ entry: '  - Lives in Berlin ' }).expect(200);
+    expect(verified.body).toMatchObject({ origin: 'console', requested_by: 'owner', entry: '- Lives in Berlin', verified: true });
+    expect((await provenance()).records.at(-1)).toMatchObject({ entry: '- Lives in Berlin', verified: true });
+    const missing = await request(t.httpUrl).post('/api/memory/provenance/verify').send({ entry: '- Lives in Paris' }).expect(404);
+    expect(missing.body).toMatchObject({ code: 'memory_entry_not_found' });
+    expect(missing.headers['content-type']).toContain('application/problem+json');
+    await request(t.httpUrl).post('/api/memory/provenance/verify').send({ entry: 42 }).expect(422);
+  });
+
   it('answers 422 problem+json for a bad page and lists the route in the OpenAPI document', async () => {
     for (const query of ['limit=0', 'limit=1001', 'offset=-1', 'limit=x']) {
       const res = await request(t.httpUrl).get(`/api/memory/provenance?${query}`).expect(422);

@@ -115,6 +115,17 @@ export interface MemoryProvenanceRecord {
   untrusted_sources: UntrustedSource[];
   /** additive: a write the owner approved (a `memory_write` approval) */
   approved?: boolean;
+  /**
+   * additive: not a write but the owner's mark that `entry` is verified (`origin: console`, `requested_by: owner`):
+   * an entry whose latest record is this mark counts as verified whatever its sources
+   */
+  verified?: boolean;
+}
+
+/** `POST /api/memory/provenance/verify`: the owner marks a line of MEMORY.md as verified. */
+export interface VerifyMemoryEntryRequest {
+  /** the line exactly as MEMORY.md has it (surrounding blanks ignored) */
+  entry: string;
 }
 
 /** `GET /api/memory/provenance?offset&limit`: the records, oldest first. */

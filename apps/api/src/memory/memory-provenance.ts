@@ -58,6 +58,7 @@ export function parseProvenanceLine(line: string): MemoryProvenanceRecord | null
   ) {
     return null;
   }
+  if (value['verified'] !== undefined && typeof value['verified'] !== 'boolean') return null;
   return value as unknown as MemoryProvenanceRecord;
 }
 

@@ -3,7 +3,7 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } 
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
 import { ListDreamsQueryDto } from './dto/list-dreams-query.dto';
-import { ListProvenanceQueryDto, MemoryProvenanceResponseDto } from './dto/memory-provenance.dto';
+import { ListProvenanceQueryDto, MemoryProvenanceRecordDto, MemoryProvenanceResponseDto, VerifyMemoryEntryDto } from './dto/memory-provenance.dto';
 import { PROVENANCE_DEFAULT_LIMIT } from './memory-provenance';
 import {
   DreamRunDto,
@@ -61,6 +61,20 @@ export class MemoryController {
   @ApiProblemResponses(422)
   listProvenance(@Query() query: ListProvenanceQueryDto): Promise<MemoryProvenanceResponseDto> {
     return this.memory.listProvenance(query.offset ?? 0, query.limit ?? PROVENANCE_DEFAULT_LIMIT);
+  }
+
+  @Post('provenance/verify')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Mark a line of MEMORY.md as verified',
+    description:
+      'Appends the owner\'s verification to the provenance log and answers it. 404 `memory_entry_not_found` when ' +
+      'MEMORY.md has no such line.',
+  })
+  @ApiOkResponse({ type: MemoryProvenanceRecordDto })
+  @ApiProblemResponses(404, 422)
+  verifyEntry(@Body() body: VerifyMemoryEntryDto): Promise<MemoryProvenanceRecordDto> {
+    return this.memory.verifyEntry(body.entry);
   }
 
   @Get('soul')

@@ -9,9 +9,11 @@ import type {
   DreamRunListResponse,
   DreamTriggerResponse,
   MemoryDocumentResponse,
+  MemoryProvenanceRecord,
   MemoryProvenanceResponse,
   SoulDocumentResponse,
 } from '@cashcode/contracts';
+import { localIsoWithOffset } from '../common/local-iso-time';
 import { formatEvent } from '../common/log-format';
 import { DreamService } from './dream.service';
 import { MemoryError } from './memory.errors';
@@ -57,6 +59,24 @@ export class MemoryService {
 
   runDream(): Promise<DreamTriggerResponse> {
     return this.dream.run('manual');
+  }
+
+  /** The owner marks a line of MEMORY.md as verified (a record in the provenance log); 404 when there is no such line. */
+  async verifyEntry(entry: string): Promise<MemoryProvenanceRecord> {
+    const wanted = entry.trim();
+    const lines = (await this.store.readDocument('MEMORY.md')).split('\n').map((line) => line.trim());
+    if (wanted === '' || !lines.includes(wanted)) throw new MemoryError('memory_entry_not_found');
+    const record: MemoryProvenanceRecord = {
+      at: localIsoWithOffset(new Date(), { millis: true }),
+      origin: 'console',
+      requested_by: 'owner',
+      entry: wanted,
+      untrusted_sources: [],
+      verified: true,
+    };
+    await this.store.provenance.append([record]);
+    this.logger.log(formatEvent('memory.entry.verified', { chars: wanted.length }));
+    return record;
   }
 
   /** A page of MEMORY.md's provenance log, oldest first (openspec memory "Requirement: Memory provenance"). */

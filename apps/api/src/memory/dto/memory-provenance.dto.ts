@@ -1,7 +1,7 @@
 /** OpenAPI shapes of `GET /api/memory/provenance`; each implements its @cashcode/contracts interface. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
   UNTRUSTED_SOURCE_KINDS,
   type MemoryProvenanceRecord,
@@ -10,6 +10,7 @@ import {
   type MemoryWriteOrigin,
   type UntrustedSource,
   type UntrustedSourceKind,
+  type VerifyMemoryEntryRequest,
 } from '@cashcode/contracts';
 import { PROVENANCE_DEFAULT_LIMIT, PROVENANCE_MAX_LIMIT } from '../memory-provenance';
 
@@ -48,6 +49,15 @@ export class MemoryProvenanceRecordDto implements MemoryProvenanceRecord {
   @ApiProperty({ type: [UntrustedSourceDto], description: 'untrusted content in the model context; empty: none' })
   untrusted_sources!: UntrustedSourceDto[];
   @ApiPropertyOptional({ description: 'the write ran after an approval' }) approved?: boolean;
+  @ApiPropertyOptional({ description: "the owner's mark that the entry is verified (not a write)" }) verified?: boolean;
+}
+
+/** Body of `POST /api/memory/provenance/verify`. */
+export class VerifyMemoryEntryDto implements VerifyMemoryEntryRequest {
+  @ApiProperty({ example: '- The user prefers metric units', description: 'the line as MEMORY.md has it', maxLength: 10_000 })
+  @IsString({ message: 'entry must be a string' })
+  @MaxLength(10_000, { message: 'entry must be at most 10000 characters' })
+  entry!: string;
 }
 
 export class MemoryProvenanceResponseDto implements MemoryProvenanceResponse {

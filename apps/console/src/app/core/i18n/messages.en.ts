@@ -309,6 +309,7 @@ export const EN_MESSAGES = {
   'problem.dream_run_not_found': 'Dream run not found',
   'problem.dream_run_not_revertible': 'This run did not change MEMORY.md, so there is nothing to revert',
   'problem.dream_snapshot_missing': 'The snapshot taken before this run is no longer available',
+  'problem.memory_entry_not_found': 'MEMORY.md has no such entry (it may have been edited or removed); reload it',
   'problem.proposal_not_found': 'Proposal not found',
   'problem.proposal_not_pending': 'This proposal was already approved or rejected',
   'problem.settings_unreadable': 'The LLM settings file is invalid or unreadable',

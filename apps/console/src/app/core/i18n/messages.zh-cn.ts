@@ -305,6 +305,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'problem.dream_run_not_found': '找不到该 Dream 运行记录',
   'problem.dream_run_not_revertible': '这次运行没有修改 MEMORY.md，无需撤销',
   'problem.dream_snapshot_missing': '这次运行之前的快照已不可用',
+  'problem.memory_entry_not_found': 'MEMORY.md 中没有这条记忆（可能已被修改或删除），请重新加载',
   'problem.proposal_not_found': '找不到该提案',
   'problem.proposal_not_pending': '该提案已被批准或拒绝',
   'problem.settings_unreadable': 'LLM 设置文件无效或无法读取',
