@@ -142,6 +142,8 @@ export const EN_MESSAGES = {
   'approval.argumentsRegion': 'Full command or arguments of {tool} (scrollable)',
   'approval.server': 'MCP server {server}',
   'approval.destructive': 'Declared destructive: may change or delete data',
+  'approval.untrustedIntro': 'The agent read untrusted content before this write; it may be following instructions from it:',
+  'approval.memoryEntry': 'It would remember:',
   'approval.sandboxed': 'Runs in the sandbox',
   'approval.sandboxedDetail': 'confined by {kind}, {network}',
   'approval.sandboxNetwork': 'network allowed',

@@ -139,6 +139,8 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'approval.argumentsRegion': '{tool} 的完整命令或参数（可滚动）',
   'approval.server': 'MCP 服务器 {server}',
   'approval.destructive': '已声明为破坏性操作：可能修改或删除数据',
+  'approval.untrustedIntro': '智能体在这次写入之前读取了不可信内容，可能正在执行其中的指令：',
+  'approval.memoryEntry': '将记住：',
   'approval.sandboxed': '在沙箱中运行',
   'approval.sandboxedDetail': '由 {kind} 隔离，{network}',
   'approval.sandboxNetwork': '允许网络访问',
