@@ -18,6 +18,7 @@ import {
   type RunningMcpServer,
 } from './support/mcp-test-servers';
 import { startTestApp, type TestApp } from './support/test-app';
+import { unframed } from './support/untrusted-frame';
 import { allowToolsWithoutAsking, configureFakeModel, WsTestClient } from './support/ws-client';
 
 const SECRET = 'chat-header-secret-a41f09';
@@ -109,7 +110,7 @@ describe('MCP through chat turns (e2e)', () => {
     expect(toolNames(fake.requests[1])).not.toContain('mcp_hello_say_hello');
     expect(toolNames(fake.requests[2])).toContain('mcp_hello_say_hello');
     const toolMessages = bodyOf(fake.requests[3]).messages.filter((m) => m.role === 'tool');
-    expect(toolMessages.at(-1)?.content).toBe('Hello, Cash');
+    expect(unframed(toolMessages.at(-1)?.content ?? '')).toBe('Hello, Cash');
   });
 
   it('Scenario: the activation stays visible in the next turn of the same chat only', async () => {

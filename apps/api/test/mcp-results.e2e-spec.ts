@@ -13,6 +13,7 @@ import { AgentRunner, type RunRequest } from '../src/agent/agent-runner';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { everythingStdioEntry, startEverythingSse, writeCatalog, type RunningMcpServer } from './support/mcp-test-servers';
 import { startTestApp, type TestApp } from './support/test-app';
+import { unframed } from './support/untrusted-frame';
 import { allowToolsWithoutAsking, configureFakeModel, WsTestClient } from './support/ws-client';
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
@@ -26,8 +27,9 @@ interface CompletionBody {
   messages: WireMessage[];
 }
 const bodyOf = (r: RecordedRequest | undefined): CompletionBody => r?.body as CompletionBody;
+/** the tool result's text as the model got it, without the frame of an untrusted source */
 const toolMessage = (r: RecordedRequest | undefined, callId: string): string =>
-  bodyOf(r).messages.find((m) => m.role === 'tool' && m.tool_call_id === callId)?.content as string;
+  unframed(bodyOf(r).messages.find((m) => m.role === 'tool' && m.tool_call_id === callId)?.content as string);
 const imageParts = (r: RecordedRequest | undefined): Part[] =>
   bodyOf(r).messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((p) => p.type === 'image_url') : []));
 /** the start of server-everything's tiny PNG in base64 */

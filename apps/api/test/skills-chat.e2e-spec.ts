@@ -14,6 +14,7 @@ import { FakeModelServer, type RecordedRequest } from './support/fake-model-serv
 import { ensureMcpServersBuilt, stdioEntry, writeCatalog } from './support/mcp-test-servers';
 import { buildZip, skillMd } from './support/skill-fixtures';
 import { REPO_ROOT, startTestApp, type TestApp } from './support/test-app';
+import { unframed } from './support/untrusted-frame';
 import { configureFakeModel, putToolPolicies, WsTestClient } from './support/ws-client';
 
 interface CompletionBody {
@@ -185,7 +186,7 @@ describe('Skills in chat (e2e)', () => {
       { content: 'done' },
     );
     await turn(chatId, 'try loads');
-    const messages = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    const messages = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => unframed(m.content ?? ''));
     expect(JSON.parse(messages[0] as string)).toEqual({ error: 'skill_not_found', name: 'weathr', suggestions: [] });
     expect(messages[1]).toBe('{"error": "missing_dependency", "name": "github", "missing": ["bin:gh"]}');
     expect(messages[2]).toMatch(/^\[Skill loaded: weather@v1 sha256:/);
@@ -283,7 +284,7 @@ describe('Skills in chat (e2e)', () => {
       { content: 'Created.' },
     );
     await turn(chatId, 'Create a skill for this');
-    const results = bodyOf(fake.completions[5]).messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    const results = bodyOf(fake.completions[5]).messages.filter((m) => m.role === 'tool').map((m) => unframed(m.content ?? ''));
     const created = JSON.parse(results[0] as string);
     expect(created).toEqual({
       success: true,
@@ -348,7 +349,7 @@ describe('Skills in chat (e2e)', () => {
       ['g2', false],
       ['g3', true],
     ]);
-    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => unframed(m.content ?? ''));
     expect(results[0]).toMatch(/^\$ git --version\nExit code: 0/);
     expect(results[1]).toMatch(/^The user denied running `touch not-git.txt`/);
     expect(await fs.readFile(join(t.config.workspaceDir, 'skill-notes.txt'), 'utf8')).toBe('written');
@@ -402,7 +403,7 @@ describe('Skills in chat (e2e)', () => {
       'Pre-approved while this Skill is loaded (these run without asking the user): Read, Bash(python3:*)',
     );
     expect(toolNames(fake.completions[0])).toEqual(expect.arrayContaining(['exec', 'read_file', 'write_file', 'skill_load']));
-    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => unframed(m.content ?? ''));
     expect(results[0]).toBe('[Skill resource read: pdf-helper/scripts/extract.py]\n\nprint("text")\n');
     expect(results[1]).toBe('[Skill resource read: pdf-helper/LICENSE.txt]\n\nApache License');
     expect(results[2]).toBe('Error: support path must be package-relative');
@@ -428,7 +429,7 @@ describe('Skills in chat (e2e)', () => {
       { content: 'ok' },
     );
     const events = await turn(chatId, '@pdf-forms fill it');
-    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    const results = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => unframed(m.content ?? ''));
     expect(results[0]).toBe(
       '[Skill resource read: pdf-forms/assets/blank.pdf]\n\nBinary file: assets/blank.pdf\nType: application/pdf\n' +
         `Size: ${pdf.length} bytes\nIts content is not shown as text. Use it through the commands or scripts the Skill ` +
@@ -458,7 +459,7 @@ describe('Skills in chat (e2e)', () => {
       { content: 'ok' },
     );
     await turn(newChatId(), '@big-ref read it');
-    const result = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool')[0]?.content ?? '';
+    const result = bodyOf(fake.completions[1]).messages.filter((m) => m.role === 'tool').map((m) => unframed(m.content ?? ''))[0] ?? '';
     const prefix = '[Skill resource read: big-ref/references/big.md]\n\n';
     expect(result.startsWith(prefix + big.slice(0, 200_000))).toBe(true);
     expect(result.slice(prefix.length + 200_000)).toBe(

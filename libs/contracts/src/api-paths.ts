@@ -33,6 +33,8 @@ export const API_PATHS = {
   memorySoul: '/api/memory/soul',
   dreams: '/api/memory/dreams',
   dream: '/api/memory/dream',
+  memoryProvenance: '/api/memory/provenance',
+  memoryProvenanceVerify: '/api/memory/provenance/verify',
   usageSummary: '/api/usage/summary',
   usageRecords: '/api/usage/records',
   usageExport: '/api/usage/export.csv',

@@ -6,8 +6,14 @@
  * with `approval_resolved`. These names are part of the public protocol: other clients rely on them.
  */
 
-export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp';
-export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp'];
+import type { UntrustedSource } from './memory';
+
+/**
+ * `memory_write` (additive) is no tool's own class: it is the risk of a call that writes long-term memory or a Skill
+ * (`save_memory`, `agent_skill_manage`) in a turn whose context holds untrusted content; its default asks the owner.
+ */
+export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write';
+export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write'];
 
 export type ToolPolicy = 'allow' | 'ask' | 'deny';
 export const TOOL_POLICIES: readonly ToolPolicy[] = ['allow', 'ask', 'deny'];
@@ -64,6 +70,10 @@ export interface ApprovalRequestEvent {
   server?: string;
   /** additive: MCP `destructiveHint` */
   destructive?: boolean;
+  /** additive, risk `memory_write`: the untrusted content in the model's context, each named (URL, server/tool, …) */
+  untrusted_sources?: UntrustedSource[];
+  /** additive, risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
+  memory_entry?: string;
 }
 
 /** One command of an exec line: its program and where it stands in the line. */

@@ -16,6 +16,7 @@ export const PROBLEM_CODES = [
   'dream_run_not_found',
   'dream_run_not_revertible',
   'dream_snapshot_missing',
+  'memory_entry_not_found',
   // Skill evolution
   'proposal_not_found',
   'proposal_not_pending',

@@ -78,3 +78,62 @@ export interface DreamTriggerResponse {
   reason: 'no_new_records' | 'no_model' | null;
   run: DreamRun | null;
 }
+
+// ---- provenance (`GET /api/memory/provenance`; openspec memory "Requirement: Memory provenance") -------------------
+
+/**
+ * Content the model read that nobody vouches for: a fetched page, search results, an MCP tool's or resource's text, a
+ * Skill's resource file. `name` says which (the URL, the query, `<server>/<tool>`, `<skill>/<path>`).
+ */
+export type UntrustedSourceKind = 'web_fetch' | 'web_search' | 'mcp_tool' | 'mcp_resource' | 'skill_resource';
+export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = ['web_fetch', 'web_search', 'mcp_tool', 'mcp_resource', 'skill_resource'];
+
+export interface UntrustedSource {
+  kind: UntrustedSourceKind;
+  name: string;
+}
+
+/** What wrote an entry into MEMORY.md: the agent's `save_memory`, a Dream run, or an edit in the console (REST). */
+export type MemoryWriteOrigin = 'save_memory' | 'dream' | 'console';
+
+/** Who asked for the write: the owner (a chat or the console), a headless API client, or the server itself (Dream). */
+export type MemoryRequester = 'owner' | 'api' | 'server';
+
+/** One line of the provenance log (`<memory>/MEMORY.provenance.jsonl`, append-only, 0600). */
+export interface MemoryProvenanceRecord {
+  /** ISO 8601 with offset */
+  at: string;
+  origin: MemoryWriteOrigin;
+  requested_by: MemoryRequester;
+  /** the entry's text as it was added to MEMORY.md (one line) */
+  entry: string;
+  chat_id?: string;
+  turn_id?: string;
+  /** the Dream run that wrote it */
+  dream_run_id?: string;
+  /** the untrusted content in the model's context when the entry was written; empty: none */
+  untrusted_sources: UntrustedSource[];
+  /** additive: a write the owner approved (a `memory_write` approval) */
+  approved?: boolean;
+  /**
+   * additive: not a write but the owner's mark that `entry` is verified (`origin: console`, `requested_by: owner`):
+   * an entry whose latest record is this mark counts as verified whatever its sources
+   */
+  verified?: boolean;
+}
+
+/** `POST /api/memory/provenance/verify`: the owner marks a line of MEMORY.md as verified. */
+export interface VerifyMemoryEntryRequest {
+  /** the line exactly as MEMORY.md has it (surrounding blanks ignored) */
+  entry: string;
+}
+
+/** `GET /api/memory/provenance?offset&limit`: the records, oldest first. */
+export interface MemoryProvenanceResponse {
+  records: MemoryProvenanceRecord[];
+  total: number;
+  offset: number;
+  limit: number;
+  /** lines of the log that could not be read (skipped, logged) */
+  unreadable: number;
+}

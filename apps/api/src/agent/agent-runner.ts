@@ -24,6 +24,7 @@ import type { ProviderClient } from '../llm-settings/provider-client';
 import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway, type WireMessage } from './model-gateway';
 import { ToolExecutor, type ToolListener } from './tool-executor';
 import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolExecution, type ToolScope } from './tool-registry';
+import { UntrustedContext } from './untrusted-context';
 import { toolImagesMessage, toWireMessage, withUserImages, type UserImage } from './wire-messages';
 
 export { ModelCallError } from '../llm-settings/llm-provider';
@@ -205,6 +206,8 @@ export class AgentRunner {
     if (request.acceptsImages === true) withUserImages(wire, request.userImages ?? []);
     const maxIterations = Math.max(1, this.config.maxIterations);
     const counts = { modelCalls: 0, toolCalls: 0, failedToolCalls: 0 };
+    // the untrusted content the model has in its context: the history's, then what this turn's calls read
+    const untrusted = UntrustedContext.fromHistory(request.messages, (name) => this.tools.get(name));
     const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,
       ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
@@ -231,6 +234,7 @@ export class AgentRunner {
           scope,
           ids: state.ids,
           listener: request.listener,
+          untrusted,
         },
         call.toolCalls,
       );

@@ -3,6 +3,7 @@
  * See openspec/specs/agent-runner/spec.md "Requirement: Tool execution" (the three result projections) and
  * "Requirement: Deferred tool view" (the registry).
  */
+import type { MemoryRequester, UntrustedSource } from '@cashcode/contracts';
 import type { ElicitationAsk, ElicitationOutcome } from './elicitations';
 
 /** A JSON Schema object describing the tool's parameters (OpenAI function `parameters`). */
@@ -27,6 +28,12 @@ export interface ToolContext {
    * (openspec mcp "Requirement: Elicitation")
    */
   elicit?(ask: ElicitationAsk): Promise<ElicitationOutcome>;
+  /** the untrusted content in the model's context when it made the call (untrusted-context.ts); absent: none known */
+  untrustedSources?: readonly UntrustedSource[];
+  /** who the turn answers: the owner (a chat), or a headless API client */
+  requestedBy?: MemoryRequester;
+  /** the call ran after the owner's approval (not a plain allow) */
+  approved?: boolean;
 }
 
 /** One progress report of a running call (an MCP `notifications/progress`). */

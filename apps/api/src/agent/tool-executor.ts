@@ -24,6 +24,7 @@ import { ElicitationsService } from './elicitations';
 import { TOOL_GATE, type ApprovalEmitter, type ApprovalVerdict, type ToolGate } from './tool-gate';
 import { budgetToolResult, type ArtifactSink } from './tool-output-budget';
 import { parseToolArguments, ToolExecutionCancelledError, ToolRegistry, type ToolExecution, type ToolScope } from './tool-registry';
+import { untrustedSourceOf, UntrustedContext } from './untrusted-context';
 
 /** read-only calls of one assistant message running at the same time */
 export const READ_ONLY_CONCURRENCY = 4;
@@ -78,6 +79,8 @@ export interface ToolRound {
   scope: ToolScope;
   ids: LogIds;
   listener: ToolListener;
+  /** the untrusted content of the turn's context; the round adds the sources of its own calls (absent: a fresh one) */
+  untrusted?: UntrustedContext;
 }
 
 /** The first `max` code points of a text, without splitting the whole (possibly large) text into an array. */
@@ -106,7 +109,8 @@ export class ToolExecutor {
   ) {}
 
   /** Runs the calls of one answer; the results are in call order. Throws ToolExecutionCancelledError on cancel. */
-  async executeCalls(round: ToolRound, calls: readonly ToolCallRecord[]): Promise<ToolExecution[]> {
+  async executeCalls(given: ToolRound, calls: readonly ToolCallRecord[]): Promise<ToolExecution[]> {
+    const round: ToolRound = given.untrusted ? given : { ...given, untrusted: new UntrustedContext() };
     const verdicts = this.openGates(round, calls);
     const results: ToolExecution[] = new Array<ToolExecution>(calls.length);
     let index = 0;
@@ -150,6 +154,8 @@ export class ToolExecutor {
         tool,
         rawArguments: call.function.arguments,
         ...(round.headless ? { headless: true } : {}),
+        // the sources the model had seen when it wrote this message (not those of its own calls)
+        untrustedSources: round.untrusted?.sources ?? [],
       });
       if (gate.plainAllow) return null;
       this.announce(round, call);
@@ -191,6 +197,9 @@ export class ToolExecutor {
           chatId: round.chatId,
           turnId: round.turnId,
           signal: round.signal,
+          untrustedSources: round.untrusted?.sources ?? [],
+          requestedBy: round.headless ? 'api' : 'owner',
+          ...(gate !== null ? { approved: true } : {}),
           progress: (update) => round.listener.toolProgress?.({ callId: call.id, name, ...update }),
           elicit: (ask) =>
             round.listener.elicitation && !round.headless
@@ -225,7 +234,20 @@ export class ToolExecutor {
       ok: result.ok,
       durationMs: result.durationMs,
     });
-    return this.applyOutputBudget(round, call, result);
+    return this.frameUntrusted(round, call, await this.applyOutputBudget(round, call, result));
+  }
+
+  /**
+   * A result from an untrusted source joins the turn's untrusted context and reaches the model inside the turn's
+   * random frame with its source label (untrusted-context.ts); the history and the client keep the plain text. A
+   * failed call read nothing from its source (the refusal is the server's own text), except an MCP tool's error.
+   */
+  private frameUntrusted(round: ToolRound, call: ToolCallRecord, result: ToolExecution): ToolExecution {
+    const source = untrustedSourceOf(call.function.name, call.function.arguments, this.tools.get(call.function.name)?.mcp);
+    // a failed call read nothing, except an MCP tool whose error text is the server's own
+    if (source === null || !round.untrusted || (!result.ok && source.kind !== 'mcp_tool')) return result;
+    round.untrusted.add(source);
+    return { ...result, model: round.untrusted.wrap(result.model, source) };
   }
 
   /**

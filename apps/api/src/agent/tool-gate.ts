@@ -7,7 +7,7 @@
  * Implemented by `approvals/approvals.service.ts` (bound to TOOL_GATE in AgentModule): the agent never imports the
  * approvals code, so the gate can grow without the loop knowing how it decides.
  */
-import type { ApprovalRequestEvent, ApprovalResolvedEvent } from '@cashcode/contracts';
+import type { ApprovalRequestEvent, ApprovalResolvedEvent, UntrustedSource } from '@cashcode/contracts';
 import type { AgentTool } from './agent-tool';
 
 /** Injection token of the ToolGate. */
@@ -29,6 +29,11 @@ export interface ApprovalCall {
   rawArguments: string;
   /** no one can answer (the OpenAI-compatible endpoint): an `ask` call is denied by policy at once, never asked */
   headless?: boolean;
+  /**
+   * the untrusted content in the model's context when it made the call (agent/untrusted-context.ts): a memory write
+   * then needs the owner's approval (risk `memory_write`)
+   */
+  untrustedSources?: readonly UntrustedSource[];
 }
 
 /** What the loop does with a call: run it, or give the model `model` as the (failed) result. */

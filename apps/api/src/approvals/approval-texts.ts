@@ -7,6 +7,7 @@
 import type { ApprovalDecision, ApprovalRequestEvent, ApprovalResolver } from '@cashcode/contracts';
 import { argumentPreview } from '../agent/argument-preview';
 import type { ApprovalVerdict } from '../agent/tool-gate';
+import { parseToolArguments } from '../agent/tool-registry';
 import { localIsoWithOffset } from '../common/local-iso-time';
 import { redactSecrets } from '../common/redact';
 import { alwaysScope, execCwd, type Evaluated } from './call-evaluation';
@@ -61,6 +62,12 @@ export function approvalRequest(evaluated: Evaluated, expiresAt: number, sandbox
   if (call.tool.mcp) {
     event.server = call.tool.mcp.server;
     event.destructive = call.tool.mcp.destructive;
+  }
+  if (evaluated.untrustedSources !== undefined) {
+    event.untrusted_sources = evaluated.untrustedSources.map((source) => ({ ...source }));
+    const parsed = parseToolArguments(call.rawArguments);
+    const content = parsed.ok ? parsed.args['content'] : undefined;
+    if (typeof content === 'string') event.memory_entry = content.trim();
   }
   return event;
 }

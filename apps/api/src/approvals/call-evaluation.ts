@@ -4,14 +4,14 @@
  * tools), else for MCP tools the server's (`servers[<server>]`), else the default of the tool's risk class — and, for
  * an `ask`, whether a standing rule or a Skill the owner granted already covers it; and what "always allow" would store.
  */
-import type { StandingRule, StandingRuleScope, ToolPolicy, ToolRisk } from '@cashcode/contracts';
+import type { StandingRule, StandingRuleScope, ToolPolicy, ToolRisk, UntrustedSource } from '@cashcode/contracts';
 import type { AgentTool } from '../agent/agent-tool';
 import type { ApprovalCall } from '../agent/tool-gate';
 import { parseToolArguments } from '../agent/tool-registry';
 import { alwaysExecScope, commandCovered, ruleMatchers } from './command-analysis';
 import { emptyPreApprovals, toolPreApproved, type PreApprovals } from './skill-pre-approvals';
 import type { ToolPolicyState } from './tool-policy-store';
-import { EXEC_TOOL, policyKey, toolRisk } from './tool-risk';
+import { EXEC_TOOL, MEMORY_WRITING_TOOLS, policyKey, toolRisk } from './tool-risk';
 
 /** Where the Skills loaded in a chat's current turn plug in their `allowed-tools` (SkillTurnService). */
 export interface PreApprovalSource {
@@ -29,6 +29,8 @@ export interface Evaluated {
   policy: ToolPolicy;
   /** for `ask` calls a rule or Skill already approved */
   preApproved: boolean;
+  /** risk `memory_write`: the untrusted sources of the turn's context */
+  untrustedSources?: UntrustedSource[];
 }
 
 /** The exec command of a call's arguments, when it would run at all. */
@@ -84,6 +86,14 @@ export function evaluateCall(call: ApprovalCall, state: Readonly<ToolPolicyState
     if (parsed === null) return null;
     command = parsed;
   }
+  const untrusted = call.untrustedSources ?? [];
+  if (!tool.mcp && MEMORY_WRITING_TOOLS.has(tool.name) && untrusted.length > 0) {
+    // a memory or Skill write in a turn whose context holds untrusted content: the owner decides (openspec approvals
+    // "Requirement: Untrusted content cannot write memory"); only the class default relaxes it, never a rule or a Skill
+    const explicit = state.tools[tool.name];
+    const policy = explicit === 'deny' ? 'deny' : state.defaults.memory_write;
+    return { call, name: tool.name, risk: 'memory_write', policy, preApproved: false, untrustedSources: [...untrusted] };
+  }
   const policy = effectivePolicy(state, tool, risk);
   const evaluated: Evaluated = { call, name: tool.name, risk, policy, preApproved: false };
   if (tool.mcp) evaluated.server = tool.mcp.server;
@@ -98,6 +108,8 @@ export function evaluateCall(call: ApprovalCall, state: Readonly<ToolPolicyState
 /** What "always allow" would store for the call; undefined when it can only be allowed once. */
 export function alwaysScope(evaluated: Evaluated): StandingRuleScope | undefined {
   const tool = evaluated.call.tool;
+  // a rule for save_memory would let every later untrusted page write memory unasked
+  if (evaluated.risk === 'memory_write') return undefined;
   if (evaluated.command !== undefined) return alwaysExecScope(evaluated.command) ?? undefined;
   if (tool.mcp) return { kind: 'mcp_tool', server: tool.mcp.server, tool: tool.mcp.tool };
   return { kind: 'tool', tool: tool.name };

@@ -1,7 +1,8 @@
 /**
  * The stored tool policy: `<data>/approvals/tool-policies.json` (atomic writes, mode 0600, pretty JSON):
  * `{"version": 1, "defaults": {risk: policy}, "tools": {key: policy}, "servers": {server: policy}, "rules": [...]}`.
- * A missing file means the defaults (exec and non-read-only MCP tools ask, everything else allowed); a file that is
+ * A missing file means the defaults (exec, non-read-only MCP tools and memory writes from untrusted context ask,
+ * everything else allowed); a file that is
  * not valid stops the server at start with an error naming it. Writes are serialised; the state in memory changes
  * only after the file is on disk.
  */
@@ -31,6 +32,8 @@ export const DEFAULT_RISK_POLICIES: Readonly<Record<ToolRisk, ToolPolicy>> = {
   network: 'allow',
   exec: 'ask',
   mcp: 'ask',
+  // a memory or Skill write from a turn that read untrusted content (call-evaluation.ts)
+  memory_write: 'ask',
 };
 
 export const MAX_POLICY_ENTRIES = 1000;

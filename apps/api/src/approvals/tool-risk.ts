@@ -1,6 +1,8 @@
 /**
  * The risk class of every tool: `read` (no side effects), `write` (files, memory, Skills), `network` (reaches the
- * internet), `exec` (shell commands) and `mcp` (MCP server tools not annotated `readOnlyHint`).
+ * internet), `exec` (shell commands) and `mcp` (MCP server tools not annotated `readOnlyHint`). `memory_write` is no
+ * tool's own class: it is that of a memory or Skill write made while the turn's context holds untrusted content
+ * (call-evaluation.ts).
  *
  * Built-in tools are classified by name (a test replacing a built-in keeps its class); an MCP wrapper by its
  * server's annotations; any other tool by its `readOnly` flag (`read`, else `write`).
@@ -32,6 +34,9 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   web_search: 'network',
   exec: 'exec',
 };
+
+/** Built-in tools that write long-term memory or a Skill: risk `memory_write` when the turn read untrusted content. */
+export const MEMORY_WRITING_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'agent_skill_manage']);
 
 export function toolRisk(tool: AgentTool): ToolRisk {
   if (tool.mcp) return tool.mcp.readOnly ? 'read' : 'mcp';

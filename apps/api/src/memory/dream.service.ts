@@ -30,6 +30,7 @@ import {
   NO_MEMORY_PLACEHOLDER,
   normaliseMemoryOutput,
   type TaggedRecord,
+  untrustedRecords,
 } from './dream-batch';
 import { DreamStore, type DreamCursor } from './dream-store';
 import { countMemoryEntries } from './memory-entries';
@@ -190,6 +191,8 @@ export class DreamService implements OnModuleDestroy {
     }
     const runId = this.store.newRunId(started);
     const cursors = advancedCursors(newRecords, batch);
+    // what followed untrusted content in a chat is never Dream's input: no unverified untrusted fact is promoted
+    const leftOut = untrustedRecords(batch);
     const base: Omit<DreamRun, 'finished_at' | 'outcome' | 'detail' | 'entries_after' | 'diff' | 'revertible' | 'cursors'> = {
       id: runId,
       trigger,
@@ -204,6 +207,7 @@ export class DreamService implements OnModuleDestroy {
         run_id: runId,
         trigger,
         records: batch.length,
+        untrusted_left_out: leftOut.size,
         chats: Object.keys(cursors).length,
         provider: choice.selection.provider,
         model: choice.selection.model,
@@ -221,7 +225,7 @@ export class DreamService implements OnModuleDestroy {
         purpose: 'dream',
         selection: choice.selection,
         system: DREAM_ANALYSIS_PROMPT,
-        user: `## Recent conversation\n${formatDreamLines(batch)}\n\n## Current long-term memory\n${memoryText}`,
+        user: `## Recent conversation\n${formatDreamLines(batch, leftOut)}\n\n## Current long-term memory\n${memoryText}`,
         timeoutMs: this.config.backgroundModelTimeoutMs,
         signal: this.shutdown.signal,
       });
@@ -269,7 +273,7 @@ export class DreamService implements OnModuleDestroy {
       if (next === current) return { content: null, result: { status: 'same', current } };
       await this.store.saveSnapshot(runId, current);
       return { content: next, result: { status: 'written', current, next } };
-    }, { deferred: true });
+    }, { deferred: true, provenance: { origin: 'dream', requested_by: 'server', dream_run_id: runId, untrusted_sources: [] } });
     switch (written.status) {
       case 'conflict':
         return this.finish(

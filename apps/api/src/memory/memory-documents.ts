@@ -5,7 +5,7 @@
  * change. Reads for a turn are cached by file identity: one `stat` per turn while the file is unchanged.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { isErrorCode } from '@cashcode/contracts';
+import { isErrorCode, type MemoryProvenanceRecord } from '@cashcode/contracts';
 import { promises as fs, statSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file';
@@ -13,7 +13,9 @@ import { KeyedQueue } from '../common/keyed-queue';
 import { mkdirPrivate } from '../common/private-fs';
 import { trimTrailing } from '../common/trim';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { localIsoWithOffset } from '../common/local-iso-time';
 import { formatLocalMinute } from './local-time';
+import { MemoryProvenanceLog } from './memory-provenance';
 import { MEMORY_CLOCK, memoryClock, type MemoryClock } from './memory-clock';
 import type { LongTermMemorySaveResult } from './memory.types';
 
@@ -34,6 +36,18 @@ const LONG_TERM_FILE = 'MEMORY.md';
 /** The global Markdown files of the memory directory that can be read raw and replaced (REST, Dream, revert). */
 export type MemoryDocument = 'MEMORY.md' | 'SOUL.md';
 
+/** Where a write of MEMORY.md came from: the provenance record of each entry it adds, without time and text. */
+export type MemoryWriteProvenance = Omit<MemoryProvenanceRecord, 'at' | 'entry'>;
+
+/** The non-blank lines of `next` that `previous` does not have (the entries a replacement adds). */
+export function addedLines(previous: string, next: string): string[] {
+  const before = new Set(previous.split('\n').map((line) => line.trim()));
+  return next
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !before.has(line));
+}
+
 /** What an update function decided: `null` leaves the file as it is. */
 export interface MemoryDocumentUpdate<T> {
   content: string | null;
@@ -51,10 +65,13 @@ export class MemoryDocuments implements OnApplicationShutdown {
   private revision = 0;
   /** SOUL.md / MEMORY.md text with the identity of the file it was read from (readCurrentText) */
   private readonly textCache = new Map<string, { key: string; text: string }>();
+  /** the provenance log beside MEMORY.md: one record per entry added (memory-provenance.ts) */
+  readonly provenance: MemoryProvenanceLog;
 
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'memoryDir'>, @Optional() @Inject(MEMORY_CLOCK) clock?: MemoryClock) {
     this.memoryDir = config.memoryDir;
     this.now = memoryClock(clock);
+    this.provenance = new MemoryProvenanceLog(config);
   }
 
   /**
@@ -86,7 +103,7 @@ export class MemoryDocuments implements OnApplicationShutdown {
    * Trailing newlines of the file are collapsed to one separator; the file ends with `\n`; the write is atomic.
    * Calls are serialised, so two concurrent saves never lose each other. `content` must be trimmed and non-empty.
    */
-  async saveLongTermMemory(content: string): Promise<LongTermMemorySaveResult> {
+  async saveLongTermMemory(content: string, provenance?: MemoryWriteProvenance): Promise<LongTermMemorySaveResult> {
     return this.lanes.run(LONG_TERM_FILE, async (): Promise<LongTermMemorySaveResult> => {
       const existing = await this.readOptionalText(LONG_TERM_FILE);
       if (existing.includes(content)) return 'duplicate';
@@ -94,6 +111,7 @@ export class MemoryDocuments implements OnApplicationShutdown {
       const line = `[${formatLocalMinute(this.now())}] ${content}`;
       await mkdirPrivate(this.memoryDir);
       await writeFileAtomic(join(this.memoryDir, LONG_TERM_FILE), head === '' ? `${line}\n` : `${head}\n${line}\n`);
+      if (provenance) await this.recordProvenance([line], provenance);
       // no revision: the chat that saved it has the fact in its conversation (the tool call), and every chat's
       // snapshot takes it at its next context boundary; a new chat at once (agent/system-prompt.ts)
       this.logger.log(`event=memory.long_term.saved chars=${content.length}`);
@@ -115,7 +133,7 @@ export class MemoryDocuments implements OnApplicationShutdown {
   async updateDocument<T>(
     document: MemoryDocument,
     update: (current: string) => Promise<MemoryDocumentUpdate<T>> | MemoryDocumentUpdate<T>,
-    options: { deferred?: boolean } = {},
+    options: { deferred?: boolean; provenance?: MemoryWriteProvenance } = {},
   ): Promise<T> {
     return this.lanes.run(document, async (): Promise<T> => {
       const current = await this.readOptionalText(document);
@@ -124,10 +142,26 @@ export class MemoryDocuments implements OnApplicationShutdown {
         await mkdirPrivate(this.memoryDir);
         await writeFileAtomic(join(this.memoryDir, document), decision.content);
         if (options.deferred !== true) this.revision++;
+        if (document === LONG_TERM_FILE && options.provenance) {
+          await this.recordProvenance(addedLines(current, decision.content), options.provenance);
+        }
         this.logger.log(`event=memory.document.replaced document=${document} chars=${decision.content.length}`);
       }
       return decision.result;
     });
+  }
+
+  /**
+   * Appends the provenance of entries just written. The entry is already in MEMORY.md: a failure to record it is
+   * logged, never undone (memory stays usable; the entry then shows as of unknown source).
+   */
+  private async recordProvenance(lines: readonly string[], provenance: MemoryWriteProvenance): Promise<void> {
+    const at = localIsoWithOffset(this.now(), { millis: true });
+    try {
+      await this.provenance.append(lines.map((entry) => ({ at, entry, ...provenance })));
+    } catch (error) {
+      this.logger.error(`event=memory.provenance.write_failed error=${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
   }
 
   /** Lets a write in progress finish before the process exits. */

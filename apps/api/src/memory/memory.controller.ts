@@ -3,6 +3,8 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } 
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
 import { ListDreamsQueryDto } from './dto/list-dreams-query.dto';
+import { ListProvenanceQueryDto, MemoryProvenanceRecordDto, MemoryProvenanceResponseDto, VerifyMemoryEntryDto } from './dto/memory-provenance.dto';
+import { PROVENANCE_DEFAULT_LIMIT } from './memory-provenance';
 import {
   DreamRunDto,
   DreamRunListResponseDto,
@@ -45,6 +47,34 @@ export class MemoryController {
   @ApiProblemResponses(409, 422)
   putMemory(@Body() body: UpdateMemoryDocumentDto): Promise<MemoryDocumentResponseDto> {
     return this.memory.updateLongTermMemory(body.content, body.hash);
+  }
+
+  @Get('provenance')
+  @ApiOperation({
+    summary: "Read MEMORY.md's provenance log, oldest first",
+    description:
+      'One record per entry added to MEMORY.md: what wrote it (save_memory, Dream, the console), who asked, the chat ' +
+      'and turn, and the untrusted content (pages, search results, MCP tools and resources, Skill resources) that was ' +
+      'in the model context. Unreadable lines are skipped and counted in `unreadable`.',
+  })
+  @ApiOkResponse({ type: MemoryProvenanceResponseDto })
+  @ApiProblemResponses(422)
+  listProvenance(@Query() query: ListProvenanceQueryDto): Promise<MemoryProvenanceResponseDto> {
+    return this.memory.listProvenance(query.offset ?? 0, query.limit ?? PROVENANCE_DEFAULT_LIMIT);
+  }
+
+  @Post('provenance/verify')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Mark a line of MEMORY.md as verified',
+    description:
+      'Appends the owner\'s verification to the provenance log and answers it. 404 `memory_entry_not_found` when ' +
+      'MEMORY.md has no such line.',
+  })
+  @ApiOkResponse({ type: MemoryProvenanceRecordDto })
+  @ApiProblemResponses(404, 422)
+  verifyEntry(@Body() body: VerifyMemoryEntryDto): Promise<MemoryProvenanceRecordDto> {
+    return this.memory.verifyEntry(body.entry);
   }
 
   @Get('soul')

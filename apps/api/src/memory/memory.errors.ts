@@ -13,7 +13,9 @@ export type MemoryErrorCode =
   /** revert of a run that did not write MEMORY.md */
   | 'dream_run_not_revertible'
   /** revert of a run whose snapshot was pruned */
-  | 'dream_snapshot_missing';
+  | 'dream_snapshot_missing'
+  /** POST /api/memory/provenance/verify of a line MEMORY.md does not have */
+  | 'memory_entry_not_found';
 
 const DETAILS: Record<MemoryErrorCode, { status: number; detail: string }> = {
   invalid_chat_id: { status: 400, detail: 'invalid chat_id' },
@@ -24,6 +26,7 @@ const DETAILS: Record<MemoryErrorCode, { status: number; detail: string }> = {
   dream_run_not_found: { status: 404, detail: 'Dream run not found' },
   dream_run_not_revertible: { status: 409, detail: 'this run did not change MEMORY.md, so there is nothing to revert' },
   dream_snapshot_missing: { status: 409, detail: 'the snapshot taken before this run is no longer available' },
+  memory_entry_not_found: { status: 404, detail: 'MEMORY.md has no such entry (it may have been edited or removed); reload it' },
 };
 
 /**

@@ -9,8 +9,11 @@ import type {
   DreamRunListResponse,
   DreamTriggerResponse,
   MemoryDocumentResponse,
+  MemoryProvenanceRecord,
+  MemoryProvenanceResponse,
   SoulDocumentResponse,
 } from '@cashcode/contracts';
+import { localIsoWithOffset } from '../common/local-iso-time';
 import { formatEvent } from '../common/log-format';
 import { DreamService } from './dream.service';
 import { MemoryError } from './memory.errors';
@@ -58,16 +61,44 @@ export class MemoryService {
     return this.dream.run('manual');
   }
 
+  /** The owner marks a line of MEMORY.md as verified (a record in the provenance log); 404 when there is no such line. */
+  async verifyEntry(entry: string): Promise<MemoryProvenanceRecord> {
+    const wanted = entry.trim();
+    const lines = (await this.store.readDocument('MEMORY.md')).split('\n').map((line) => line.trim());
+    if (wanted === '' || !lines.includes(wanted)) throw new MemoryError('memory_entry_not_found');
+    const record: MemoryProvenanceRecord = {
+      at: localIsoWithOffset(new Date(), { millis: true }),
+      origin: 'console',
+      requested_by: 'owner',
+      entry: wanted,
+      untrusted_sources: [],
+      verified: true,
+    };
+    await this.store.provenance.append([record]);
+    this.logger.log(formatEvent('memory.entry.verified', { chars: wanted.length }));
+    return record;
+  }
+
+  /** A page of MEMORY.md's provenance log, oldest first (openspec memory "Requirement: Memory provenance"). */
+  listProvenance(offset: number, limit: number): Promise<MemoryProvenanceResponse> {
+    return this.store.provenance.list(offset, limit);
+  }
+
   private async replace(
     document: MemoryDocument,
     content: string,
     hash: string,
     conflict: 'memory_conflict' | 'soul_conflict',
   ): Promise<string> {
-    const written = await this.store.updateDocument(document, (current) => {
-      if (contentHash(current) !== hash) throw new MemoryError(conflict);
-      return { content, result: content };
-    });
+    const written = await this.store.updateDocument(
+      document,
+      (current) => {
+        if (contentHash(current) !== hash) throw new MemoryError(conflict);
+        return { content, result: content };
+      },
+      // the entries the owner adds in the console are the owner's own
+      { provenance: { origin: 'console', requested_by: 'owner', untrusted_sources: [] } },
+    );
     this.logger.log(formatEvent('memory.document.edited', { document, chars: content.length }));
     return written;
   }

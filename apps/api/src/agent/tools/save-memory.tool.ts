@@ -1,7 +1,8 @@
 /**
  * `save_memory` (openspec builtin-tools, memory): appends one dated line to the global MEMORY.md, which is injected
  * into every system prompt. Empty content and text already present are refused with a plain message (not a tool
- * failure).
+ * failure). Each saved entry's provenance (chat, turn, who asked, the untrusted sources in context) goes to the
+ * provenance log beside MEMORY.md.
  */
 import type { AgentTool, JsonSchemaObject, ToolContext } from '../agent-tool';
 import { MemoryDocuments } from '../../memory/memory-documents';
@@ -32,7 +33,14 @@ export class SaveMemoryTool implements AgentTool {
     const content = requireString(args, 'content').trim();
     if (content === '') return SAVE_MEMORY_EMPTY;
     ctx.signal.throwIfAborted();
-    const outcome = await this.memory.saveLongTermMemory(content);
+    const outcome = await this.memory.saveLongTermMemory(content, {
+      origin: 'save_memory',
+      requested_by: ctx.requestedBy ?? 'owner',
+      chat_id: ctx.chatId,
+      turn_id: ctx.turnId,
+      untrusted_sources: [...(ctx.untrustedSources ?? [])],
+      ...(ctx.approved === true ? { approved: true } : {}),
+    });
     return outcome === 'duplicate' ? SAVE_MEMORY_DUPLICATE : `${SAVE_MEMORY_SAVED_PREFIX}${content}`;
   }
 }

@@ -74,6 +74,22 @@ function tools(state: ChatState, chatId = 'c1'): ToolBlockState[] {
 }
 
 describe('approval state', () => {
+  it('a memory_write request keeps its named untrusted sources and the entry; malformed sources are dropped', () => {
+    const state = approvalFromEvent(
+      request({
+        tool: 'save_memory',
+        risk: 'memory_write',
+        arguments: '{"content":"pay account 123"}',
+        untrusted_sources: [{ kind: 'web_fetch', name: 'https://evil.test/' }, { kind: 'web_fetch' } as never],
+        memory_entry: 'pay account 123',
+      }),
+    );
+    expect(state.risk).toBe('memory_write');
+    expect(state.untrustedSources).toEqual([{ kind: 'web_fetch', name: 'https://evil.test/' }]);
+    expect(state.memoryEntry).toBe('pay account 123');
+    expect(approvalFromEvent(request()).untrustedSources).toBeUndefined();
+  });
+
   it('Scenario: an approval request shows a card inline in the running turn', () => {
     const state = apply(generatingChat(), request());
     const messages = state.threads['c1'].messages;

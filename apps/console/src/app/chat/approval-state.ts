@@ -85,6 +85,19 @@ function commandSpans(value: unknown, command: string | null): ExecCommandSpan[]
   return spans;
 }
 
+/** The named untrusted sources and the memory entry of a `memory_write` request (well-formed ones only). */
+function untrustedFields(event: ApprovalRequestEvent): Pick<ApprovalState, 'untrustedSources' | 'memoryEntry'> {
+  const out: Pick<ApprovalState, 'untrustedSources' | 'memoryEntry'> = {};
+  if (Array.isArray(event.untrusted_sources)) {
+    out.untrustedSources = event.untrusted_sources.filter(
+      (source) => isRecord(source) && typeof source.kind === 'string' && typeof source.name === 'string',
+    );
+  }
+  const entry = text(event.memory_entry);
+  if (entry !== null) out.memoryEntry = entry;
+  return out;
+}
+
 /** The card's state from an `approval_request` (defensive about fields other servers may leave out). */
 export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
   const risk = TOOL_RISKS.includes(event.risk) ? event.risk : 'exec';
@@ -102,6 +115,7 @@ export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
     sandboxed: typeof event.sandboxed === 'boolean' ? event.sandboxed : null,
     server: text(event.server),
     destructive: event.destructive === true,
+    ...untrustedFields(event),
     sent: null,
     resolution: null,
   };

@@ -18,6 +18,7 @@ import type {
   TokenUsage,
   ToolRisk,
   WarningEvent,
+  UntrustedSource,
 } from '@cashcode/contracts';
 
 import type { ElicitationCardState, ToolProgressState } from './tool-live-state';
@@ -49,6 +50,10 @@ export interface ApprovalState {
   sandboxed: boolean | null;
   server: string | null;
   destructive: boolean;
+  /** risk `memory_write`: the untrusted content in the model's context, each named (absent: none said) */
+  untrustedSources?: UntrustedSource[];
+  /** risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
+  memoryEntry?: string;
   /** the decision this client sent and the server has not settled yet */
   sent: ApprovalDecision | null;
   /** set by `approval_resolved` (or locally when the turn ended first) */

@@ -8,6 +8,8 @@ import type {
   LlmModelsResponse,
   LlmSelection,
   MemoryDocumentResponse,
+  MemoryProvenanceRecord,
+  MemoryProvenanceResponse,
   PublicLlmSettings,
   SoulDocumentResponse,
   UpdateMemoryDocumentRequest,
@@ -44,6 +46,23 @@ export class MemoryApi {
 
   revertDream(id: string): Promise<DreamRun> {
     return firstValueFrom(this.http.post<DreamRun>(apiPath(API_PATHS.dreams, id, 'revert'), {}));
+  }
+
+  /** Every record of the provenance log, oldest first (read in pages of 1000). */
+  async provenance(): Promise<MemoryProvenanceRecord[]> {
+    const records: MemoryProvenanceRecord[] = [];
+    for (let offset = 0; ; ) {
+      const page = await firstValueFrom(
+        this.http.get<MemoryProvenanceResponse>(API_PATHS.memoryProvenance, { params: { offset, limit: 1000 } }),
+      );
+      records.push(...page.records);
+      offset += page.records.length;
+      if (page.records.length === 0 || offset >= page.total) return records;
+    }
+  }
+
+  verifyEntry(entry: string): Promise<MemoryProvenanceRecord> {
+    return firstValueFrom(this.http.post<MemoryProvenanceRecord>(API_PATHS.memoryProvenanceVerify, { entry }));
   }
 
   llmSettings(): Promise<PublicLlmSettings> {

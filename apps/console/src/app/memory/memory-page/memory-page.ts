@@ -14,8 +14,9 @@ import { BackgroundModelPicker } from '../background-model-picker/background-mod
 import { DocumentEditor } from '../document-editor/document-editor';
 import { DreamHistory } from '../dream-history/dream-history';
 import { MemoryStore } from '../memory-store';
+import { MemorySources } from '../memory-sources/memory-sources';
 
-/** Memory: the MEMORY.md and SOUL.md editors, the Dream history with diffs, Run now and Revert. */
+/** Memory: the MEMORY.md and SOUL.md editors, each entry's source (Verify), the Dream history with diffs, Run now and Revert. */
 @Component({
   selector: 'cc-memory-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -27,6 +28,7 @@ import { MemoryStore } from '../memory-store';
     PageHeader,
     DocumentEditor,
     DreamHistory,
+    MemorySources,
     BackgroundModelPicker,
   ],
   providers: [MemoryStore],

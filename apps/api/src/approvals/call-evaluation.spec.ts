@@ -1,0 +1,53 @@
+import type { AgentTool } from '../agent/agent-tool';
+import type { ApprovalCall } from '../agent/tool-gate';
+import { alwaysScope, evaluateCall } from './call-evaluation';
+import { DEFAULT_RISK_POLICIES, type ToolPolicyState } from './tool-policy-store';
+
+const tool = (name: string, mcp?: AgentTool['mcp']): AgentTool => ({
+  name,
+  description: '',
+  parameters: { type: 'object', properties: {} },
+  readOnly: false,
+  ...(mcp ? { mcp } : {}),
+  execute: () => Promise.resolve(''),
+});
+const page = { kind: 'web_fetch' as const, name: 'https://evil.test/' };
+const call = (agentTool: AgentTool, untrusted = [page]): ApprovalCall => ({
+  chatId: 'c',
+  turnId: 't',
+  callId: 'x',
+  tool: agentTool,
+  rawArguments: '{"content":"a fact"}',
+  untrustedSources: untrusted,
+});
+const state = (patch: Partial<ToolPolicyState> = {}): ToolPolicyState => ({
+  defaults: { ...DEFAULT_RISK_POLICIES },
+  tools: {},
+  servers: {},
+  rules: [],
+  ...patch,
+});
+
+describe('memory writes from untrusted context', () => {
+  it('save_memory and agent_skill_manage become memory_write and ask; no rule covers them and "always" is not offered', () => {
+    const rules = [{ id: 'r', scope: { kind: 'tool' as const, tool: 'save_memory' }, created_at: '' }];
+    for (const name of ['save_memory', 'agent_skill_manage']) {
+      const evaluated = evaluateCall(call(tool(name)), state({ rules, tools: { [name]: 'allow' } }), null);
+      expect(evaluated).toMatchObject({ risk: 'memory_write', policy: 'ask', preApproved: false, untrustedSources: [page] });
+      expect(alwaysScope(evaluated!)).toBeUndefined();
+    }
+  });
+
+  it('without untrusted content the usual policy applies; an MCP tool of the same name is not a memory write', () => {
+    expect(evaluateCall(call(tool('save_memory'), []), state(), null)).toMatchObject({ risk: 'write', policy: 'allow' });
+    const mcp = tool('save_memory', { server: 's', tool: 'save_memory', readOnly: false, destructive: false });
+    expect(evaluateCall(call(mcp), state(), null)).toMatchObject({ risk: 'mcp' });
+  });
+
+  it('the class default relaxes it, and the tool\'s own deny still wins', () => {
+    const relaxed = state({ defaults: { ...DEFAULT_RISK_POLICIES, memory_write: 'allow' } });
+    expect(evaluateCall(call(tool('save_memory')), relaxed, null)).toMatchObject({ risk: 'memory_write', policy: 'allow' });
+    const denied = state({ defaults: { ...DEFAULT_RISK_POLICIES, memory_write: 'allow' }, tools: { save_memory: 'deny' } });
+    expect(evaluateCall(call(tool('save_memory')), denied, null)).toMatchObject({ policy: 'deny' });
+  });
+});

@@ -1,0 +1,20 @@
+import { untrustedSourceOf } from './untrusted-sources';
+
+describe('untrustedSourceOf', () => {
+  it('names pages, searches, MCP tools and resources and Skill resources; the server\'s own tools are trusted', () => {
+    expect(untrustedSourceOf('web_fetch', '{"url":" https://x.test/a "}')).toEqual({ kind: 'web_fetch', name: 'https://x.test/a' });
+    expect(untrustedSourceOf('web_search', '{"query":"cats"}')).toEqual({ kind: 'web_search', name: 'cats' });
+    expect(untrustedSourceOf('mcp_hello__say', '{}', { server: 'hello', tool: 'say' })).toEqual({ kind: 'mcp_tool', name: 'hello/say' });
+    expect(untrustedSourceOf('mcp_gone__tool', 'not json')).toEqual({ kind: 'mcp_tool', name: 'mcp_gone__tool' });
+    expect(untrustedSourceOf('mcp_read_resource', '{"server_name":"docs","uri":"file:///a"}')).toEqual({ kind: 'mcp_resource', name: 'docs file:///a' });
+    expect(untrustedSourceOf('skill_read_resource', '{"name":"pdf","path":"ref.md"}')).toEqual({ kind: 'skill_resource', name: 'pdf/ref.md' });
+    for (const name of ['read_file', 'save_memory', 'session_search', 'mcp_prepare', 'mcp_list_resources', 'exec']) {
+      expect(untrustedSourceOf(name, '{}')).toBeNull();
+    }
+  });
+
+  it('keeps a long name short and survives bad arguments', () => {
+    expect(untrustedSourceOf('web_fetch', JSON.stringify({ url: `https://x.test/${'a'.repeat(1000)}` }))?.name).toHaveLength(300);
+    expect(untrustedSourceOf('web_fetch', '[')).toEqual({ kind: 'web_fetch', name: 'a web page' });
+  });
+});

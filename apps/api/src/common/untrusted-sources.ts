@@ -1,0 +1,52 @@
+/**
+ * Which tool results are untrusted content, and how each is named (openspec memory "Requirement: Memory provenance"):
+ * a fetched page by its URL, search results by the query, an MCP tool by `<server>/<tool>`, an MCP resource by server
+ * and URI, a Skill's resource file by `<skill>/<path>`. Shared by the agent loop (agent/untrusted-context.ts) and Dream.
+ */
+import { isRecord, type UntrustedSource } from '@cashcode/contracts';
+
+/** longest source name kept (a URL or query may be long) */
+export const MAX_SOURCE_NAME_CHARS = 300;
+
+function argument(rawArguments: string, key: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawArguments);
+  } catch {
+    return '';
+  }
+  const value = isRecord(parsed) ? parsed[key] : undefined;
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_SOURCE_NAME_CHARS ? text : `${text.slice(0, MAX_SOURCE_NAME_CHARS - 1)}…`;
+}
+
+/**
+ * The untrusted source a call of the tool `name` reads, or null for a tool whose result is the server's own (files of
+ * the workspace, memory, the session index). `mcp`: the MCP server tool behind a wrapper; without it (a tool of an
+ * earlier turn no longer registered, a history record) an `mcp_…` wrapper name still counts as an MCP tool.
+ */
+export function untrustedSourceOf(
+  name: string,
+  rawArguments: string,
+  mcp?: { server: string; tool: string },
+): UntrustedSource | null {
+  if (mcp) return { kind: 'mcp_tool', name: clip(`${mcp.server}/${mcp.tool}`) };
+  switch (name) {
+    case 'web_fetch':
+      return { kind: 'web_fetch', name: clip(argument(rawArguments, 'url') || 'a web page') };
+    case 'web_search':
+      return { kind: 'web_search', name: clip(argument(rawArguments, 'query') || 'a web search') };
+    case 'mcp_read_resource':
+      return { kind: 'mcp_resource', name: clip(`${argument(rawArguments, 'server_name')} ${argument(rawArguments, 'uri')}`.trim()) };
+    case 'skill_read_resource':
+      return { kind: 'skill_resource', name: clip(`${argument(rawArguments, 'name')}/${argument(rawArguments, 'path')}`) };
+    default:
+      if (name.startsWith('mcp_') && !['mcp_prepare', 'mcp_list_resources'].includes(name)) {
+        return { kind: 'mcp_tool', name: clip(name) };
+      }
+      return null;
+  }
+}
