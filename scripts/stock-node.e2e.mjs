@@ -25,18 +25,21 @@ function freePort() {
 }
 
 test('Scenario: a fresh clone on Node.js 20 installs with npm install and serves with npm start', { timeout: 900_000 }, async () => {
-  const node20 = execFileSync(join(root, 'scripts', 'with-node.sh'), ['20', 'node', '-p', 'process.execPath'], { encoding: 'utf8' }).trim();
+  // what the test runner's Node.js was given (npm test sets flags newer Node.js lines take) is not Node.js 20's
+  const base = { ...process.env };
+  delete base.NODE_OPTIONS;
+  delete base.CASHCODE_NODE_REEXEC;
+  const node20 = execFileSync(join(root, 'scripts', 'with-node.sh'), ['20', 'node', '-p', 'process.execPath'], { env: base, encoding: 'utf8' }).trim();
   const dir = mkdtempSync(join(tmpdir(), 'cashcode-stock-'));
   const clone = join(dir, 'cashcode');
   let child = null;
   try {
     execFileSync('git', ['clone', '--quiet', '--depth', '1', `file://${root}`, clone], { stdio: 'inherit' });
     const env = {
-      ...process.env,
+      ...base,
       PATH: `${dirname(node20)}${delimiter}${process.env.PATH}`,
       NG_CLI_ANALYTICS: 'false',
     };
-    delete env.CASHCODE_NODE_REEXEC;
     assert.match(execFileSync('node', ['--version'], { env, encoding: 'utf8' }), /^v20\./);
     execFileSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: clone, env, stdio: 'inherit' });
 
