@@ -6,14 +6,17 @@
  * with `approval_resolved`. These names are part of the public protocol: other clients rely on them.
  */
 
+import type { BrowserActionDetail } from './browser';
 import type { UntrustedSource } from './memory';
 
 /**
  * `memory_write` (additive) is no tool's own class: it is the risk of a call that writes long-term memory or a Skill
  * (`save_memory`, `agent_skill_manage`) in a turn whose context holds untrusted content; its default asks the owner.
+ * `browser_action` (additive) is no tool's own class either: it is the risk of a `browser` call that submits a form or
+ * acts on a page outside the allowed domains; its default asks the owner.
  */
-export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write';
-export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write'];
+export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write' | 'browser_action';
+export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'browser_action'];
 
 export type ToolPolicy = 'allow' | 'ask' | 'deny';
 export const TOOL_POLICIES: readonly ToolPolicy[] = ['allow', 'ask', 'deny'];
@@ -74,6 +77,8 @@ export interface ApprovalRequestEvent {
   untrusted_sources?: UntrustedSource[];
   /** additive, risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
   memory_entry?: string;
+  /** additive, risk `browser_action`: the action, the element and the page */
+  browser?: BrowserActionDetail;
 }
 
 /** One command of an exec line: its program and where it stands in the line. */

@@ -85,8 +85,8 @@ export interface DreamTriggerResponse {
  * Content the model read that nobody vouches for: a fetched page, search results, an MCP tool's or resource's text, a
  * Skill's resource file. `name` says which (the URL, the query, `<server>/<tool>`, `<skill>/<path>`).
  */
-export type UntrustedSourceKind = 'web_fetch' | 'web_search' | 'mcp_tool' | 'mcp_resource' | 'skill_resource';
-export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = ['web_fetch', 'web_search', 'mcp_tool', 'mcp_resource', 'skill_resource'];
+export type UntrustedSourceKind = 'web_fetch' | 'web_search' | 'mcp_tool' | 'mcp_resource' | 'skill_resource' | 'browser';
+export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = ['web_fetch', 'web_search', 'mcp_tool', 'mcp_resource', 'skill_resource', 'browser'];
 
 export interface UntrustedSource {
   kind: UntrustedSourceKind;

@@ -4,7 +4,7 @@
  * tools), else for MCP tools the server's (`servers[<server>]`), else the default of the tool's risk class — and, for
  * an `ask`, whether a standing rule or a Skill the owner granted already covers it; and what "always allow" would store.
  */
-import type { StandingRule, StandingRuleScope, ToolPolicy, ToolRisk, UntrustedSource } from '@cashcode/contracts';
+import type { BrowserActionDetail, StandingRule, StandingRuleScope, ToolPolicy, ToolRisk, UntrustedSource } from '@cashcode/contracts';
 import type { AgentTool } from '../agent/agent-tool';
 import type { ApprovalCall } from '../agent/tool-gate';
 import { parseToolArguments } from '../agent/tool-registry';
@@ -31,6 +31,8 @@ export interface Evaluated {
   preApproved: boolean;
   /** risk `memory_write`: the untrusted sources of the turn's context */
   untrustedSources?: UntrustedSource[];
+  /** risk `browser_action`: the action, element and page the owner approves */
+  browser?: BrowserActionDetail;
 }
 
 /** The exec command of a call's arguments, when it would run at all. */
@@ -94,6 +96,14 @@ export function evaluateCall(call: ApprovalCall, state: Readonly<ToolPolicyState
     const policy = explicit === 'deny' ? 'deny' : state.defaults.memory_write;
     return { call, name: tool.name, risk: 'memory_write', policy, preApproved: false, untrustedSources: [...untrusted] };
   }
+  const parsedArgs = tool.escalation && !tool.mcp ? parseToolArguments(call.rawArguments) : null;
+  const escalation = parsedArgs?.ok ? (tool.escalation?.(parsedArgs.args, call.chatId) ?? null) : null;
+  if (escalation !== null) {
+    // a browser action that submits a form or acts outside the allowed domains (openspec browser "Requirement: Actions
+    // that ask the owner"): only the class default relaxes it, never a rule or a Skill; a `deny` of the tool wins
+    const policy = state.tools[tool.name] === 'deny' ? 'deny' : state.defaults[escalation.risk];
+    return { call, name: tool.name, risk: escalation.risk, policy, preApproved: false, browser: escalation.browser };
+  }
   const policy = effectivePolicy(state, tool, risk);
   const evaluated: Evaluated = { call, name: tool.name, risk, policy, preApproved: false };
   if (tool.mcp) evaluated.server = tool.mcp.server;
@@ -110,6 +120,8 @@ export function alwaysScope(evaluated: Evaluated): StandingRuleScope | undefined
   const tool = evaluated.call.tool;
   // a rule for save_memory would let every later untrusted page write memory unasked
   if (evaluated.risk === 'memory_write') return undefined;
+  // each form submission is its own decision
+  if (evaluated.risk === 'browser_action') return undefined;
   if (evaluated.command !== undefined) return alwaysExecScope(evaluated.command) ?? undefined;
   if (tool.mcp) return { kind: 'mcp_tool', server: tool.mcp.server, tool: tool.mcp.tool };
   return { kind: 'tool', tool: tool.name };

@@ -128,6 +128,7 @@ export const EN_MESSAGES = {
   'risk.exec': 'Exec',
   'risk.mcp': 'MCP',
   'risk.memory_write': 'Memory writes from untrusted content',
+  'risk.browser_action': 'Browser actions that submit forms',
   'risk.label': 'Risk: {risk}',
 
   'approval.heading': 'Approval needed',
@@ -450,6 +451,7 @@ export const EN_MESSAGES = {
   'toolPolicies.riskHint.exec': 'Running shell commands',
   'toolPolicies.riskHint.mcp': 'Tools of connected MCP servers',
   'toolPolicies.riskHint.memory_write': "Saving a memory or creating a Skill after reading a page, search results or an MCP tool's output",
+  'toolPolicies.riskHint.browser_action': 'A browser click, typing or key press that submits a form, or any of them on a page outside the allowed domains',
   'toolPolicies.builtin.title': 'Built-in tools',
   'toolPolicies.builtin.empty': 'No built-in tools are enabled.',
   'toolPolicies.mcp.title': 'MCP servers',
