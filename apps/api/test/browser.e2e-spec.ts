@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { ServerEvent } from '@cashcode/contracts';
+import { BrowserService } from '../src/agent/browser/browser.service';
 import { loadBrowserConfig } from '../src/config/browser-config';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -105,6 +106,10 @@ const toolMessage = (r: RecordedRequest | undefined, id: string): string => {
   const messages = (r?.body as { messages: ToolMessage[] }).messages;
   return messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content ?? '';
 };
+async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 const browserCall = (id: string, args: Record<string, unknown>) => ({ id, name: 'browser', arguments: JSON.stringify(args) });
 const refOf = (text: string, label: string): string => {
   const at = text.indexOf(label);
@@ -264,12 +269,33 @@ describeWithChromium('browser tool (e2e)', () => {
     expect((await fs.stat(saved)).mode & 0o777).toBe(0o600);
   });
 
+  it('Scenario: deleting a chat closes its browser context', async () => {
+    const chatId = 'browser-delete';
+    await browse(chatId, { action: 'navigate', url: `${pages.url}/next` });
+    const service = t.app.get(BrowserService);
+    expect(service.readySession(chatId)).not.toBeNull();
+    await request(t.httpUrl).delete(`/api/sessions/${chatId}`).expect(204);
+    await eventually(() => service.readySession(chatId) === null);
+    expect(service.readySession(chatId)).toBeNull();
+  });
+
+  it('Scenario: close ends the chat\'s browser and the next call starts a fresh one', async () => {
+    const chatId = 'browser-close';
+    await browse(chatId, { action: 'navigate', url: `${pages.url}/next` });
+    const closed = await browse(chatId, { action: 'close' });
+    expect(closed.text).toContain("Closed this chat's browser");
+    expect(t.app.get(BrowserService).readySession(chatId)).toBeNull();
+    const tabs = await browse(chatId, { action: 'tabs' });
+    expect(unframed(tabs.text)).toContain('No tabs are open');
+  });
+
   describe('without the private-address setting', () => {
     let strict: TestApp;
     let ws: WsTestClient;
     beforeAll(async () => {
       strict = await startTestApp({
-        env: { CASHCODE_BROWSER_TIMEOUT_MS: '3000' },
+        // and without bubblewrap: Chromium runs unconfined, its requests still served through the guard
+        env: { CASHCODE_BROWSER_TIMEOUT_MS: '3000', CASHCODE_EXEC_SANDBOX: 'off' },
         // `localhost` stands in for a public host; 127.0.0.1 and every other private address stay refused
         configOverrides: { browser: { ...loadBrowserConfig({ CASHCODE_BROWSER_TIMEOUT_MS: '3000' }), trustedHosts: ['localhost'] } },
       });
@@ -279,6 +305,13 @@ describeWithChromium('browser tool (e2e)', () => {
     afterAll(async () => {
       await ws?.close();
       await strict?.close();
+    });
+
+    it('Scenario: without bubblewrap the health endpoint says Chromium runs unconfined', async () => {
+      const health = await request(strict.httpUrl).get('/api/health').expect(200);
+      expect(health.body.browser).toMatchObject({ enabled: true, sandboxed: false, allow_private: false });
+      const { text } = await browse('strict-public', { action: 'navigate', url: `${pages.url}/next` }, strict, ws);
+      expect(unframed(text)).toContain('heading "The second page"');
     });
 
     it('Scenario: a loopback page is refused', async () => {
