@@ -51,3 +51,27 @@ describe('memory writes from untrusted context', () => {
     expect(evaluateCall(call(tool('save_memory')), denied, null)).toMatchObject({ policy: 'deny' });
   });
 });
+
+describe('browser actions the tool escalates', () => {
+  const detail = { action: 'click', url: 'https://shop.test/', reason: 'form_submit' as const, element: 'button "Pay" [e3]' };
+  const browser = (escalate: boolean): AgentTool => ({
+    ...tool('browser'),
+    escalation: (args) => (escalate && args['action'] === 'click' ? { risk: 'browser_action', browser: detail } : null),
+  });
+  const click = (agentTool: AgentTool): ApprovalCall => ({ ...call(agentTool, []), rawArguments: '{"action":"click","ref":"e3"}' });
+
+  it('Scenario: a form submission asks even when the browser tool is allowed; no rule covers it and "always" is not offered', () => {
+    const rules = [{ id: 'r', scope: { kind: 'tool' as const, tool: 'browser' }, created_at: '' }];
+    const evaluated = evaluateCall(click(browser(true)), state({ rules, tools: { browser: 'allow' } }), null);
+    expect(evaluated).toMatchObject({ risk: 'browser_action', policy: 'ask', preApproved: false, browser: detail });
+    expect(alwaysScope(evaluated!)).toBeUndefined();
+  });
+
+  it('only the class default relaxes it; a deny of the tool wins; other calls keep the tool class', () => {
+    const relaxed = state({ defaults: { ...DEFAULT_RISK_POLICIES, browser_action: 'allow' } });
+    expect(evaluateCall(click(browser(true)), relaxed, null)).toMatchObject({ risk: 'browser_action', policy: 'allow' });
+    const denied = state({ defaults: { ...DEFAULT_RISK_POLICIES, browser_action: 'allow' }, tools: { browser: 'deny' } });
+    expect(evaluateCall(click(browser(true)), denied, null)).toMatchObject({ policy: 'deny' });
+    expect(evaluateCall(click(browser(false)), state(), null)).toMatchObject({ risk: 'network', policy: 'allow' });
+  });
+});
