@@ -279,7 +279,7 @@ describeWithChromium('browser tool (e2e)', () => {
     expect(service.readySession(chatId)).toBeNull();
   });
 
-  it('Scenario: close ends the chat\'s browser and the next call starts a fresh one', async () => {
+  it("Scenario: close ends the chat's browser and the next call starts a fresh one", async () => {
     const chatId = 'browser-close';
     await browse(chatId, { action: 'navigate', url: `${pages.url}/next` });
     const closed = await browse(chatId, { action: 'close' });

@@ -21,7 +21,7 @@ describe('browser settings', () => {
     expect(config.allowedDomains).toEqual(['example.com', 'wiki.org']);
   });
 
-  it('refuses bad values', () => {
+  it('Scenario: the settings of the browser are validated at boot', () => {
     expect(() => loadBrowserConfig({ CASHCODE_BROWSER_ENABLED: 'maybe' })).toThrow(ConfigError);
     expect(() => loadBrowserConfig({ CASHCODE_BROWSER_ALLOWED_DOMAINS: 'http://x.org' })).toThrow(ConfigError);
     expect(() => loadBrowserConfig({ CASHCODE_BROWSER_MAX_TABS: '0' })).toThrow(ConfigError);

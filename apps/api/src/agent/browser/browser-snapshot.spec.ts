@@ -7,7 +7,7 @@ describe('snapshot lines', () => {
     expect(parseSnapshotLine('    - textbox [ref=e4]: v0')).toEqual({ role: 'textbox', name: null, ref: 'e4' });
   });
 
-  it('ignores lines without a valid ref', () => {
+  it('Scenario: snapshot lines are read without trusting their text', () => {
     expect(parseSnapshotLine('- text: hello')).toBeNull();
     expect(parseSnapshotLine('- paragraph: see [ref=x1] here')).toBeNull();
     expect(parseSnapshotLine('[ref=e1]')).toBeNull();
