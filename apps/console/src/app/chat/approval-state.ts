@@ -7,6 +7,7 @@ import type {
   ApprovalDecision,
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
+  BrowserActionDetail,
   ExecCommandSpan,
   StandingRuleScope,
 } from '@cashcode/contracts';
@@ -98,6 +99,17 @@ function untrustedFields(event: ApprovalRequestEvent): Pick<ApprovalState, 'untr
   return out;
 }
 
+/** The action, element and page of a `browser_action` request (absent when malformed). */
+function browserFields(event: ApprovalRequestEvent): Pick<ApprovalState, 'browser'> {
+  const detail: unknown = event.browser;
+  if (!isRecord(detail) || typeof detail['action'] !== 'string' || typeof detail['url'] !== 'string') return {};
+  const reason = detail['reason'] === 'outside_allowed_domains' ? 'outside_allowed_domains' : 'form_submit';
+  const browser: BrowserActionDetail = { action: detail['action'], url: detail['url'], reason };
+  if (typeof detail['element'] === 'string') browser.element = detail['element'];
+  if (typeof detail['text'] === 'string') browser.text = detail['text'];
+  return { browser };
+}
+
 /** The card's state from an `approval_request` (defensive about fields other servers may leave out). */
 export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
   const risk = TOOL_RISKS.includes(event.risk) ? event.risk : 'exec';
@@ -116,6 +128,7 @@ export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
     server: text(event.server),
     destructive: event.destructive === true,
     ...untrustedFields(event),
+    ...browserFields(event),
     sent: null,
     resolution: null,
   };

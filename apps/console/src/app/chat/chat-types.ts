@@ -7,6 +7,7 @@ import type {
   ApprovalDecision,
   ApprovalResolver,
   AttachmentReceipt,
+  BrowserActionDetail,
   ExecCommandSpan,
   LoadedSkillReceipt,
   McpConnectorReceipt,
@@ -17,8 +18,8 @@ import type {
   StandingRuleScope,
   TokenUsage,
   ToolRisk,
-  WarningEvent,
   UntrustedSource,
+  WarningEvent,
 } from '@cashcode/contracts';
 
 import type { ElicitationCardState, ToolProgressState } from './tool-live-state';
@@ -54,6 +55,8 @@ export interface ApprovalState {
   untrustedSources?: UntrustedSource[];
   /** risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
   memoryEntry?: string;
+  /** risk `browser_action`: the browser action, the element and the page (well-formed requests only) */
+  browser?: BrowserActionDetail;
   /** the decision this client sent and the server has not settled yet */
   sent: ApprovalDecision | null;
   /** set by `approval_resolved` (or locally when the turn ended first) */

@@ -63,6 +63,11 @@ describe('ToolPoliciesPage', () => {
       limit: 20,
     });
     http.expectOne('/api/settings/exec-sandbox').flush({ mode: 'auto', active: false, kind: null, network: true, reason: 'bwrap is not installed' });
+    http.expectOne('/api/health').flush({
+      status: 'ok',
+      service: 'cashcode',
+      browser: { enabled: true, executable: '/usr/bin/chromium', sandboxed: false, allow_private: false },
+    });
     await settle();
     await fixture.whenStable();
     return { fixture, element: fixture.nativeElement as HTMLElement };
@@ -76,6 +81,7 @@ describe('ToolPoliciesPage', () => {
     const sandbox = element.querySelector('[data-testid="tools-sandbox-state"]')!;
     expect(sandbox.textContent).toContain('UNCONFINED');
     expect(element.querySelector('[data-testid="tools-sandbox"]')?.textContent).toContain('bwrap is not installed');
+    expect(element.querySelector('[data-testid="tools-browser-state"]')?.textContent).toContain('headless browser (/usr/bin/chromium). It runs without the sandbox');
     expect(all(element, 'tools-default-row').map((row) => row.getAttribute('data-risk'))).toEqual(['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'browser_action']);
     expect(all(element, 'tools-tool-row').map((row) => row.getAttribute('data-tool'))).toEqual(['read_file', 'exec', 'github/create_issue']);
     expect(element.querySelector('[data-testid="tools-server"]')?.textContent).toContain('Create an issue');
@@ -93,8 +99,8 @@ describe('ToolPoliciesPage', () => {
   it('Scenario: a changed select saves the policy; a refusal is shown clearly', async () => {
     const { fixture, element } = await render();
     const selects = fixture.debugElement.queryAll(By.directive(PolicySelect));
-    // defaults (6), then read_file, exec, the github server, github/create_issue
-    const exec = selects[7].componentInstance as PolicySelect;
+    // defaults (7), then read_file, exec, the github server, github/create_issue
+    const exec = selects[8].componentInstance as PolicySelect;
     expect(exec.label()).toBe('Policy for exec');
     exec.changed.emit('deny');
     const put = http.expectOne({ method: 'PUT', url: '/api/settings/tool-policies' });
