@@ -294,10 +294,12 @@ describeWithChromium('browser tool (e2e)', () => {
     let ws: WsTestClient;
     beforeAll(async () => {
       strict = await startTestApp({
-        // and without bubblewrap: Chromium runs unconfined, its requests still served through the guard
+        // and without bubblewrap: Chromium runs unconfined, its requests still served through the guard; idle after 1 s
         env: { CASHCODE_BROWSER_TIMEOUT_MS: '3000', CASHCODE_EXEC_SANDBOX: 'off' },
         // `localhost` stands in for a public host; 127.0.0.1 and every other private address stay refused
-        configOverrides: { browser: { ...loadBrowserConfig({ CASHCODE_BROWSER_TIMEOUT_MS: '3000' }), trustedHosts: ['localhost'] } },
+        configOverrides: {
+          browser: { ...loadBrowserConfig({ CASHCODE_BROWSER_TIMEOUT_MS: '3000', CASHCODE_BROWSER_IDLE_SEC: '1' }), trustedHosts: ['localhost'] },
+        },
       });
       await configureFakeModel(strict.httpUrl, fake.baseUrl);
       ws = await WsTestClient.connect(strict.wsUrl);
@@ -312,6 +314,15 @@ describeWithChromium('browser tool (e2e)', () => {
       expect(health.body.browser).toMatchObject({ enabled: true, sandboxed: false, allow_private: false });
       const { text } = await browse('strict-public', { action: 'navigate', url: `${pages.url}/next` }, strict, ws);
       expect(unframed(text)).toContain('heading "The second page"');
+    });
+
+    it("Scenario: an idle chat's browser context is closed", async () => {
+      const chatId = 'strict-idle';
+      await browse(chatId, { action: 'navigate', url: `${pages.url}/next` }, strict, ws);
+      const service = strict.app.get(BrowserService);
+      expect(service.readySession(chatId)).not.toBeNull();
+      await eventually(() => service.readySession(chatId) === null, 5000);
+      expect(service.readySession(chatId)).toBeNull();
     });
 
     it('Scenario: a loopback page is refused', async () => {
