@@ -5,7 +5,7 @@ import { AgentModule } from './agent/agent.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { AttachmentsModule } from './attachments/attachments.module';
 import { BackupModule } from './backup/backup.module';
-import { BrowserModule } from './agent/browser/browser.module';
+import { BrowserToolModule } from './agent/browser/browser-tool.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
@@ -38,7 +38,7 @@ export class AppModule {
         LlmSettingsModule,
         MemoryModule,
         AgentModule,
-        BrowserModule,
+        BrowserToolModule,
         ApprovalsModule,
         ChatModule,
         AttachmentsModule,
