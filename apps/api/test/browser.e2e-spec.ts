@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { ServerEvent } from '@cashcode/contracts';
+import { AgentRunner, type RunRequest } from '../src/agent/agent-runner';
 import { BrowserService } from '../src/agent/browser/browser.service';
 import { loadBrowserConfig } from '../src/config/browser-config';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
@@ -124,6 +125,7 @@ describeWithChromium('browser tool (e2e)', () => {
   let t: TestApp;
   let client: WsTestClient;
   let counter = 0;
+  let acceptsImages = false;
 
   /** One turn: the model makes one browser call, then answers; returns the tool message the model got. */
   async function browse(chatId: string, args: Record<string, unknown>, via: TestApp = t, ws: WsTestClient = client): Promise<{ text: string; events: ServerEvent[] }> {
@@ -142,6 +144,10 @@ describeWithChromium('browser tool (e2e)', () => {
     [fake, pages] = await Promise.all([FakeModelServer.start(), startPages()]);
     t = await startTestApp({ env: { CASHCODE_FETCH_ALLOW_PRIVATE: 'true', CASHCODE_BROWSER_TIMEOUT_MS: '3000' } });
     await configureFakeModel(t.httpUrl, fake.baseUrl);
+    // the screenshot test sets whether the model takes images on the runner's request
+    const runner = t.app.get(AgentRunner);
+    const run = runner.run.bind(runner);
+    jest.spyOn(runner, 'run').mockImplementation((req: RunRequest) => run({ ...req, acceptsImages }));
     client = await WsTestClient.connect(t.wsUrl);
   }, 60_000);
   afterAll(async () => {
@@ -220,6 +226,26 @@ describeWithChromium('browser tool (e2e)', () => {
     expect(text).toMatch(/\[image: image\/jpeg, [\d.]+ KiB\]/);
     const result = events.find((e) => e.event === 'tool_result') as Extract<ServerEvent, { event: 'tool_result' }>;
     expect(result.ok).toBe(true);
+  });
+
+  it('Scenario: a screenshot reaches a model that takes images as image content for that turn only', async () => {
+    const chatId = 'browser-shot-image';
+    await browse(chatId, { action: 'navigate', url: `${pages.url}/` });
+    acceptsImages = true;
+    try {
+      await browse(chatId, { action: 'screenshot' });
+    } finally {
+      acceptsImages = false;
+    }
+    type Part = { type: string; image_url?: { url: string } };
+    const parts = (fake.completions[1]?.body as { messages: Array<{ content: unknown }> }).messages.flatMap((m) =>
+      Array.isArray(m.content) ? (m.content as Part[]).filter((p) => p.type === 'image_url') : [],
+    );
+    expect(parts).toHaveLength(1);
+    expect(parts[0]?.image_url?.url.startsWith('data:image/jpeg;base64,/9j/')).toBe(true);
+    const history = await fs.readFile(join(t.config.memoryDir, chatId, 'history.jsonl'), 'utf8');
+    expect(history).toContain('[image: image/jpeg, ');
+    expect(history).not.toContain('/9j/');
   });
 
   it('Scenario: a page that never finishes loading is a timeout error and the turn goes on', async () => {

@@ -7,7 +7,7 @@
 import type { BrowserActionDetail } from '@cashcode/contracts';
 import type { AgentTool, JsonSchemaObject, ToolCallEscalation, ToolContext, ToolResult } from '../agent-tool';
 import { ToolInputError } from '../agent-tool';
-import { formatBytes, optionalInteger, requireString, toolError } from '../tools/tool-args';
+import { optionalInteger, requireString, toolError } from '../tools/tool-args';
 import * as actions from './browser-actions';
 import { assessAction } from './browser-risk';
 import type { BrowserSession, SessionNotes } from './browser-session';
@@ -201,6 +201,7 @@ export class BrowserTool implements AgentTool {
     }
     const images = outcome?.images;
     const publicText = images ? `${body.split('\n')[0]}\n${outcome?.text ?? ''}` : body;
-    return { model: body, public: publicText, persisted: images ? `${body} [image ${formatBytes(images[0]?.data.length ?? 0)} base64, not kept]` : body, ...(images ? { images } : {}) };
+    // the texts carry the image's placeholder; the image itself reaches the model this turn only and is never kept
+    return { model: body, public: publicText, ...(images ? { images } : {}) };
   }
 }
