@@ -54,6 +54,8 @@ async function startPages(): Promise<Pages> {
     switch (path) {
       case '/':
         return page(res, HOME);
+      case '/detached':
+        return page(res, '<!doctype html><title>Detached</title><form id="f" method="post" action="/submit"><input name="q" value="dogs"></form><button form="f">Outside send</button>');
       case '/next':
         return page(res, '<!doctype html><title>Next</title><h1>The second page</h1>');
       case '/submit': {
@@ -216,6 +218,43 @@ describeWithChromium('browser tool (e2e)', () => {
     await end;
     expect(pages.submissions).toEqual([]);
     expect(toolMessage(fake.completions[1], 'send2')).toMatch(/denied/i);
+  });
+
+  it('Scenario: Enter in a form field asks the owner', async () => {
+    const chatId = 'browser-form-enter';
+    pages.submissions.length = 0;
+    const opened = await browse(chatId, { action: 'navigate', url: `${pages.url}/` });
+    await browse(chatId, { action: 'type', ref: refOf(opened.text, 'textbox "Query"'), text: 'birds' });
+    fake.reset();
+    fake.enqueue({ toolCalls: [browserCall('enter1', { action: 'press', key: 'Enter' })] }, { content: 'sent' });
+    const end = client.next('done', (e) => e.chat_id === chatId, 60_000);
+    client.sendMessage(chatId, 'press enter');
+    const asked = await client.waitFor('approval_request', (e) => e.chat_id === chatId && e.call_id === 'enter1', 30_000);
+    expect(asked.browser).toMatchObject({ action: 'press', text: 'Enter', reason: 'form_submit', url: `${pages.url}/` });
+    expect(pages.submissions).toEqual([]);
+    client.send({ type: 'approval', chat_id: chatId, call_id: 'enter1', decision: 'allow_once' });
+    await end;
+    expect(pages.submissions).toEqual(['q=birds']);
+  });
+
+  it('Scenario: a submission found only on the live page is refused, and the same call then asks', async () => {
+    const chatId = 'browser-form-live';
+    pages.submissions.length = 0;
+    const opened = await browse(chatId, { action: 'navigate', url: `${pages.url}/detached` });
+    const ref = refOf(opened.text, 'button "Outside send"');
+    const first = await browse(chatId, { action: 'click', ref });
+    expect(first.text).toMatch(new RegExp(`^Error: click failed: clicking ${ref} submits a form, which needs the owner's approval`));
+    expect(first.events.some((e) => e.event === 'approval_request')).toBe(false);
+    expect(pages.submissions).toEqual([]);
+    fake.reset();
+    fake.enqueue({ toolCalls: [browserCall('live2', { action: 'click', ref })] }, { content: 'not sent' });
+    const end = client.next('done', (e) => e.chat_id === chatId, 60_000);
+    client.sendMessage(chatId, 'send it');
+    const asked = await client.waitFor('approval_request', (e) => e.chat_id === chatId && e.call_id === 'live2', 30_000);
+    expect(asked.browser).toMatchObject({ action: 'click', reason: 'form_submit' });
+    client.send({ type: 'approval', chat_id: chatId, call_id: 'live2', decision: 'deny' });
+    await end;
+    expect(pages.submissions).toEqual([]);
   });
 
   it('Scenario: a screenshot reaches the model as an image placeholder and a description', async () => {

@@ -51,9 +51,16 @@ async function element(page: Page, ref: string): Promise<Locator> {
   return target.first();
 }
 
-/** Waits for the document a click or key started (bounded; a page that keeps loading is not an error here). */
-async function settle(page: Page, timeoutMs: number): Promise<void> {
-  await page.waitForLoadState('domcontentloaded', { timeout: timeoutMs }).catch(() => undefined);
+/** Waits for what a click or key started: its requests, then the document (bounded; a page that keeps loading is not an error here). */
+async function settle(ctx: ActionContext, page: Page): Promise<void> {
+  await ctx.session.quiet(ctx.timeoutMs);
+  await page.waitForLoadState('domcontentloaded', { timeout: ctx.timeoutMs }).catch(() => undefined);
+}
+
+/** A link with a `download` attribute: its download bypasses the page's route, so the click waits for it. */
+async function startsDownload(target: Locator): Promise<boolean> {
+  const link = await target.evaluate((node: unknown) => (node as { closest(selector: string): unknown }).closest('a[download]') !== null);
+  return link === true;
 }
 
 export async function navigate(ctx: ActionContext, rawUrl: string): Promise<ActionOutcome> {
@@ -81,8 +88,10 @@ export async function click(ctx: ActionContext, ref: string): Promise<ActionOutc
     throw new NeedsApprovalError(`clicking ${ref} submits a form, which needs the owner's approval; call the same click again to ask the owner`);
   }
   const before = page.url();
+  const download = (await startsDownload(target)) ? page.waitForEvent('download', { timeout: ctx.timeoutMs }).catch(() => null) : null;
   await target.click({ timeout: ctx.timeoutMs });
-  await settle(page, ctx.timeoutMs);
+  await download;
+  await settle(ctx, page);
   ctx.session.focusInForm = await focusInForm(page);
   return { text: page.url() !== before ? `Clicked ${ref}; the page is now ${page.url()}` : `Clicked ${ref}`, snapshot: true };
 }
@@ -98,7 +107,7 @@ export async function type(ctx: ActionContext, ref: string, text: string, submit
   await target.fill(text, { timeout: ctx.timeoutMs });
   if (submit) {
     await target.press('Enter', { timeout: ctx.timeoutMs });
-    await settle(page, ctx.timeoutMs);
+    await settle(ctx, page);
   }
   ctx.session.focusInForm = await focusInForm(page);
   return { text: `Typed ${text.length} characters into ${ref}${submit ? ' and pressed Enter' : ''}`, snapshot: submit };
@@ -124,7 +133,7 @@ export async function press(ctx: ActionContext, key: string): Promise<ActionOutc
   }
   const before = page.url();
   await page.keyboard.press(key);
-  await settle(page, ctx.timeoutMs);
+  await settle(ctx, page);
   ctx.session.focusInForm = await focusInForm(page);
   return { text: `Pressed ${key}`, snapshot: page.url() !== before };
 }

@@ -55,32 +55,45 @@ export function assessAction(args: Record<string, unknown>, page: PageFacts | nu
 }
 
 /*
- * The checks on the live page run in the page as plain JavaScript (the API is compiled without the DOM types); a
- * hostile page could lie to them, which is why the approval also covers a page outside the allowed domains.
+ * The checks on the live page run inside the page (Playwright serialises the functions); the API is compiled without
+ * the DOM types, so they see the few members they use through this shape. A hostile page could lie to them, which is
+ * why the approval also covers a page outside the allowed domains.
  */
-const CLICK_SUBMITS = `(element) => {
-  const control = element.closest('button, input');
-  if (control === null || control.form === null || control.form === undefined) return false;
-  const type = (control.getAttribute('type') || (control.tagName === 'BUTTON' ? 'submit' : 'text')).toLowerCase();
-  return type === 'submit' || type === 'image';
-}`;
-const IN_FORM = `(element) => (element.form || element.closest('form')) != null`;
-const FOCUS_IN_FORM = `() => {
-  const active = document.activeElement;
-  return active != null && active !== document.body && (active.form || active.closest('form')) != null;
-}`;
+interface PageElement {
+  tagName: string;
+  form?: PageElement | null;
+  closest(selector: string): PageElement | null;
+  getAttribute(name: string): string | null;
+}
 
-/** On the live page: does this click submit a form (a submit button of a form, or an element inside one)? */
+/** On the live page: does this click submit a form (a submit control of a form, or an element inside one)? */
 export async function clickSubmits(target: Locator): Promise<boolean> {
-  return (await target.evaluate(CLICK_SUBMITS)) === true;
+  const submits = await target.evaluate((node: unknown) => {
+    const control = (node as PageElement).closest('button, input');
+    if (control === null || control.form === null || control.form === undefined) return false;
+    const type = (control.getAttribute('type') || (control.tagName === 'BUTTON' ? 'submit' : 'text')).toLowerCase();
+    return type === 'submit' || type === 'image';
+  });
+  return submits === true;
 }
 
 /** On the live page: is the element in a form (Enter in it may submit the form)? */
 export async function inForm(target: Locator): Promise<boolean> {
-  return (await target.evaluate(IN_FORM)) === true;
+  const within = await target.evaluate((node: unknown) => {
+    const element = node as PageElement;
+    return (element.form || element.closest('form')) != null;
+  });
+  return within === true;
 }
 
 /** On the live page: is the focused element in a form? */
 export async function focusInForm(page: Page): Promise<boolean> {
-  return (await page.evaluate(FOCUS_IN_FORM).catch(() => false)) === true;
+  const within = await page
+    .evaluate(() => {
+      const doc = (globalThis as unknown as { document: { activeElement: PageElement | null; body: PageElement } }).document;
+      const active = doc.activeElement;
+      return active !== null && active !== doc.body && (active.form || active.closest('form')) != null;
+    })
+    .catch(() => false);
+  return within === true;
 }

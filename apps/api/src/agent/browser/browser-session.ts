@@ -55,6 +55,10 @@ export class BrowserSession {
   private notes = emptyNotes();
   private readonly pendingDownloads = new Set<Promise<void>>();
   private redirect: PendingRedirect | null = null;
+  /** the tabs this session keeps (a tab opened beyond the limit never joins) */
+  private readonly open = new Set<Page>();
+  /** routed document requests (navigations) being served right now */
+  private inFlight = 0;
   /** the refs of the latest snapshot, per tab */
   private readonly refIndexes = new WeakMap<Page, RefIndex>();
   /** the focused element was inside a form after the last action (Enter may submit it) */
@@ -79,13 +83,20 @@ export class BrowserSession {
     try {
       context.setDefaultTimeout(options.timeoutMs);
       context.setDefaultNavigationTimeout(options.timeoutMs);
-      await context.route('**/*', (route) =>
-        serveRoute(route, options.network, {
-          refused: (entry) => session.notes.refused.push(entry),
-          redirected: (redirect) => (session.redirect = redirect),
-          executableRefused: (line) => session.notes.downloads.push(line),
-        }),
-      );
+      await context.route('**/*', async (route) => {
+        // documents only: a page's long-polling requests must not hold every action up
+        const document = route.request().isNavigationRequest() ? 1 : 0;
+        session.inFlight += document;
+        try {
+          await serveRoute(route, options.network, {
+            refused: (entry) => session.notes.refused.push(entry),
+            redirected: (redirect) => (session.redirect = redirect),
+            executableRefused: (line) => session.notes.downloads.push(line),
+          });
+        } finally {
+          session.inFlight -= document;
+        }
+      });
       // a page may open at most maxTabs windows itself; the context closes any tab beyond the limit anyway
       await context.exposeBinding('__cashcodeTabRefused', () => {
         session.notes.tabsRefused += 1;
@@ -117,8 +128,18 @@ export class BrowserSession {
     return null;
   }
 
+  /**
+   * Waits until the documents being loaded are served (bounded by `timeoutMs`), after a short grace for a navigation
+   * the action started: a key or click that submits a form returns only once the answer is in.
+   */
+  async quiet(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   tabs(): Page[] {
-    return this.context.pages().filter((page) => !page.isClosed());
+    return this.context.pages().filter((page) => !page.isClosed() && this.open.has(page));
   }
 
   activate(page: Page): void {
@@ -186,11 +207,13 @@ export class BrowserSession {
   }
 
   private adopt(page: Page): void {
-    if (this.tabs().length > this.options.maxTabs) {
+    if (this.open.size >= this.options.maxTabs) {
       this.notes.tabsClosed += 1;
       void page.close().catch(() => undefined);
       return;
     }
+    this.open.add(page);
+    page.once('close', () => this.open.delete(page));
     if (this.activePage !== null) this.notes.tabsOpened += 1;
     page.on('dialog', (dialog) => {
       const message = dialog.message();
