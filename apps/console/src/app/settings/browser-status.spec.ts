@@ -1,7 +1,7 @@
 import { browserLine } from './browser-status';
 
 describe('the browser line of Settings', () => {
-  it('says whether the browser tool is offered and how Chromium is confined', () => {
+  it('Scenario: Tools & approvals says whether the browser tool is offered and how Chromium is confined', () => {
     expect(browserLine(undefined)).toBeNull();
     expect(browserLine({ enabled: true, executable: '/usr/bin/chromium', sandboxed: true, allow_private: false })).toEqual({
       key: 'toolPolicies.browser.sandboxed',
