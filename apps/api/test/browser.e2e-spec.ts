@@ -12,6 +12,7 @@ import request from 'supertest';
 import type { ServerEvent } from '@cashcode/contracts';
 import { AgentRunner, type RunRequest } from '../src/agent/agent-runner';
 import { BrowserService } from '../src/agent/browser/browser.service';
+import { ToolRegistry } from '../src/agent/tool-registry';
 import { loadBrowserConfig } from '../src/config/browser-config';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -163,6 +164,12 @@ describeWithChromium('browser tool (e2e)', () => {
     const health = await request(t.httpUrl).get('/api/health').expect(200);
     expect(health.body.browser).toMatchObject({ enabled: true, executable: CHROMIUM, allow_private: true });
     expect(health.body.browser.sandboxed).toBe(health.body.exec_sandbox.active);
+  });
+
+  it('Scenario: the model is offered the browser tool when Chromium is available', async () => {
+    await browse('browser-offered', { action: 'tabs' });
+    const offered = (fake.completions[0]?.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((tool) => tool.function.name);
+    expect(offered).toContain('browser');
   });
 
   it('Scenario: navigate opens a page and hands the model its snapshot as untrusted content', async () => {
@@ -352,6 +359,17 @@ describeWithChromium('browser tool (e2e)', () => {
     expect(t.app.get(BrowserService).readySession(chatId)).toBeNull();
     const tabs = await browse(chatId, { action: 'tabs' });
     expect(unframed(tabs.text)).toContain('No tabs are open');
+  });
+
+  it('Scenario: with CASHCODE_BROWSER_ENABLED=false the tool is not offered and the health endpoint says so', async () => {
+    const off = await startTestApp({ env: { CASHCODE_BROWSER_ENABLED: 'false' } });
+    try {
+      const health = await request(off.httpUrl).get('/api/health').expect(200);
+      expect(health.body.browser).toEqual({ enabled: false, sandboxed: expect.any(Boolean), allow_private: false, reason: 'CASHCODE_BROWSER_ENABLED=false' });
+      expect(off.app.get(ToolRegistry).names()).not.toContain('browser');
+    } finally {
+      await off.close();
+    }
   });
 
   describe('without the private-address setting', () => {
