@@ -18,6 +18,9 @@ import { WorkspacePaths } from '../tools/workspace-paths';
 import { BrowserSession } from './browser-session';
 import { isExecutable, launchChromium, type LaunchedChromium } from './chromium-launcher';
 
+/** how long closing Chromium may take at shutdown or when the last chat left it */
+const CLOSE_TIMEOUT_MS = 5000;
+
 @Injectable()
 export class BrowserService implements OnApplicationShutdown {
   private readonly logger = new Logger('Browser');
@@ -160,7 +163,13 @@ export class BrowserService implements OnApplicationShutdown {
     this.launched = null;
     const ready = await launched.catch(() => null);
     if (ready === null) return;
-    await ready.browser.close().catch(() => undefined);
+    // a Chromium that does not answer must not hold the server's shutdown: Playwright kills the process meanwhile
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      ready.browser.close().catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
     rmSync(ready.dir, { recursive: true, force: true });
     this.logger.debug(formatEvent('browser.stopped', {}));
   }
