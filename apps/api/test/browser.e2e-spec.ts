@@ -57,6 +57,10 @@ async function startPages(): Promise<Pages> {
         return page(res, HOME);
       case '/detached':
         return page(res, '<!doctype html><title>Detached</title><form id="f" method="post" action="/submit"><input name="q" value="dogs"></form><button form="f">Outside send</button>');
+      case '/socket':
+        return page(res, '<!doctype html><title>Socket</title><script>new WebSocket("ws://127.0.0.1:9/feed")</script><p>socket page</p>');
+      case '/embeds-loopback':
+        return page(res, `<!doctype html><title>Embeds</title><p>embeds</p><img src="${state.url.replace('localhost', '127.0.0.1')}/next" alt="x">`);
       case '/next':
         return page(res, '<!doctype html><title>Next</title><h1>The second page</h1>');
       case '/submit': {
@@ -315,6 +319,11 @@ describeWithChromium('browser tool (e2e)', () => {
     expect(tabs.length).toBeLessThanOrEqual(10);
   });
 
+  it('Scenario: WebSockets are refused and reported', async () => {
+    const { text } = await browse('browser-socket', { action: 'navigate', url: `${pages.url}/socket` });
+    expect(unframed(text)).toContain('Blocked request ws://127.0.0.1:9/feed: WebSockets are not available to the browser tool');
+  });
+
   it('Scenario: JavaScript dialogs are dismissed and reported', async () => {
     const { text } = await browse('browser-dialog', { action: 'navigate', url: `${pages.url}/dialog` });
     expect(unframed(text)).toContain('JavaScript dialog dismissed: alert "Hello from the page"');
@@ -411,6 +420,12 @@ describeWithChromium('browser tool (e2e)', () => {
     it('Scenario: a loopback page is refused', async () => {
       const { text } = await browse('strict-loopback', { action: 'navigate', url: pages.url.replace('localhost', '127.0.0.1') + '/' }, strict, ws);
       expect(text).toMatch(/^Error: navigate failed: refused http:\/\/127\.0\.0\.1:\d+\/: blocked address 127\.0\.0\.1 \(loopback\)/);
+    });
+
+    it("Scenario: a page's request to a loopback address is blocked and reported", async () => {
+      const { text } = await browse('strict-embed', { action: 'navigate', url: `${pages.url}/embeds-loopback` }, strict, ws);
+      expect(unframed(text)).toMatch(/Blocked request http:\/\/127\.0\.0\.1:\d+\/next: blocked address 127\.0\.0\.1 \(loopback\)/);
+      expect(unframed(text)).toMatch(/- paragraph \[ref=e\d+\]: embeds/);
     });
 
     it('Scenario: a redirect to a loopback address is refused', async () => {
