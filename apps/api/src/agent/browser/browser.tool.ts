@@ -51,15 +51,20 @@ export class BrowserTool implements AgentTool {
   constructor(private readonly browser: BrowserService) {}
 
   escalation(args: Record<string, unknown>, chatId: string): ToolCallEscalation | null {
-    const session = this.browser.readySession(chatId);
-    const page = session?.currentPage() ?? null;
-    const facts = session && page ? { url: page.url(), refs: session.refsOf(page), focusInForm: session.focusInForm } : null;
-    const detail: BrowserActionDetail | null = assessAction(args, facts, this.browser.allowedDomains);
+    const detail = this.assess(args, chatId);
     if (detail === null) return null;
     const list = this.cleared.get(chatId) ?? [];
     list.push(JSON.stringify(args));
     this.cleared.set(chatId, list.slice(-MAX_CLEARED));
     return { risk: 'browser_action', browser: detail };
+  }
+
+  /** What the approval rules say about the call from what the chat's browser knows right now. */
+  private assess(args: Record<string, unknown>, chatId: string): BrowserActionDetail | null {
+    const session = this.browser.readySession(chatId);
+    const page = session?.currentPage() ?? null;
+    const facts = session && page ? { url: page.url(), refs: session.refsOf(page), focusInForm: session.focusInForm } : null;
+    return assessAction(args, facts, this.browser.allowedDomains);
   }
 
   async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
@@ -72,7 +77,10 @@ export class BrowserTool implements AgentTool {
     } catch (error) {
       return toolError(`the browser could not be started: ${actions.describeFailure(error, timeoutMs)}`);
     }
-    const actionCtx: actions.ActionContext = { session, timeoutMs, cleared: this.takeCleared(ctx.chatId, args) };
+    // cleared: the owner approved this call, or the gate escalated these arguments (and the owner's policy let them
+    // run) and what it judged from still holds; otherwise the action checks the live page itself
+    const escalated = this.takeCleared(ctx.chatId, args) && this.assess(args, ctx.chatId) !== null;
+    const actionCtx: actions.ActionContext = { session, timeoutMs, cleared: ctx.approved === true || escalated };
     session.beginAction();
     let outcome: actions.ActionOutcome | null = null;
     let failure: string | null = null;
