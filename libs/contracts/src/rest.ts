@@ -3,6 +3,7 @@
  * (ProblemDetails).
  */
 import type { ExecSandboxStatus } from './approvals';
+import type { ChannelMessageSource, SessionChannelInfo } from './channels';
 import type { AttachmentReceipt } from './attachments';
 import type { LoadedSkillReceipt } from './skills';
 import type { Money } from './usage';
@@ -86,6 +87,8 @@ export interface SessionSummary {
   title: string;
   /** local YYYY-MM-DDTHH:MM:SS, no offset */
   updated_at: string;
+  /** additive: the chat belongs to a channel conversation (its icon and the sender's name in the list) */
+  channel?: SessionChannelInfo;
 }
 export interface SessionListResponse {
   sessions: SessionSummary[];
@@ -93,6 +96,8 @@ export interface SessionListResponse {
 export interface PublicMessage {
   role: 'user' | 'assistant';
   content: string;
+  /** additive (user rows): the message came through a channel (who sent it, through which account) */
+  source?: ChannelMessageSource;
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
   /** additive: true on the partial assistant answer of a cancelled turn */
