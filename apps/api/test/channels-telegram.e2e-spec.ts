@@ -193,6 +193,29 @@ describe('Telegram channel (e2e)', () => {
     expect(messages.map((message) => FakeTelegramServer.visible(message))).toEqual(expect.arrayContaining(['Stopping.']));
   });
 
+  it('Scenario: A channel chat deleted in the console continues in a new chat', async () => {
+    const before = tg.messagesIn(OWNER.id).length;
+    fake.enqueue({ content: 'kept' });
+    tg.queueMessage({ from: OWNER, text: 'before the delete' });
+    await botMessages(tg, OWNER.id, 1, before);
+    const listed = await api<SessionListResponse>(t, 'GET', '/api/sessions');
+    // newest first: the conversation's current chat
+    const current = listed.body.sessions.find((entry) => entry.channel?.sender_id === String(OWNER.id));
+    const old = await api<SessionMessagesResponse>(t, 'GET', `/api/sessions/${current!.chat_id}/messages`);
+    expect(old.body.messages.map((message) => message.content)).toContain('before the delete');
+    await waitFor(async () => (await api(t, 'DELETE', `/api/sessions/${current!.chat_id}`)).status === 204, 'the delete');
+    fake.enqueue({ content: 'new chat' });
+    tg.queueMessage({ from: OWNER, text: 'after the delete' });
+    await botMessages(tg, OWNER.id, 2, before);
+    const after = await waitFor(async () => {
+      const response = await api<SessionListResponse>(t, 'GET', '/api/sessions');
+      return response.body.sessions.find((entry) => entry.title.startsWith('after the delete'));
+    }, 'the new chat in the list');
+    expect(after.channel).toMatchObject({ kind: 'telegram', sender_id: String(OWNER.id) });
+    const history = await api<SessionMessagesResponse>(t, 'GET', `/api/sessions/${after.chat_id}/messages`);
+    expect(history.body.messages.map((message) => message.content)).toEqual(['after the delete', 'new chat']);
+  });
+
   it('Scenario: An edited message is not answered again', async () => {
     const before = tg.messagesIn(OWNER.id).length;
     tg.queueMessage({ from: OWNER, text: 'edited text', edited: true });

@@ -21,6 +21,8 @@ export interface ConversationEntry {
   /** the person's id (private chat) or the group's chat id */
   sender_id: string;
   untrusted: UntrustedSender[];
+  /** the chat was deleted: the next message starts a new chat (with a fresh id) */
+  retired?: boolean;
 }
 
 interface ConversationsState {
@@ -77,6 +79,15 @@ export class ChannelConversationsStore {
   async put(conversationId: string, entry: ConversationEntry): Promise<void> {
     await this.file.update((draft) => {
       draft.conversations[conversationId] = structuredClone(entry);
+    });
+  }
+
+  /** Retires the conversation's chat when it is this one (the chat was deleted): its next message starts a new one. */
+  async forgetChat(conversationId: string, chatId: string): Promise<void> {
+    if ((await this.get(conversationId))?.chat_id !== chatId) return;
+    await this.file.update((draft) => {
+      const entry = draft.conversations[conversationId];
+      if (entry?.chat_id === chatId) entry.retired = true;
     });
   }
 

@@ -20,6 +20,8 @@ import { formatBytes } from '../attachments/attachments.errors';
 import { ChatService } from '../chat/chat.service';
 import { errorType, formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
+import { OnAppEvent } from '../events/event-bus';
 import { LLM_CLIENT_PROVIDER, type LlmClientProvider } from '../llm-settings/llm-provider';
 import type { ChannelAdapter, InboundAction, InboundMessage } from './channel-adapter';
 import { ChannelApprovals } from './channel-approvals';
@@ -68,6 +70,8 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
   private readonly streams = new Map<string, AnswerStream>();
   private readonly approvalButtons: ChannelApprovals;
   private events: Subscription | null = null;
+  /** channel chats deleted in the console (their conversations start new chats) */
+  private readonly deletedChats = new Set<string>();
   /** the shortest time between two edits of one answer (tests and the bench may shorten it) */
   editIntervalMs = DEFAULT_EDIT_INTERVAL_MS;
 
@@ -149,6 +153,19 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** A channel chat deleted in the console: the conversation's next message starts a new chat. */
+  @OnAppEvent(SESSION_DELETED_EVENT)
+  async onSessionDeleted(payload: SessionDeletedEvent): Promise<void> {
+    const route = this.routes.get(payload.chatId);
+    if (!route) return;
+    // at once, before the file says so: a message arriving meanwhile must not go to the deleted chat
+    this.deletedChats.add(payload.chatId);
+    this.routes.delete(payload.chatId);
+    this.streams.get(payload.chatId)?.mute();
+    this.streams.delete(payload.chatId);
+    await this.conversations(route.kind).forgetChat(route.conversationId, payload.chatId);
+  }
+
   async onAction(adapter: ChannelAdapter, action: InboundAction): Promise<void> {
     if (await this.approvalButtons.onAction(adapter, action)) return;
     await action.answer('This button is not valid.');
@@ -218,7 +235,10 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
       return;
     }
     const store = this.conversations(adapter.kind);
-    const entry = (await store.get(conversation.id)) ?? (await this.newChat(adapter, registered, message, false));
+    const existing = await store.get(conversation.id);
+    // a conversation whose chat was deleted gets a fresh chat id (the deleted one stays deleted)
+    const live = existing && !existing.retired && !this.deletedChats.has(existing.chat_id);
+    const entry = live ? existing : await this.newChat(adapter, registered, message, existing !== null);
     const paths: string[] = [];
     for (const file of message.files) {
       const limit = this.config.attachmentMaxBytes;
