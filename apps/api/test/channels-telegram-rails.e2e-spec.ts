@@ -195,6 +195,17 @@ describe('Telegram channel rails (e2e)', () => {
     await settled(tg, answer!, (text) => text === 'back again');
   });
 
+  it('Scenario: A restart during an answer tells the sender to send the message again', async () => {
+    fake.enqueue({ chunks: ['Working on'], hangAfterChunks: true });
+    const before = tg.messagesIn(OWNER.id).length;
+    tg.queueMessage({ from: OWNER, text: 'a long job' });
+    const [answer] = await botMessages(tg, OWNER.id, 1, before);
+    await t.close();
+    expect(FakeTelegramServer.visible(answer!)).toBe('Working on\n\n(the server is restarting: this answer stopped here; send your message again)');
+    t = await startTestApp({ env: { CASHCODE_TELEGRAM_API_ROOT: tg.baseUrl }, dataDir, configDir });
+    await waitForStatus(t, 'connected');
+  });
+
   it('Scenario: A restart between two updates answers each exactly once', async () => {
     tg.forgetConfirmed = false;
     fake.enqueue({ content: 'first answer' });

@@ -48,6 +48,9 @@ interface Route {
   conversationId: string;
 }
 
+const SHUTDOWN_NOTICE = '_(the server is restarting: this answer stopped here; send your message again)_';
+const SHUTDOWN_NOTICE_MS = 1_000;
+
 /** how long a turn may go without text before the conversation shows "typing…" */
 const TYPING_DELAY_MS = 500;
 
@@ -96,10 +99,24 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  onModuleDestroy(): void {
+  /**
+   * Shutdown: an answer still streaming (or a turn that has not written yet) ends with a notice that the server
+   * stopped, so the sender knows to send the message again (bounded to one second; the offset is already past it).
+   */
+  async onModuleDestroy(): Promise<void> {
     this.events?.unsubscribe();
-    for (const stream of this.streams.values()) stream.mute();
+    const notices: Promise<void>[] = [];
+    for (const [chatId, route] of this.routes) {
+      const stream = this.streams.get(chatId);
+      if (stream?.muted) continue;
+      const adapter = this.channels.get(route.kind)?.adapter;
+      if (stream) notices.push(stream.finish(SHUTDOWN_NOTICE));
+      else if (adapter && this.chat.isRunning(chatId)) notices.push(this.say(adapter, route.conversationId, SHUTDOWN_NOTICE));
+    }
     this.streams.clear();
+    if (notices.length > 0) {
+      await Promise.race([Promise.allSettled(notices), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_NOTICE_MS).unref())]);
+    }
   }
 
   pairings(kind: ChannelKind): ChannelPairingsStore {

@@ -127,7 +127,10 @@ export class TelegramAdapter implements ChannelAdapter {
     for (const entity of entities) {
       const part = text.slice(entity.offset, entity.offset + entity.length).toLowerCase();
       if (entity.type === 'mention' && username && part === `@${username}`) addressed = true;
-      if (entity.type === 'bot_command' && username && part.endsWith(`@${username}`)) addressed = true;
+      // a command aimed at this bot, or at no bot in particular (Telegram delivers those to every bot of a group)
+      if (entity.type === 'bot_command' && entity.offset === 0 && (!part.includes('@') || (username !== undefined && part.endsWith(`@${username}`)))) {
+        addressed = true;
+      }
     }
     if (username && conversation.type !== 'private') {
       const mention = `@${username}`;
