@@ -71,6 +71,7 @@ describe('Telegram channel rails (e2e)', () => {
     // the question loses its buttons and says what was decided; the answer follows
     await settled(tg, question, (text) => text.endsWith('Allowed once'));
     expect(question.reply_markup).toBeUndefined();
+    await waitFor(() => tg.messagesIn(OWNER.id).find((message) => FakeTelegramServer.visible(message) === 'finished'), 'the answer after the command');
     const audit = await api<{ entries: Array<{ call_id: string; decision: string; by: string }> }>(t, 'GET', '/api/approvals/audit');
     expect(audit.body.entries.find((entry) => entry.call_id === 'tg1')).toMatchObject({ decision: 'allow_once', by: 'user' });
   });
@@ -117,6 +118,20 @@ describe('Telegram channel rails (e2e)', () => {
       { type: 'text', text: expect.stringMatching(/^what is this\?\n\n\[Attached files \(paths relative to the workspace\): attachments\/tg-[\w-]+\/photo-\d+\.jpg \(image\/png, 21 bytes\)\]$/) },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } },
     ]);
+  });
+
+  it('Scenario: A document reaches the agent as an attachment of the chat', async () => {
+    const text = Buffer.from('name,amount\ncoffee,3\n');
+    tg.addFile('doc-1', text, 'documents/expenses.csv');
+    fake.enqueue({ content: 'Got the CSV.' });
+    const before = tg.messagesIn(OWNER.id).length;
+    tg.queueMessage({ from: OWNER, document: { fileId: 'doc-1', name: 'expenses.csv', size: text.length } });
+    await botMessages(tg, OWNER.id, 1, before);
+    const body = fake.completions[fake.completions.length - 1]!.body as { messages: Array<{ role: string; content: unknown }> };
+    const user = body.messages[body.messages.length - 1]!;
+    const path = /attachments\/tg-[\w-]+\/expenses\.csv/.exec(String(user.content))?.[0];
+    expect(user.content).toBe(`Here is a file.\n\n[Attached files (paths relative to the workspace): ${path} (text/plain, ${text.length} bytes)]`);
+    expect(await fs.readFile(join(t.config.workspaceDir, path!))).toEqual(text);
   });
 
   it('Scenario: A file over the size limit gets a clear reply and reaches nobody', async () => {
