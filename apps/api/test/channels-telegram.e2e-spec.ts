@@ -216,6 +216,36 @@ describe('Telegram channel (e2e)', () => {
     expect(history.body.messages.map((message) => message.content)).toEqual(['after the delete', 'new chat']);
   });
 
+  it('Scenario: An answer whose message was deleted arrives as a new message', async () => {
+    const chunks = ['First part. ', 'Second part. ', 'Third part.'];
+    fake.enqueue({ chunks, chunkDelayMs: 600 });
+    const before = tg.messagesIn(OWNER.id).length;
+    tg.queueMessage({ from: OWNER, text: 'tell me in parts' });
+    const [first] = await botMessages(tg, OWNER.id, 1, before);
+    // the user deletes the bot's message while it streams
+    first!.deleted = true;
+    const replacement = await waitFor(() => {
+      const list = tg.messagesIn(OWNER.id).slice(before);
+      return list.find((message) => FakeTelegramServer.visible(message).trim() === chunks.join('').trim());
+    }, 'the whole answer in a new message');
+    expect(replacement.message_id).not.toBe(first!.message_id);
+  });
+
+  it('Scenario: A webhook left set is deleted and polling goes on', async () => {
+    tg.webhook = 'https://example.com/hook';
+    fake.enqueue({ content: 'still here' });
+    const before = tg.messagesIn(OWNER.id).length;
+    // the long poll in flight returns this update; the next poll meets the webhook
+    tg.queueMessage({ from: OWNER, text: 'ping' });
+    await botMessages(tg, OWNER.id, 1, before);
+    fake.enqueue({ content: 'polling again' });
+    tg.queueMessage({ from: OWNER, text: 'ping again' });
+    const [, second] = await botMessages(tg, OWNER.id, 2, before);
+    await settled(tg, second!, (text) => text === 'polling again');
+    expect(tg.webhook).toBe('');
+    expect(tg.callsOf('deleteWebhook')).toHaveLength(1);
+  });
+
   it('Scenario: An edited message is not answered again', async () => {
     const before = tg.messagesIn(OWNER.id).length;
     tg.queueMessage({ from: OWNER, text: 'edited text', edited: true });

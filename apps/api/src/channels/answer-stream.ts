@@ -88,7 +88,13 @@ export class AnswerStream {
           this.messageIds.push(await this.adapter.sendMessage(this.conversationId, rendered));
           this.shown.push(rendered);
         } else if (this.shown[index] !== rendered) {
-          await this.adapter.editMessage(this.conversationId, id, rendered);
+          try {
+            await this.adapter.editMessage(this.conversationId, id, rendered);
+          } catch (error) {
+            // the message may be gone (deleted by the user): the text goes out as a new message instead
+            this.logger.warn(formatEvent('channel.edit.failed', { channel: this.adapter.kind, error_type: errorType(error) }));
+            this.messageIds[index] = await this.adapter.sendMessage(this.conversationId, rendered);
+          }
           this.shown[index] = rendered;
         }
       }

@@ -2,7 +2,7 @@
  * A local stand-in for the Telegram Bot API, for the channel tests: a real HTTP server that grammY talks to through
  * CASHCODE_TELEGRAM_API_ROOT. It speaks getMe, getUpdates (long poll with timeout, offset and allowed_updates),
  * sendMessage, editMessageText, deleteMessage, answerCallbackQuery, sendChatAction, getFile (+ the file download
- * endpoint) and sendDocument, checks what Telegram checks (the token, the 4,096-character limit, HTML that Telegram
+ * endpoint), sendDocument and setWebhook/deleteWebhook, checks what Telegram checks (the token, the 4,096-character limit, HTML that Telegram
  * can parse, edits that change nothing), records every call, and is scriptable: queue updates, make the next calls
  * fail with a 429 (`retry_after`), a 401 or a 5xx, or take the whole API down (connections reset) and up again.
  */
@@ -88,6 +88,8 @@ export class FakeTelegramServer {
   validToken: string;
   /** Telegram forgets updates confirmed by a later offset; false = replay them (a server that lost the confirmation) */
   forgetConfirmed = true;
+  /** a webhook URL set with setWebhook (getUpdates then answers 409, as Telegram does) */
+  webhook = '';
   private updates: Array<Record<string, unknown> & { update_id: number }> = [];
   private nextUpdateId = 1000;
   private nextMessageId = 1;
@@ -290,6 +292,7 @@ export class FakeTelegramServer {
       case 'getMe':
         return ok(this.me);
       case 'getUpdates':
+        if (this.webhook !== '') return error(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
         return ok(await this.getUpdates(params, res));
       case 'sendMessage':
       case 'editMessageText': {
@@ -326,6 +329,12 @@ export class FakeTelegramServer {
       }
       case 'answerCallbackQuery':
       case 'sendChatAction':
+        return ok(true);
+      case 'setWebhook':
+        this.webhook = String(params['url'] ?? '');
+        return ok(true);
+      case 'deleteWebhook':
+        this.webhook = '';
         return ok(true);
       case 'getFile': {
         const entry = this.files.get(String(params['file_id']));

@@ -83,6 +83,7 @@ export class TelegramPoller {
     let backoff = FIRST_BACKOFF_MS;
     let me: UserFromGetMe | null = null;
     let recovering = false;
+    let webhookDropped = false;
     this.hooks.state({ status: 'connecting', error: null });
     while (!this.stopped) {
       try {
@@ -117,6 +118,13 @@ export class TelegramPoller {
         }
       } catch (error) {
         if (this.stopped) return;
+        // a webhook left set (by another program, or an earlier setup) blocks getUpdates: long polling replaces it
+        if (error instanceof GrammyError && error.error_code === 409 && /webhook/i.test(error.description) && !webhookDropped) {
+          webhookDropped = true;
+          this.logger.warn(formatEvent('telegram.webhook.deleted', {}));
+          await this.api.deleteWebhook({ drop_pending_updates: false }, grammySignal(signal)).catch(() => undefined);
+          continue;
+        }
         const refusal = tokenRefusal(error);
         if (refusal) {
           this.logger.warn(formatEvent('telegram.token.refused', { error_code: (error as GrammyError).error_code }));
