@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHAT_ID_PATTERN } from '@cashcode/contracts';
@@ -38,10 +38,14 @@ describe('ChannelConversationsStore', () => {
   });
 
   it('a write that fails changes nothing in memory', async () => {
-    // the state's directory cannot be created: a file is in the way (as root, too)
-    await writeFile(join(dir, 'blocked'), 'not a directory');
-    const store = new ChannelConversationsStore(join(dir, 'blocked', 'conversations.json'));
+    const path = join(dir, 'telegram', 'conversations.json');
+    const store = new ChannelConversationsStore(path);
+    await store.put('1', { chat_id: 'tg-1-1', chat_type: 'private', display_name: 'Ada', sender_id: '1', untrusted: [] });
+    // the file cannot be replaced any more: a directory is in its place (as root, too)
+    await rm(path);
+    await mkdir(path);
     await expect(store.put('2', { chat_id: 'tg-1-2', chat_type: 'private', display_name: 'Bob', sender_id: '2', untrusted: [] })).rejects.toThrow();
     expect(await store.get('2')).toBeNull();
+    expect(await store.get('1')).toMatchObject({ chat_id: 'tg-1-1' });
   });
 });
