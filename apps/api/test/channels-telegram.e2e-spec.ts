@@ -246,6 +246,14 @@ describe('Telegram channel (e2e)', () => {
     expect(tg.callsOf('deleteWebhook')).toHaveLength(1);
   });
 
+  it('Scenario: A voice message gets a clear answer that it is not supported', async () => {
+    const before = tg.messagesIn(OWNER.id).length;
+    tg.queueMessage({ from: OWNER, extra: { voice: { file_id: 'v1', file_unique_id: 'v', duration: 3 } } });
+    const [reply] = await botMessages(tg, OWNER.id, 1, before);
+    expect(FakeTelegramServer.visible(reply!)).toBe('I can read text, photos and documents; a voice message is not supported.');
+    expect(fake.completions).toHaveLength(0);
+  });
+
   it('Scenario: An edited message is not answered again', async () => {
     const before = tg.messagesIn(OWNER.id).length;
     tg.queueMessage({ from: OWNER, text: 'edited text', edited: true });

@@ -39,6 +39,8 @@ export interface InboundMessage {
   files: InboundFile[];
   /** a group message that mentions the bot (or answers one of its messages); always true in a private chat */
   addressed: boolean;
+  /** a kind of message the agent cannot read (a voice message, a sticker, …): named for the reply */
+  unsupported?: string;
 }
 
 /** A press of one of the buttons of `ask`. */

@@ -28,6 +28,7 @@ import { ChannelApprovals } from './channel-approvals';
 import { ChannelConversationsStore, conversationChatId, type ConversationEntry } from './channel-conversations.store';
 import { ChannelPairingsStore } from './channel-pairings.store';
 import { AnswerStream, DEFAULT_EDIT_INTERVAL_MS } from './answer-stream';
+import { HELP, SHUTDOWN_NOTICE, SHUTDOWN_NOTICE_MS, TYPING_DELAY_MS } from './channel-texts';
 
 /** What a registered channel tells the framework besides its adapter. */
 export interface ChannelOptions {
@@ -47,19 +48,6 @@ interface Route {
   kind: ChannelKind;
   conversationId: string;
 }
-
-const SHUTDOWN_NOTICE = '_(the server is restarting: this answer stopped here; send your message again)_';
-const SHUTDOWN_NOTICE_MS = 1_000;
-
-/** how long a turn may go without text before the conversation shows "typing…" */
-const TYPING_DELAY_MS = 500;
-
-const HELP = [
-  'Commands:',
-  '/new: start a new chat',
-  '/stop: stop the running answer',
-  '/model: show the model that answers',
-].join('\n');
 
 @Injectable()
 export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
@@ -205,6 +193,10 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
       const { code } = await pairings.request(applicant);
       this.logger.log(formatEvent('channel.pairing.requested', { channel: adapter.kind, chat_type: conversation.type }));
       await this.say(adapter, conversation.id, `Pairing code: \`${code}\`\n\nThe owner of this CashCode can approve it in Settings → Channels.`);
+      return;
+    }
+    if (message.unsupported) {
+      await this.say(adapter, conversation.id, `I can read text, photos and documents; a ${message.unsupported} message is not supported.`);
       return;
     }
     const command = /^\/([a-z]+)(?:@\w+)?(?:\s|$)/i.exec(message.text.trim());

@@ -146,6 +146,8 @@ export class FakeTelegramServer {
     document?: { fileId: string; name: string; size: number };
     replyToBot?: boolean;
     edited?: boolean;
+    /** extra message fields, e.g. `{ voice: {...} }` */
+    extra?: Record<string, unknown>;
   }): number {
     const chat = options.chat ?? { id: options.from.id, type: 'private' as const, first_name: options.from.first_name };
     const text = options.text ?? '';
@@ -173,6 +175,10 @@ export class FakeTelegramServer {
     if (options.photo) message['photo'] = [{ file_id: `${options.photo.fileId}-small`, file_unique_id: 's', width: 90, height: 90, file_size: 100 }, { file_id: options.photo.fileId, file_unique_id: 'b', width: 800, height: 600, file_size: options.photo.size }];
     if (options.document) message['document'] = { file_id: options.document.fileId, file_unique_id: 'd', file_name: options.document.name, file_size: options.document.size };
     if (options.replyToBot) message['reply_to_message'] = { message_id: 1, date: 0, chat, from: { id: this.me.id, is_bot: true, first_name: this.me.first_name } };
+    if (options.extra) {
+      Object.assign(message, options.extra);
+      if (!text) delete message['text'];
+    }
     return this.queue(options.edited ? { edited_message: message } : { message });
   }
 

@@ -32,6 +32,9 @@ export function plainOf(rendered: string): string {
     .replace(/&(amp|lt|gt|quot);/g, (_all, name: string) => (name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : '"'));
 }
 
+/** message kinds answered with "not supported" (service messages such as a member joining get nothing) */
+const UNSUPPORTED_KINDS = ['voice', 'audio', 'video', 'video_note', 'sticker', 'animation', 'location', 'contact', 'poll', 'venue', 'dice'] as const;
+
 function senderOf(user: { id: number; first_name: string; last_name?: string; username?: string }): ChannelSender {
   const displayName = [user.first_name, user.last_name].filter((part) => part && part.trim() !== '').join(' ').slice(0, 128) || String(user.id);
   return { id: String(user.id), displayName, username: user.username ?? null };
@@ -143,7 +146,10 @@ export class TelegramAdapter implements ChannelAdapter {
       const name = message.document.file_name?.trim() || `document-${message.message_id}`;
       files.push(this.file('document', name, message.document.file_id, message.document.file_size ?? null));
     }
-    if (text.trim() === '' && files.length === 0) return null;
+    if (text.trim() === '' && files.length === 0) {
+      const kind = UNSUPPORTED_KINDS.find((key) => key in message);
+      return kind ? { conversation, sender, text: '', files, addressed, unsupported: kind.replace('_', ' ') } : null;
+    }
     return { conversation, sender, text, files, addressed };
   }
 
