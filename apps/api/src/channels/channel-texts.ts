@@ -11,3 +11,6 @@ export const HELP = [
   '/stop: stop the running answer',
   '/model: show the model that answers',
 ].join('\n');
+
+/** an unknown sender is told their (unchanged) pairing code again at most this often */
+export const PAIRING_REPLY_INTERVAL_MS = 60_000;

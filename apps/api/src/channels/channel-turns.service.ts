@@ -28,7 +28,7 @@ import { ChannelApprovals } from './channel-approvals';
 import { ChannelConversationsStore, conversationChatId, type ConversationEntry } from './channel-conversations.store';
 import { ChannelPairingsStore } from './channel-pairings.store';
 import { AnswerStream, DEFAULT_EDIT_INTERVAL_MS } from './answer-stream';
-import { HELP, SHUTDOWN_NOTICE, SHUTDOWN_NOTICE_MS, TYPING_DELAY_MS } from './channel-texts';
+import { HELP, PAIRING_REPLY_INTERVAL_MS, SHUTDOWN_NOTICE, SHUTDOWN_NOTICE_MS, TYPING_DELAY_MS } from './channel-texts';
 
 /** What a registered channel tells the framework besides its adapter. */
 export interface ChannelOptions {
@@ -61,6 +61,8 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
   private readonly streams = new Map<string, AnswerStream>();
   private readonly approvalButtons: ChannelApprovals;
   private events: Subscription | null = null;
+  /** when each unknown sender was last told their pairing code */
+  private readonly pairingReplies = new Map<string, number>();
   /** channel chats deleted in the console (their conversations start new chats) */
   private readonly deletedChats = new Set<string>();
   /** the shortest time between two edits of one answer (tests and the bench may shorten it) */
@@ -190,8 +192,15 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
       const applicant = group
         ? { senderId: conversation.id, displayName: conversation.title, username: null, chatType: conversation.type }
         : { senderId: sender.id, displayName: sender.displayName, username: sender.username, chatType: conversation.type };
-      const { code } = await pairings.request(applicant);
-      this.logger.log(formatEvent('channel.pairing.requested', { channel: adapter.kind, chat_type: conversation.type }));
+      const { code, fresh } = await pairings.request(applicant);
+      this.logger.log(formatEvent('channel.pairing.requested', { channel: adapter.kind, chat_type: conversation.type, fresh }));
+      // the code again at most once a minute: a flood from a stranger cannot make the bot flood (and meet Telegram's
+      // rate limits, which would hold up everyone else's messages)
+      const key = `${adapter.kind}:${applicant.senderId}`;
+      const last = this.pairingReplies.get(key);
+      if (!fresh && last !== undefined && Date.now() - last < PAIRING_REPLY_INTERVAL_MS) return;
+      this.pairingReplies.set(key, Date.now());
+      if (this.pairingReplies.size > 1_000) this.pairingReplies.delete(this.pairingReplies.keys().next().value as string);
       await this.say(adapter, conversation.id, `Pairing code: \`${code}\`\n\nThe owner of this CashCode can approve it in Settings → Channels.`);
       return;
     }
