@@ -5,7 +5,7 @@
  * of the chat counts them for memory provenance. One file per channel: `<dataDir>/channels/<kind>/conversations.json`.
  */
 import { randomBytes } from 'node:crypto';
-import { CHAT_ID_PATTERN, isRecord, type TelegramChatType } from '@cashcode/contracts';
+import { CHAT_ID_PATTERN, isRecord, type ChannelKind, type TelegramChatType, type UntrustedSource } from '@cashcode/contracts';
 import { JsonStateFile } from './json-state-file';
 
 export interface UntrustedSender {
@@ -48,6 +48,11 @@ function parse(raw: unknown): ConversationsState {
 export function conversationChatId(prefix: string, conversationId: string, fresh: boolean): string {
   const safe = `${prefix}-${conversationId}`.replace(/[^A-Za-z0-9_:-]/g, '_').slice(0, 48);
   return fresh ? `${safe}-${randomBytes(4).toString('hex')}` : safe;
+}
+
+/** A chat's untrusted senders as memory-provenance sources (`telegram Dave (8080)`). */
+export function untrustedSources(kind: ChannelKind, members: readonly UntrustedSender[]): UntrustedSource[] {
+  return members.map((member) => ({ kind: 'channel_message', name: `${kind} ${member.display_name} (${member.sender_id})` }));
 }
 
 export class ChannelConversationsStore {

@@ -67,6 +67,16 @@ export class ChatService implements OnModuleDestroy {
     this.usageWarnings = usage.warnings$.subscribe((warning) => this.emit(warning.chat_id, warning));
   }
 
+  /**
+   * Untrusted content a chat holds that no tool result shows (a channel group's members' messages): set by the
+   * channels module, asked for every message of any transport, so a console turn in such a chat counts it too.
+   */
+  private untrustedOf: ((chatId: string) => readonly UntrustedSource[]) | null = null;
+
+  setUntrustedSources(lookup: (chatId: string) => readonly UntrustedSource[]): void {
+    this.untrustedOf = lookup;
+  }
+
   /** Queues a validated message on its chat's lane. */
   submit(
     chatId: string,
@@ -75,6 +85,7 @@ export class ChatService implements OnModuleDestroy {
     attachments: readonly string[] = [],
     options: SubmitOptions = {},
   ): SubmitResult {
+    const untrusted = options.untrusted ?? this.untrustedOf?.(chatId) ?? [];
     return this.lanes.enqueue({
       chatId,
       content,
@@ -82,7 +93,7 @@ export class ChatService implements OnModuleDestroy {
       attachments,
       ...(options.headless === true ? { headless: true } : {}),
       ...(options.source ? { source: options.source } : {}),
-      ...(options.untrusted && options.untrusted.length > 0 ? { untrusted: options.untrusted } : {}),
+      ...(untrusted.length > 0 ? { untrusted } : {}),
     });
   }
 
