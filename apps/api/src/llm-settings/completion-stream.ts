@@ -16,10 +16,16 @@
  * - `data: [DONE]` ends the stream; a body that ends without it ends the stream quietly;
  * - data that is not JSON throws `SyntaxError('Error reading response: malformed server-sent event JSON.')`;
  * - an `event: error` message, or data with an `error` member, throws the SDK's `APIError` (no status) with it;
+ * and what real servers send besides (each a test in `test/provider-streams.e2e-spec.ts`):
+ * - comments (`: OPENROUTER PROCESSING`, `: ping`) and empty `data:` keep-alive events are skipped;
+ * - vLLM's error object in the stream (`{"object":"error","message":…,"code":400}`) throws like an `error` member;
+ * - llama.cpp builds of 2025 send a mid-stream error as a field of its own (`error: {"code":400,…}`), which SSE
+ *   parsers ignore as unknown: it throws like an `error` member, and so does an unframed `{"error":…}` line (a proxy
+ *   that forwards a backend's error body into the open stream);
  * - an aborted request ends the stream quietly (the caller checks its signal), and leaving the loop early cancels the
  *   body, which closes the connection.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { APIError, type OpenAI } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 
@@ -27,6 +33,14 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 type RequestOptions = NonNullable<Parameters<OpenAI['chat']['completions']['create']>[1]>;
 
 const DONE = '[DONE]';
+
+/** The error a stream's JSON value carries: an `error` member (OpenAI, OpenRouter, llama.cpp), or vLLM's error object. */
+function streamError(data: unknown): object | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const record = data as { error?: unknown; object?: unknown };
+  if (record.error) return typeof record.error === 'object' ? record.error : { message: String(record.error) };
+  return record.object === 'error' ? record : null;
+}
 
 function isAbort(error: unknown, signal: AbortSignal | null | undefined): boolean {
   if (signal?.aborted) return true;
@@ -51,6 +65,8 @@ export async function* completionChunkBatches(
       done = true;
       return;
     }
+    // a keep-alive event without data
+    if (message.data.trim() === '') return;
     let data: unknown;
     try {
       data = JSON.parse(message.data);
@@ -61,11 +77,25 @@ export async function* completionChunkBatches(
       const record = data as { error?: unknown } | null;
       throw new APIError(undefined, (record?.error ?? record) as object | undefined, undefined, response.headers);
     }
-    const error = (data as { error?: unknown } | null)?.error;
-    if (error) throw new APIError(undefined, error as object, undefined, response.headers);
+    const error = streamError(data);
+    if (error) throw new APIError(undefined, error, undefined, response.headers);
     batch.push(data as ChatCompletionChunk);
   };
-  const parser = createParser({ onEvent });
+  // a line that is not SSE: llama.cpp's `error: {…}` field, or an error body forwarded without `data:` framing
+  const onError = (problem: ParseError): void => {
+    if (done || problem.type !== 'unknown-field') return;
+    const text = problem.field === 'error' ? (problem.value ?? '') : (problem.line ?? '');
+    if (!text.trimStart().startsWith('{')) return;
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const error = problem.field === 'error' ? (streamError(data) ?? (data as object)) : streamError(data);
+    if (error) throw new APIError(undefined, error, undefined, response.headers);
+  };
+  const parser = createParser({ onEvent, onError });
   const decoder = new TextDecoder();
   const reader = body.getReader();
   /** the body has ended or failed: nothing is left to cancel */
