@@ -229,6 +229,54 @@ describe('provider streams as recorded', () => {
       expect(probed).toEqual([{ path: 'a' }, { path: 'b' }]);
       expect(joinedDeltas(events)).toBe('Both probed.');
     });
+    it('Scenario: a server that ignores stream true and answers one JSON body gives the same answer and tool calls', async () => {
+      const chatId = newChatId();
+      openai.enqueue(
+        {
+          wholeBody: {
+            id: 'chatcmpl-whole',
+            object: 'chat.completion',
+            created: 1733300000,
+            model: 'fake-model',
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: null, reasoning_content: 'One body.', tool_calls: [{ id: 'call_w', type: 'function', function: { name: 'probe_tool', arguments: '{"path":"w"}' } }] },
+                finish_reason: 'tool_calls',
+              },
+            ],
+            usage: { prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 },
+          },
+        },
+        { wholeBody: { id: 'chatcmpl-whole-2', object: 'chat.completion', created: 1733300001, model: 'fake-model', choices: [{ index: 0, message: { role: 'assistant', content: 'Whole answer.' }, finish_reason: 'stop' }] } },
+      );
+      const events = await turn(chatId, 'No streaming here');
+      expect(probed).toEqual([{ path: 'w' }]);
+      expect(joinedReasoning(events)).toBe('One body.');
+      expect(joinedDeltas(events)).toBe('Whole answer.');
+      expect(events.at(-1)).toMatchObject({ event: 'done', cancelled: false });
+    });
+
+    it("Scenario: Azure's prompt-filter chunk without choices and Groq's usage in x_groq are read", async () => {
+      const chatId = newChatId();
+      openai.enqueue({
+        rawChunks: [
+          { id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } }] },
+          { id: 'chatcmpl-g', object: 'chat.completion.chunk', created: 1, model: 'llama-3.3-70b-versatile', system_fingerprint: 'fp_g', x_groq: { id: 'req_01' }, choices: [{ index: 0, delta: { role: 'assistant', content: 'Fast answer.' }, logprobs: null, finish_reason: null }] },
+          {
+            id: 'chatcmpl-g',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: 'llama-3.3-70b-versatile',
+            choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }],
+            x_groq: { id: 'req_01', usage: { queue_time: 0.02, prompt_tokens: 33, prompt_time: 0.001, completion_tokens: 3, completion_time: 0.01, total_tokens: 36, total_time: 0.011 } },
+          },
+        ],
+      });
+      const events = await turn(chatId, 'Fast');
+      expect(joinedDeltas(events)).toBe('Fast answer.');
+      expect(events.at(-1)).toMatchObject({ event: 'done', usage: { prompt_tokens: 33, completion_tokens: 3, total_tokens: 36 } });
+    });
   });
 
   describe('Anthropic', () => {
@@ -316,6 +364,24 @@ describe('provider streams as recorded', () => {
       const continued = claude.messages.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
       expect(continued.messages.at(-2)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'Paused here' }] });
       expect((await rows(chatId)).at(-1)).toMatchObject({ content: 'Paused here and resumed.' });
+    });
+
+    it('Scenario: an Anthropic stream cut before its end is retried while nothing was shown, else ends as interrupted', async () => {
+      const chatId = newChatId();
+      const cut = (text: string) => ({
+        rawEvents: [
+          start('msg_cut'),
+          ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+          ...(text !== '' ? [ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })] : []),
+        ],
+      });
+      claude.enqueue(cut(''), { text: 'Second try.' });
+      expect(joinedDeltas(await turn(chatId, 'Cut early', CLAUDE))).toBe('Second try.');
+      expect(claude.messages).toHaveLength(2);
+      claude.enqueue(cut('Cut in the'), { text: 'never asked for' });
+      const events = await turn(chatId, 'Cut late', CLAUDE);
+      expect(errorOf(events)).toMatchObject({ code: 'transient', detail: `The model stream was interrupted: ${PROVIDER_ERROR_MESSAGES.transient}` });
+      expect(claude.messages).toHaveLength(3);
     });
 
     it('Scenario: an Anthropic overloaded error after text ends the turn as interrupted, without a retry', async () => {

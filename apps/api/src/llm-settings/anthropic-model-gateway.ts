@@ -11,7 +11,8 @@
  * `pause_turn` and `model_context_window_exceeded` → `length` too: the answer stopped early and continue sends it back,
  * as the API asks; `refusal` fails the call with a fixed message, so the refused answer never stays in the history,
  * which the API requires before the conversation goes on). Only a `tool_use` block whose `content_block_stop` came is
- * a tool call; unknown block, delta and event types (server tools, citations, later additions) are skipped.
+ * a tool call; unknown block, delta and event types (server tools, citations, later additions) are skipped; a body that
+ * ends before the message's stop reason (`message_delta`) or `message_stop` is a cut connection, not an answer.
  * Thinking blocks (with their signatures) and redacted thinking blocks come back as `replay` when the answer calls
  * tools: the loop sends them back unchanged on that assistant message, as the API requires within a tool loop.
  * Usage: `input_tokens` plus the cache reads and writes are the prompt (anthropic-usage.ts).
@@ -114,6 +115,8 @@ export class AnthropicModelGateway {
     let reasoning = '';
     let finishReason: GatewayAnswer['finishReason'];
     let refused = false;
+    /** a `message_delta` with its stop reason, or `message_stop`, arrived: the answer is whole */
+    let ended = false;
     for await (const raw of stream) {
       const event = raw as unknown as Record<string, unknown>;
       switch (event['type']) {
@@ -151,15 +154,23 @@ export class AnthropicModelGateway {
           usage = mergeAnthropicUsage(usage, event['usage'] as AnthropicUsage | undefined);
           const stopReason = (event['delta'] as { stop_reason?: unknown } | undefined)?.stop_reason;
           if (stopReason === 'refusal') refused = true;
+          if (typeof stopReason === 'string') ended = true;
           finishReason = finishReasonOf(stopReason) ?? finishReason;
           break;
         }
+        case 'message_stop':
+          ended = true;
+          break;
         default:
           break;
       }
     }
     // the stream ends quietly when its request is aborted: a cancelled call must never look like an answer
     if (call.signal.aborted) throw new StreamAbortedError();
+    // the body ended without the message's end: the connection was cut (retried while nothing was shown)
+    if (!ended) {
+      throw new ModelCallError({ kind: 'transient', retryable: true, retryAfterMs: null, message: PROVIDER_ERROR_MESSAGES.transient });
+    }
     if (refused) {
       throw new ModelCallError({ kind: 'fatal', retryable: false, retryAfterMs: null, message: PROVIDER_ERROR_MESSAGES.refusal });
     }

@@ -22,6 +22,7 @@
  * - llama.cpp builds of 2025 send a mid-stream error as a field of its own (`error: {"code":400,…}`), which SSE
  *   parsers ignore as unknown: it throws like an `error` member, and so does an unframed `{"error":…}` line (a proxy
  *   that forwards a backend's error body into the open stream);
+ * - a server that ignores `stream: true` and answers one `chat.completion` JSON body: its message is one chunk;
  * - an aborted request ends the stream quietly (the caller checks its signal), and leaving the loop early cancels the
  *   body, which closes the connection.
  */
@@ -42,6 +43,33 @@ function streamError(data: unknown): object | null {
   return record.object === 'error' ? record : null;
 }
 
+/** A `chat.completion` body (a server that ignored `stream: true`) as the one chunk that streams the same answer. */
+async function wholeCompletionChunk(response: Response): Promise<ChatCompletionChunk> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await response.text());
+  } catch {
+    throw new SyntaxError('Error reading response: malformed JSON body.');
+  }
+  const error = streamError(data);
+  if (error) throw new APIError(undefined, error, undefined, response.headers);
+  const completion = (data ?? {}) as { choices?: unknown; usage?: unknown };
+  const choices = Array.isArray(completion.choices) ? (completion.choices as Array<Record<string, unknown>>) : [];
+  return {
+    ...(completion as object),
+    object: 'chat.completion.chunk',
+    choices: choices.map((choice, index) => {
+      const message = (choice['message'] ?? {}) as Record<string, unknown>;
+      const calls = Array.isArray(message['tool_calls']) ? (message['tool_calls'] as Array<Record<string, unknown>>) : [];
+      return {
+        index,
+        delta: { ...message, ...(calls.length > 0 ? { tool_calls: calls.map((call, at) => ({ index: at, ...call })) } : {}) },
+        finish_reason: choice['finish_reason'] ?? null,
+      };
+    }),
+  } as ChatCompletionChunk;
+}
+
 function isAbort(error: unknown, signal: AbortSignal | null | undefined): boolean {
   if (signal?.aborted) return true;
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
@@ -56,6 +84,10 @@ export async function* completionChunkBatches(
   const response = await client.chat.completions.create(params, options).asResponse();
   const body = response.body;
   if (!body) throw new APIError(undefined, undefined, 'Attempted to iterate over a response with no body', response.headers);
+  if (/^application\/json/i.test(response.headers.get('content-type') ?? '')) {
+    yield [await wholeCompletionChunk(response)];
+    return;
+  }
 
   let batch: ChatCompletionChunk[] = [];
   let done = false;

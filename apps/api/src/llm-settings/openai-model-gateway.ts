@@ -120,8 +120,9 @@ export class OpenAiModelGateway {
       let text = '';
       let thought = '';
       for (const chunk of batch) {
-        // usage may come with the last choice, in a chunk of its own, or not at all
-        if (chunk.usage) reported = chunk.usage;
+        // usage may come with the last choice, in a chunk of its own, in Groq's `x_groq`, or not at all
+        const usage = chunk.usage ?? (chunk as { x_groq?: { usage?: ChatCompletionChunk['usage'] } }).x_groq?.usage;
+        if (usage) reported = usage;
         const choice = chunk.choices?.[0];
         finishReason = finishReasonOf(choice?.finish_reason) ?? finishReason;
         const delta = choice?.delta as Record<string, unknown> | undefined;

@@ -71,6 +71,8 @@ export interface FakeStep {
    * ends, fields other than `data:`); nothing is added, `[DONE]` included
    */
   rawSse?: string[];
+  /** answer this JSON body (`application/json`, status 200) even to a streaming request: a server ignoring `stream` */
+  wholeBody?: unknown;
 }
 
 export interface RecordedRequest {
@@ -344,6 +346,11 @@ export class FakeModelServer {
       return;
     }
 
+    if (step.wholeBody !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(step.wholeBody));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     if (step.oneWrite && !step.chunkDelayMs) {
       // corked until the writes of this tick (the whole response: no delays) are done: one write of all the events
