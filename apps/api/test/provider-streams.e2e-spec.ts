@@ -277,6 +277,20 @@ describe('provider streams as recorded', () => {
       expect(joinedDeltas(events)).toBe('Fast answer.');
       expect(events.at(-1)).toMatchObject({ event: 'done', usage: { prompt_tokens: 33, completion_tokens: 3, total_tokens: 36 } });
     });
+    it("Scenario: OpenAI's refusal delta is the answer text", async () => {
+      const chatId = newChatId();
+      const oa = { id: 'chatcmpl-r', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-2024-08-06', service_tier: 'default', system_fingerprint: 'fp_r' };
+      openai.enqueue({
+        rawChunks: [
+          { ...oa, choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: '' }, logprobs: null, finish_reason: null }], obfuscation: 'x1' },
+          { ...oa, choices: [{ index: 0, delta: { refusal: "I'm sorry, I can't help with that." }, logprobs: null, finish_reason: null }], obfuscation: 'Yz' },
+          { ...oa, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], obfuscation: 'q' },
+        ],
+      });
+      const events = await turn(chatId, 'Refuse me');
+      expect(joinedDeltas(events)).toBe("I'm sorry, I can't help with that.");
+      expect(events.at(-1)).toMatchObject({ event: 'done', cancelled: false });
+    });
   });
 
   describe('Anthropic', () => {

@@ -137,6 +137,8 @@ export class OpenAiModelGateway {
           text += split.answer;
           thought += split.reasoning;
         }
+        // OpenAI's refusal comes in a field of its own, content null: it is what the model answers
+        if (typeof delta['refusal'] === 'string') text += delta['refusal'];
         if (Array.isArray(delta['tool_calls'])) for (const piece of delta['tool_calls']) toolCalls.add(piece);
       }
       emit(text, thought);
