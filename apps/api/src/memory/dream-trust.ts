@@ -41,11 +41,29 @@ export function keptOutNote(keptOut: readonly MemoryEntryView[]): string {
   );
 }
 
-/** The proposal with the kept-out entries put back unchanged at its end (a copy the model wrote anyway is dropped). */
+/** An entry's text without its date stamp or list marker, lowercased: what a restatement would contain. */
+function core(entry: string): string {
+  return entry
+    .replace(/^[-*+]\s+/, '')
+    .replace(/^\[\d{4}-\d\d-\d\d \d\d:\d\d\]\s*/, '')
+    .trim()
+    .toLowerCase();
+}
+
+/** Restatements shorter than this are not looked for (too likely to match an unrelated line). */
+const MIN_RESTATED_CHARS = 12;
+
+/**
+ * The proposal with the kept-out entries put back unchanged at its end. A line of the proposal that is such an entry,
+ * or contains its text (a restatement the model could only make if it learnt the text elsewhere), is dropped.
+ */
 export function withKeptOut(proposal: string, keptOut: readonly MemoryEntryView[]): string {
   if (keptOut.length === 0) return proposal;
   const entries = new Set(keptOut.map((view) => view.entry));
-  const kept = proposal.split('\n').filter((line) => !entries.has(line.trim()));
+  const cores = keptOut.map((view) => core(view.entry)).filter((text) => text.length >= MIN_RESTATED_CHARS);
+  const kept = proposal
+    .split('\n')
+    .filter((line) => !entries.has(line.trim()) && !cores.some((text) => line.toLowerCase().includes(text)));
   const body = trimTrailing(kept.join('\n'), '\n');
   return `${body}${body === '' ? '' : '\n'}${keptOut.map((view) => view.entry).join('\n')}\n`;
 }
