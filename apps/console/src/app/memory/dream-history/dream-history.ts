@@ -23,6 +23,8 @@ export class DreamHistory {
 
   readonly runNow = output<void>();
   readonly revert = output<DreamRun>();
+  /** the owner applies the proposal of a run held for review */
+  readonly apply = output<DreamRun>();
 
   protected readonly i18n = inject(I18n);
   /** runs whose diff is open */
