@@ -34,6 +34,14 @@ export class TrustedSources {
     );
   }
 
+  protected kindLabel(kind: TrustedSourceKind): string {
+    return this.i18n.t(`memory.trusted.kind.${kind}`);
+  }
+
+  protected placeholder(): string {
+    return this.i18n.t(`memory.trusted.placeholder.${this.kind()}`);
+  }
+
   protected add(): void {
     const name = this.name().trim().toLowerCase();
     if (name === '') return;
