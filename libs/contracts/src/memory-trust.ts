@@ -1,14 +1,6 @@
 // Memory trust: the entries of MEMORY.md with the trust their provenance gives them, and the owner's per-source relax
 // policy for the `memory_write` asks (openspec memory "Requirement: Memory provenance", "Requirement: Trusted sources").
-import type { MemoryProvenanceRecord, UntrustedSource } from './memory';
-
-/**
- * - `verified`: the owner's latest mark
- * - `untrusted`: written while untrusted content was in the model's context, not verified
- * - `trusted`: written without untrusted content in context
- * - `unknown`: no provenance record (a line edited outside the server): never treated as trusted
- */
-export type MemoryEntryTrust = 'unknown' | 'untrusted' | 'trusted' | 'verified';
+import type { MemoryEntryTrust, MemoryProvenanceRecord, UntrustedSource } from './memory';
 
 /** One non-blank line of MEMORY.md with its source. */
 export interface MemoryEntryView {

@@ -4,7 +4,6 @@
  * and "run now".
  */
 import type { LlmSelection } from './llm-provider';
-import type { MemoryEntryTrust } from './memory-trust';
 
 /** `GET /api/memory` and the answer of `PUT /api/memory`. */
 export interface MemoryDocumentResponse {
@@ -79,6 +78,14 @@ export interface DreamRun {
   /** additive, for an `apply` run: the held run whose proposal was written */
   applied_run_id?: string;
 }
+
+/**
+ * - `verified`: the owner's latest mark
+ * - `untrusted`: written while untrusted content was in the model's context, not verified
+ * - `trusted`: written without untrusted content in context
+ * - `unknown`: no provenance record (a line edited outside the server): never treated as trusted
+ */
+export type MemoryEntryTrust = 'unknown' | 'untrusted' | 'trusted' | 'verified';
 
 /** One entry of a Dream diff with its source. */
 export interface DreamEntryProvenance {
