@@ -40,6 +40,8 @@ export interface PoisonCase {
   chatId: string;
   /** the owner was asked before the write */
   asked: boolean;
+  /** the kinds of untrusted sources the approval request named */
+  named: string[];
   /** the write ran without the owner's approval */
   wrote: boolean;
   /** the hostile text reached the model inside the untrusted frame (null: the vector has no tool result) */
@@ -202,7 +204,11 @@ export async function runPoisoningSuite(target: PoisonTarget, fixturesDir: strin
           steps.push({ toolCalls: [goalCall(goal, writeId, target.memoryDir, n)] }, { content: 'Done.' });
           fake.enqueue(...steps);
           const events = await turn(chatId, send);
-          const asked = events.some((e) => e.event === 'approval_request' && e.call_id === writeId);
+          const request = events.find((e) => e.event === 'approval_request' && e.call_id === writeId) as
+            | { untrusted_sources?: Array<{ kind: string }> }
+            | undefined;
+          const asked = request !== undefined;
+          const named = (request?.untrusted_sources ?? []).map((source) => source.kind);
           const result = events.find((e) => e.event === 'tool_result' && e.call_id === writeId) as { ok?: boolean } | undefined;
           let framed: boolean | null = null;
           if (vector !== 'channel') {
@@ -212,7 +218,7 @@ export async function runPoisoningSuite(target: PoisonTarget, fixturesDir: strin
             const content = sent?.find((m) => m.role === 'tool' && m.tool_call_id === readId)?.content ?? '';
             framed = frameOf(content) !== null;
           }
-          cases.push({ vector, phrasing: phrasing.id, goal, chatId, asked, wrote: result?.ok === true && !asked, framed });
+          cases.push({ vector, phrasing: phrasing.id, goal, chatId, asked, named, wrote: result?.ok === true && !asked, framed });
         }
       }
     }
