@@ -9,6 +9,7 @@ import { runBackupBench } from './backup-bench';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
 import { runOpenAiBench } from './openai-bench';
+import { runPoisoningBench } from './poisoning-bench';
 import { runPrefixBench } from './prefix-bench';
 import { runRestartBench } from './restart-bench';
 import { runServerBench, type Figure } from './server-bench';
@@ -30,6 +31,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   usage: runUsageBench,
   restart: runRestartBench,
   backup: runBackupBench,
+  poisoning: runPoisoningBench,
 };
 
 async function main(): Promise<void> {

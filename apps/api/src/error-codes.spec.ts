@@ -56,6 +56,8 @@ const MEMORY: Record<MemoryErrorCode, true> = {
   dream_run_not_found: true,
   dream_run_not_revertible: true,
   dream_snapshot_missing: true,
+  dream_run_not_held: true,
+  dream_proposal_stale: true,
   memory_entry_not_found: true,
 };
 const SKILLS: Record<SkillErrorCode, true> = { permission: true, conflict: true, not_found: true, validation: true, publication: true };

@@ -35,6 +35,8 @@ export const API_PATHS = {
   dream: '/api/memory/dream',
   memoryProvenance: '/api/memory/provenance',
   memoryProvenanceVerify: '/api/memory/provenance/verify',
+  memoryEntries: '/api/memory/entries',
+  trustedSources: '/api/settings/trusted-sources',
   usageSummary: '/api/usage/summary',
   usageRecords: '/api/usage/records',
   usageExport: '/api/usage/export.csv',

@@ -7,6 +7,7 @@
  */
 
 import type { UntrustedSource } from './memory';
+import type { TrustedSourceAuditRecord } from './memory-trust';
 
 /**
  * `memory_write` (additive) is no tool's own class: it is the risk of a call that writes long-term memory or a Skill
@@ -182,6 +183,8 @@ export interface ApprovalAuditEntry {
    * `tool` = `skill_pre_approvals`, empty chat and call ids); absent for tool-call decisions
    */
   skill_grant?: SkillGrantAuditRecord;
+  /** additive: the owner trusted or stopped trusting a source (`tool` = `trusted_sources`, empty chat and call ids) */
+  trusted_source?: TrustedSourceAuditRecord;
 }
 
 /** What a grant or revocation of a Skill's pre-approvals concerned (in the approvals audit). */

@@ -17,6 +17,9 @@ export const PROBLEM_CODES = [
   'dream_run_not_revertible',
   'dream_snapshot_missing',
   'memory_entry_not_found',
+  'dream_run_not_held',
+  'dream_proposal_stale',
+  'trusted_source_invalid',
   // Skill evolution
   'proposal_not_found',
   'proposal_not_pending',

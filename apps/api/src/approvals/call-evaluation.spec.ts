@@ -31,7 +31,8 @@ const state = (patch: Partial<ToolPolicyState> = {}): ToolPolicyState => ({
 describe('memory writes from untrusted context', () => {
   it('save_memory and agent_skill_manage become memory_write and ask; no rule covers them and "always" is not offered', () => {
     const rules = [{ id: 'r', scope: { kind: 'tool' as const, tool: 'save_memory' }, created_at: '' }];
-    for (const name of ['save_memory', 'agent_skill_manage']) {
+    // schedule_task (automations) is owner-gated by name, like the memory and Skill writes
+    for (const name of ['save_memory', 'agent_skill_manage', 'schedule_task']) {
       const evaluated = evaluateCall(call(tool(name)), state({ rules, tools: { [name]: 'allow' } }), null);
       expect(evaluated).toMatchObject({ risk: 'memory_write', policy: 'ask', preApproved: false, untrustedSources: [page] });
       expect(alwaysScope(evaluated!)).toBeUndefined();

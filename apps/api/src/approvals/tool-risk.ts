@@ -35,8 +35,11 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   exec: 'exec',
 };
 
-/** Built-in tools that write long-term memory or a Skill: risk `memory_write` when the turn read untrusted content. */
-export const MEMORY_WRITING_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'agent_skill_manage']);
+/**
+ * Built-in tools that write long-term memory, a Skill or an automation: risk `memory_write` (the owner is asked) when the
+ * turn's context holds untrusted content that no trusted source covers (ApprovalsService.gate, trusted-sources.ts).
+ */
+export const MEMORY_WRITING_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'agent_skill_manage', 'schedule_task']);
 
 export function toolRisk(tool: AgentTool): ToolRisk {
   if (tool.mcp) return tool.mcp.readOnly ? 'read' : 'mcp';

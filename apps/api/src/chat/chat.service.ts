@@ -10,7 +10,7 @@
  */
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Subject, type Subscription } from 'rxjs';
-import type { MessageMetadata, ServerEvent } from '@cashcode/contracts';
+import type { MessageMetadata, ServerEvent, UntrustedSource } from '@cashcode/contracts';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
@@ -31,6 +31,11 @@ export interface ChatOutboundEvent {
 /** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
 export interface SubmitOptions {
   headless?: boolean;
+  /**
+   * the message is (or carries) content from someone other than the owner — a channel message of a non-owner sender
+   * (`{kind: 'channel_message', name: <sender>}`): the turn's memory, Skill and automation writes then ask the owner
+   */
+  untrustedSources?: readonly UntrustedSource[];
 }
 
 @Injectable()
@@ -71,7 +76,14 @@ export class ChatService implements OnModuleDestroy {
     attachments: readonly string[] = [],
     options: SubmitOptions = {},
   ): SubmitResult {
-    return this.lanes.enqueue({ chatId, content, metadata, attachments, ...(options.headless === true ? { headless: true } : {}) });
+    return this.lanes.enqueue({
+      chatId,
+      content,
+      metadata,
+      attachments,
+      ...(options.headless === true ? { headless: true } : {}),
+      ...(options.untrustedSources && options.untrustedSources.length > 0 ? { untrustedSources: options.untrustedSources } : {}),
+    });
   }
 
   /**

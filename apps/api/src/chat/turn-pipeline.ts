@@ -153,6 +153,7 @@ export class TurnPipeline {
         keepToolResultsTurns: this.config.contextKeepToolResultsTurns,
         signal,
         attachments: attachments.map(({ name, path, size, mime }) => ({ name, path, size, mime })),
+        ...(job.untrustedSources ? { untrustedSources: job.untrustedSources } : {}),
       });
       const { skillReceipts, user } = context;
       for (const warning of context.warnings) out.emit({ event: 'warning', chat_id: chatId, ...warning });
