@@ -110,7 +110,7 @@ describe('Automations (e2e)', () => {
     fake.enqueue({ content: 'never asked' });
     const automation = await create({ budget: { tokens: 50_000 } });
     const started = await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
-    expect([started.status, started.json.run.outcome, started.json.run.trigger]).toEqual([202, 'running', 'manual']);
+    expect([started.status, started.json.run?.outcome, started.json.run?.trigger]).toEqual([202, 'running', 'manual']);
     const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === 1);
     expect(run).toMatchObject({ outcome: 'budget_exceeded', tokens: 100_000 });
     expect(run?.error).toContain('50,000 tokens');

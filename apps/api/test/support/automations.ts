@@ -1,5 +1,17 @@
 /** Helpers of the automations e2e suites: a complete automation body, REST calls, and polling the runs. */
-import type { AutomationRun } from '@cashcode/contracts';
+import type { Automation, AutomationRun } from '@cashcode/contracts';
+
+/** The members the suites read from the answers (an automation, a run, a page, a preview or a problem). */
+export interface ApiJson extends Partial<Omit<Automation, 'schedule'>> {
+  code?: string;
+  errors?: Array<{ field: string; message: string }>;
+  run?: AutomationRun;
+  runs?: AutomationRun[];
+  automations?: Automation[];
+  description?: string;
+  next?: string[];
+  schedule?: unknown;
+}
 
 const LLM = { provider: 'openai_compatible', model: 'fake-model' };
 
@@ -23,14 +35,14 @@ export function automationBody(overrides: Record<string, unknown> = {}): Record<
   };
 }
 
-export async function api(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; type: string; json: any }> {
+export async function api(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; type: string; json: ApiJson }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, type: response.headers.get('content-type') ?? '', json: text ? JSON.parse(text) : null };
+  return { status: response.status, type: response.headers.get('content-type') ?? '', json: (text ? JSON.parse(text) : {}) as ApiJson };
 }
 
 /** Polls the runs of an automation until `done` says so (no fixed sleeps). */
