@@ -4,6 +4,7 @@
  * budgets, headless approvals, the tool subset, `schedule_task` and bad input.
  */
 import type { Automation, AutomationRun, ServerEvent } from '@cashcode/contracts';
+import { ToolRegistry } from '../src/agent/tool-registry';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { api, automationBody, waitForRuns } from './support/automations';
@@ -156,6 +157,56 @@ describe('Automations (e2e)', () => {
     for (const name of ['read_file', 'exec', 'write_file', 'skill_load', 'mcp_prepare', 'schedule_task']) expect(offered).not.toContain(name);
     const toolMessage = bodyOf(fake.completions[1]).messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toContain('not available in this run');
+  });
+
+  it('Scenario: a run longer than its maximum run time ends as timeout', async () => {
+    fake.enqueue({ hang: true });
+    const automation = await create({ max_run_seconds: 1 });
+    await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+    const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === 1);
+    expect(run?.outcome).toBe('timeout');
+    expect(run?.error).toContain('maximum run time');
+    expect(fake.completions[0]?.aborted).toBe(true);
+  });
+
+  it('Scenario: a tool that vanished after the automation was saved ends the run with a recorded error', async () => {
+    const registry = t.app.get(ToolRegistry);
+    const listDir = registry.get('list_dir');
+    const automation = await create({ tools: ['list_dir'] });
+    registry.unregister('list_dir');
+    try {
+      await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+      const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === 1);
+      expect(run).toMatchObject({ outcome: 'error', error: 'The tool "list_dir" does not exist. Edit the automation\'s tools.' });
+      expect(fake.completions).toHaveLength(0);
+    } finally {
+      if (listDir) registry.register(listDir);
+    }
+  });
+
+  it('Scenario: a new chat per run', async () => {
+    const automation = await create({ chat_mode: 'per_run' });
+    for (let round = 1; round <= 2; round++) {
+      await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+      await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === round);
+    }
+    const runs = (await api(t.httpUrl, 'GET', `/api/automations/${automation.id}/runs?limit=1`)).json;
+    expect(runs.runs).toHaveLength(1);
+    const older = (await api(t.httpUrl, 'GET', `/api/automations/${automation.id}/runs?limit=1&before=${runs.next_before}`)).json;
+    expect(older.runs).toHaveLength(1);
+    expect(older.next_before).toBeNull();
+    const chats = [runs.runs?.[0]?.chat_id, older.runs?.[0]?.chat_id];
+    expect(new Set(chats).size).toBe(2);
+    for (const chat of chats) expect(chat).toMatch(new RegExp(`^auto-${automation.id}-[0-9a-z]{8}$`));
+  });
+
+  it('Scenario: the automations routes are in the OpenAPI document with their problems', async () => {
+    const doc = (await api(t.httpUrl, 'GET', '/api/docs-json')).json as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    expect(Object.keys(doc.paths['/api/automations'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/automations/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'put']);
+    expect(Object.keys(doc.paths['/api/automations/{id}/run']?.['post']?.responses ?? {}).sort()).toEqual(['202', '401', '403', '404', '409', '500']);
+    expect(doc.paths['/api/automations/{id}/runs']?.['get']).toBeDefined();
+    expect(doc.paths['/api/automations/preview']?.['post']?.responses['422']).toBeDefined();
   });
 
   describe('schedule_task', () => {

@@ -173,7 +173,7 @@ export class AutomationRunner {
 }
 
 /** The run's outcome when this event ends its turn (null: the turn goes on). */
-function turnEnd(event: ServerEvent, timedOut: boolean): { outcome: AutomationRunOutcome; error: string | null } | null {
+export function turnEnd(event: ServerEvent, timedOut: boolean): { outcome: AutomationRunOutcome; error: string | null } | null {
   if (event.event === 'done') {
     if (!event.cancelled) return { outcome: 'ok', error: null };
     return timedOut
