@@ -61,6 +61,8 @@ describe('AutomationScheduler', () => {
       ['moved', 200],
       ['late', 300],
     ]);
+    for (let round = 0; round < 1000; round++) scheduler.set('edited', 5_000 + round);
+    expect(scheduler.heapSize).toBeLessThan(100);
     scheduler.set('x', 2000);
     scheduler.stop();
     expect(clock.alive).toBe(0);
