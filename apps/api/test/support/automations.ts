@@ -7,6 +7,7 @@ export interface ApiJson extends Partial<Omit<Automation, 'schedule'>> {
   errors?: Array<{ field: string; message: string }>;
   run?: AutomationRun;
   runs?: AutomationRun[];
+  next_before?: string | null;
   automations?: Automation[];
   description?: string;
   next?: string[];
