@@ -3,6 +3,8 @@
  * (CASHCODE_AUTOMATION_MIN_INTERVAL_SEC=1, `once` a second ahead), runs as turns of the automation's chat, no overlap,
  * budgets, headless approvals, the tool subset, `schedule_task` and bad input.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Automation, AutomationRun, ServerEvent } from '@cashcode/contracts';
 import { ToolRegistry } from '../src/agent/tool-registry';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
@@ -167,6 +169,21 @@ describe('Automations (e2e)', () => {
     expect(run?.outcome).toBe('timeout');
     expect(run?.error).toContain('maximum run time');
     expect(fake.completions[0]?.aborted).toBe(true);
+  });
+
+  it('Scenario: deleting an automation stops its run and removes its runs', async () => {
+    fake.enqueue({ hang: true });
+    const automation = await create({});
+    await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+    await fake.waitForRequests(1);
+    expect((await api(t.httpUrl, 'DELETE', `/api/automations/${automation.id}`)).status).toBe(204);
+    await fake.waitForAbort(0);
+    expect((await api(t.httpUrl, 'GET', `/api/automations/${automation.id}`)).status).toBe(404);
+    expect((await api(t.httpUrl, 'GET', `/api/automations/${automation.id}/runs`)).status).toBe(404);
+    const runsFile = join(t.dataDir, 'automations', 'runs', `${automation.id}.jsonl`);
+    const until = Date.now() + 5_000;
+    while (existsSync(runsFile) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(runsFile)).toBe(false);
   });
 
   it('Scenario: a tool that vanished after the automation was saved ends the run with a recorded error', async () => {

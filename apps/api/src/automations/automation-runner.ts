@@ -52,6 +52,11 @@ export class AutomationRunner {
 
   constructor(private readonly deps: AutomationRunnerDeps) {}
 
+  /** Stops a run's turn (the run then ends `cancelled`). */
+  cancel(chatId: string): void {
+    this.deps.chat.cancel(chatId);
+  }
+
   /** A run record that did not start a turn (a skipped due time). */
   async recordSkipped(automation: StoredAutomation, trigger: AutomationRunTrigger, reason: string): Promise<AutomationRun> {
     const at = runTime(this.deps.now());

@@ -134,9 +134,12 @@ export class AutomationsService {
     return this.view(after);
   }
 
+  /** Deletes an automation and its runs; a run that is going is stopped (its chat stays). */
   async delete(id: string): Promise<void> {
     const automation = this.find(id);
     await this.persist(() => this.automations.delete(id), () => this.automations.set(id, automation));
+    const running = this.running.get(id)?.chat_id;
+    if (running) this.core.runner.cancel(running);
     this.scheduler.remove(id);
     this.lastRuns.delete(id);
     await this.core.store.deleteRuns(id).catch(() => undefined);
@@ -191,13 +194,16 @@ export class AutomationsService {
 
   private launch(automation: StoredAutomation, trigger: AutomationRunTrigger): Promise<AutomationRun> {
     const { started, ended } = this.core.runner.start(automation, trigger);
-    const placeholder = { id: '', outcome: 'running' } as AutomationRun;
+    const placeholder = { id: '', outcome: 'running', chat_id: null } as unknown as AutomationRun;
     this.running.set(automation.id, placeholder);
-    void ended.then((run) => {
+    void ended.then(async (run) => {
       if (this.running.get(automation.id) === placeholder) this.running.delete(automation.id);
       if (this.automations.has(automation.id)) this.lastRuns.set(automation.id, { ...run });
+      // deleted while it ran: its last record must not bring the runs file back
+      else await this.core.store.deleteRuns(automation.id).catch(() => undefined);
     });
     return started.then((run) => {
+      if (this.running.get(automation.id) === placeholder) placeholder.chat_id = run.chat_id;
       if (this.automations.has(automation.id)) this.lastRuns.set(automation.id, { ...run });
       return { ...run };
     });
