@@ -51,6 +51,7 @@ describe('Automations (e2e)', () => {
       [{ schedule: { kind: 'cron', expression: '0 8 * * *', timezone: 'Mars/Olympus' } }, 'invalid_timezone', 'schedule.timezone'],
       [{ schedule: { kind: 'once', at: '2026-02-30T08:00:00+01:00' } }, 'invalid_schedule', 'schedule.at'],
       [{ schedule: { kind: 'interval', every_seconds: 0 } }, 'invalid_schedule', 'schedule.every_seconds'],
+      [{ schedule: { kind: 'once', at: '2020-01-01T08:00:00Z' } }, 'invalid_schedule', 'schedule.at'],
       [{ budget: { tokens: 0 } }, 'invalid_budget', 'budget.tokens'],
       [{ budget: { usd: -1 } }, 'invalid_budget', 'budget.usd'],
       [{ tools: ['no_such_tool'] }, 'unknown_tool', 'tools'],

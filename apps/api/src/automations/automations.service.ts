@@ -60,11 +60,12 @@ export class AutomationsService {
     await Promise.all(
       [...this.automations.values()].map(async (automation) => {
         const runs = await this.core.store.runs(automation.id).catch(() => []);
-        for (const run of runs.filter((entry) => entry.outcome === 'running')) {
-          await this.core.store.appendRun({ ...run, outcome: 'cancelled', ended_at: runTime(now), error: 'The server stopped during the run.' });
+        for (const [index, run] of runs.entries()) {
+          if (run.outcome !== 'running') continue;
+          runs[index] = { ...run, outcome: 'cancelled', ended_at: runTime(now), error: 'The server stopped during the run.' };
+          await this.core.store.appendRun(runs[index]);
         }
-        const last = (await this.core.store.runs(automation.id).catch(() => []))[0];
-        if (last) this.lastRuns.set(automation.id, last);
+        if (runs[0]) this.lastRuns.set(automation.id, runs[0]);
         if (!automation.enabled) return;
         const planned = automation.next_run_at === null ? null : Date.parse(automation.next_run_at);
         if (planned !== null && planned <= now) missed.push(automation);
@@ -112,6 +113,7 @@ export class AutomationsService {
   async create(body: unknown, source: AutomationSource = 'owner'): Promise<Automation> {
     const input = await this.checkInput(body);
     const now = this.core.now();
+    this.refusePastOnce(input, now);
     const at = runTime(now);
     const automation: StoredAutomation = { ...input, id: `a${randomBytes(8).toString('hex')}`, source, created_at: at, updated_at: at, anchor_at: at, next_run_at: null };
     if (automation.enabled) automation.next_run_at = isoOrNull(nextDue(automation.schedule, now, now));
@@ -126,6 +128,7 @@ export class AutomationsService {
     const input = await this.checkInput(body);
     const now = this.core.now();
     const rescheduled = JSON.stringify(input.schedule) !== JSON.stringify(before.schedule) || (input.enabled && !before.enabled);
+    if (JSON.stringify(input.schedule) !== JSON.stringify(before.schedule)) this.refusePastOnce(input, now);
     const after: StoredAutomation = { ...before, ...input, updated_at: runTime(now) };
     if (rescheduled) after.anchor_at = runTime(now);
     after.next_run_at = !after.enabled ? null : rescheduled ? isoOrNull(nextDue(after.schedule, now, now)) : before.next_run_at;
@@ -173,6 +176,14 @@ export class AutomationsService {
   /** Whether a run of this automation is going. */
   isRunning(id: string): boolean {
     return this.running.has(id);
+  }
+
+  /** A new `once` date must lie ahead (an unchanged one that has run may stay). */
+  private refusePastOnce(input: AutomationInput, now: number): void {
+    if (input.schedule.kind === 'once' && nextDue(input.schedule, now, now) === null) {
+      const message = 'must be in the future';
+      throw new AutomationError('invalid_schedule', `schedule.at: ${message}`, [{ field: 'schedule.at', message }]);
+    }
   }
 
   private onDue(id: string, due: number): void {
