@@ -121,6 +121,27 @@ describe('Automations (e2e)', () => {
     expect(fake.completions).toHaveLength(1);
   });
 
+  it('Scenario: a run priced in US dollars stops at its money budget and records its cost', async () => {
+    const prices = { prices: [{ provider: 'openai_compatible', model: 'fake-model', input_per_million: 10, output_per_million: 10, currency: 'USD' }] };
+    expect((await api(t.httpUrl, 'PUT', '/api/usage/prices', prices)).status).toBe(200);
+    try {
+      fake.enqueue({ toolCalls: [{ name: 'list_dir', arguments: '{}' }], usage: { prompt_tokens: 90_000, completion_tokens: 10_000, total_tokens: 100_000 } });
+      const automation = await create({ budget: { usd: 0.5 } });
+      await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+      const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === 1);
+      expect(run).toMatchObject({ outcome: 'budget_exceeded', cost_usd: 1 });
+      expect(run?.error).toContain('0.5 USD');
+      expect(fake.completions).toHaveLength(1);
+      const refused = (await api(t.httpUrl, 'GET', `/api/usage/records?chat_id=${run?.chat_id}`)).json as unknown as { records: Array<{ outcome: string; error_code?: string }> };
+      expect(refused.records.map((record) => [record.outcome, record.error_code ?? null])).toEqual([
+        ['refused', 'budget_exceeded'],
+        ['ok', null],
+      ]);
+    } finally {
+      await api(t.httpUrl, 'PUT', '/api/usage/prices', { prices: [] });
+    }
+  });
+
   it('Scenario: a run that denies approvals denies a call that needs approval at once', async () => {
     fake.enqueue({ toolCalls: [{ name: 'exec', arguments: '{"command":"echo hi"}' }] });
     fake.enqueue({ content: 'could not run it' });
