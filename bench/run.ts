@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { runAutomationsBench } from './automations-bench';
 import { runBackupBench } from './backup-bench';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
@@ -32,6 +33,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   restart: runRestartBench,
   backup: runBackupBench,
   poisoning: runPoisoningBench,
+  automations: runAutomationsBench,
 };
 
 async function main(): Promise<void> {

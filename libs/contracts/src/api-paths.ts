@@ -46,6 +46,9 @@ export const API_PATHS = {
   usageLimitsStatus: '/api/usage/limits/status',
   /** `POST`: a backup archive of everything the server owns (openspec backup) */
   backup: '/api/backup',
+  /** scheduled prompts and their runs (openspec automations) */
+  automations: '/api/automations',
+  automationsPreview: '/api/automations/preview',
   metrics: '/metrics',
 } as const;
 

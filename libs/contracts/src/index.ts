@@ -16,3 +16,4 @@ export * from './attachments';
 export * from './usage';
 export * from './backup';
 export * from './memory-trust';
+export * from './automations';

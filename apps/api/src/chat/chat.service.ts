@@ -14,6 +14,7 @@ import type { MessageMetadata, ServerEvent, UntrustedSource } from '@cashcode/co
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
+import type { ToolAllowlist } from '../agent/tool-registry';
 import { UsageService } from '../usage/usage.service';
 import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionRequest } from './chat-actions';
 import { ChatLanes, type SubmitResult } from './chat-lanes';
@@ -28,7 +29,10 @@ export interface ChatOutboundEvent {
   event: ServerEvent;
 }
 
-/** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
+/**
+ * How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint, an automation that
+ * denies at once); `toolAllowlist`: the only tools the turn may use (an automation's subset).
+ */
 export interface SubmitOptions {
   headless?: boolean;
   /**
@@ -36,6 +40,7 @@ export interface SubmitOptions {
    * (`{kind: 'channel_message', name: <sender>}`): the turn's memory, Skill and automation writes then ask the owner
    */
   untrustedSources?: readonly UntrustedSource[];
+  toolAllowlist?: ToolAllowlist;
 }
 
 @Injectable()
@@ -83,6 +88,7 @@ export class ChatService implements OnModuleDestroy {
       attachments,
       ...(options.headless === true ? { headless: true } : {}),
       ...(options.untrustedSources && options.untrustedSources.length > 0 ? { untrustedSources: options.untrustedSources } : {}),
+      ...(options.toolAllowlist ? { toolAllowlist: options.toolAllowlist } : {}),
     });
   }
 
