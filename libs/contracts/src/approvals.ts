@@ -7,6 +7,7 @@
  */
 
 import type { UntrustedSource } from './memory';
+import type { SubagentRef } from './subagents';
 
 /**
  * `memory_write` (additive) is no tool's own class: it is the risk of a call that writes long-term memory or a Skill
@@ -74,6 +75,8 @@ export interface ApprovalRequestEvent {
   untrusted_sources?: UntrustedSource[];
   /** additive, risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
   memory_entry?: string;
+  /** additive: the call is a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
+  subagent?: SubagentRef;
 }
 
 /** One command of an exec line: its program and where it stands in the line. */
