@@ -13,6 +13,7 @@ import { runPrefixBench } from './prefix-bench';
 import { runRestartBench } from './restart-bench';
 import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
+import { runSubagentBench } from './subagent-bench';
 import { runTextBench } from './text-bench';
 import { runToolBench } from './tool-bench';
 import { runUsageBench } from './usage-bench';
@@ -30,6 +31,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   usage: runUsageBench,
   restart: runRestartBench,
   backup: runBackupBench,
+  delegate: runSubagentBench,
 };
 
 async function main(): Promise<void> {
