@@ -122,6 +122,8 @@ describe('sub-agents (e2e)', () => {
     // every child model call is in the ledger as `subagent`, with the parent chat's id
     const records = (await request(t.httpUrl).get(`/api/usage/records?chat_id=${chatId}`).expect(200)).body as UsageRecordsPage;
     expect(records.records.map((r) => r.purpose).sort()).toEqual(['chat', 'chat', 'subagent', 'subagent']);
+    // and the turn's usage counts them: four calls of 15 tokens each
+    expect(ofType(events, 'done')[0]?.usage.total_tokens).toBe(60);
   });
 
   it('Scenario: several delegations of one message run in parallel up to the limit', async () => {

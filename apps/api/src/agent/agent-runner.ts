@@ -95,6 +95,8 @@ export interface ActiveRun {
   tools: readonly string[];
   /** the untrusted content in its context */
   readonly untrusted: UntrustedContext;
+  /** adds a sub-agent's model calls to the run's usage and cost (null cost: a call without a price) */
+  absorb(usage: TokenUsage, cost: Money | null): void;
 }
 
 export interface RunOutcome {
@@ -243,7 +245,16 @@ export class AgentRunner {
     // the untrusted content the model has in its context: the history's, then what this turn's calls read
     const untrusted = UntrustedContext.fromHistory(request.messages, (name) => this.tools.get(name));
     for (const source of request.untrustedSources ?? []) untrusted.add(source);
-    const run: ActiveRun = { request, depth: child?.depth ?? 0, tools: [], untrusted };
+    const run: ActiveRun = {
+      request,
+      depth: child?.depth ?? 0,
+      tools: [],
+      untrusted,
+      absorb: (usage, cost) => {
+        addUsage(state.usage, usage);
+        addCost(state, cost);
+      },
+    };
     this.active.set(request.signal, run);
     const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,

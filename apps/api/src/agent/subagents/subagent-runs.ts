@@ -138,6 +138,8 @@ export class SubagentRuns {
 
     const durationMs = Math.round(performance.now() - started);
     const run = end.run;
+    // the child's model calls count in the turn's usage and cost (`done`, the answer's stats)
+    if (run && run.modelCalls > 0) parent.absorb(run.usage, run.cost ?? null);
     const usage = run?.usage ?? emptyUsage();
     notify?.({
       event: 'subagent_done',
@@ -211,7 +213,8 @@ function partialRun(err: AgentCancelledError): RunOutcome {
     content: err.partial.content,
     durable: err.partial.durable,
     usage: err.partial.usage,
-    modelCalls: 0,
+    ...(err.partial.cost ? { cost: err.partial.cost } : {}),
+    modelCalls: err.partial.usage.total_tokens > 0 ? 1 : 0,
     iterationLimitReached: false,
     toolCalls: err.partial.durable.filter((message) => message.role === 'tool').length,
     failedToolCalls: 0,
