@@ -20,7 +20,7 @@ const STATUS_LABELS: Record<SubagentCardStatus, MessageKey> = {
 /**
  * A `delegate` call as a nested, collapsible card (openspec console "Requirement: Sub-agent card"): the task and
  * status in its head; open, the sub-agent's tool calls and its answer — live while it runs (open by default then),
- * or loaded from the stored transcript when the turn is history.
+ * or loaded from the stored transcript when the turn is history (closed by default then).
  */
 @Component({
   selector: 'cc-subagent-card',
@@ -37,7 +37,7 @@ export class SubagentCard {
   private readonly store = inject(ChatStore);
   private readonly api = inject(SubagentApi);
 
-  /** the user's choice; null: open while the sub-agent runs, closed otherwise */
+  /** the user's choice; null: open for a sub-agent followed live (also once it ended), closed for one of the history */
   private readonly opened = signal<boolean | null>(null);
   private readonly stored = signal<SubagentView | null>(null);
   protected readonly loading = signal(false);
@@ -46,7 +46,7 @@ export class SubagentCard {
   private readonly live = computed(() => viewFromBlock(this.tool()));
   /** the live view while the block has one; the stored transcript once it is loaded for a block of the history */
   protected readonly view = computed(() => (this.tool().subagent ? this.live() : (this.stored() ?? this.live())));
-  protected readonly expanded = computed(() => this.opened() ?? this.view().status === 'running');
+  protected readonly expanded = computed(() => this.opened() ?? this.tool().subagent !== undefined);
   protected readonly statusLabel = computed(() => this.i18n.t(STATUS_LABELS[this.view().status]));
   protected readonly duration = computed(() => {
     const ms = this.tool().subagent?.durationMs ?? this.tool().durationMs;
