@@ -30,9 +30,10 @@ function answer(request: RecordedRequest): FakeStep {
   if (!body.stream) return { content: 'The user ran benchmark turns.' };
   const messages = body.messages ?? [];
   if (String(messages[0]?.content ?? '').includes('## Sub-agent')) return { content: 'Child answer.' };
-  if (messages.some((message) => message.role === 'tool')) return { content: 'Parent answer.' };
-  const last = String(messages[messages.length - 1]?.content ?? '');
-  return last.startsWith('delegate')
+  // this turn's part of the chat: from its user message on
+  const userAt = messages.map((message) => message.role).lastIndexOf('user');
+  if (messages.slice(userAt).some((message) => message.role === 'tool')) return { content: 'Parent answer.' };
+  return String(messages[userAt]?.content ?? '').startsWith('delegate')
     ? { toolCalls: [{ name: 'delegate', arguments: JSON.stringify({ task: 'Say hello.', tools: [] }) }] }
     : { toolCalls: [{ name: 'list_dir', arguments: '{}' }] };
 }
