@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
-import type { ServerEvent, SubagentTranscript, UsageRecordsPage } from '@cashcode/contracts';
+import type { ApprovalAuditResponse, ServerEvent, SubagentTranscript, UsageRecordsPage } from '@cashcode/contracts';
 import { FakeModelServer, type FakeStep, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
 import { configureFakeModel, putToolPolicies, WsTestClient, type EventOf } from './support/ws-client';
@@ -279,8 +279,12 @@ describe('sub-agents (e2e)', () => {
       ['a1', true],
       ['a2', false],
     ]);
-    const audit = (await request(t.httpUrl).get('/api/approvals/audit').expect(200)).body as { entries: Array<{ call_id: string }> };
-    expect(audit.entries.map((e) => e.call_id)).toEqual(expect.arrayContaining([first.call_id, second.call_id]));
+    const audit = (await request(t.httpUrl).get('/api/approvals/audit').expect(200)).body as ApprovalAuditResponse;
+    const audited = audit.entries.filter((e) => e.call_id === first.call_id || e.call_id === second.call_id);
+    expect(audited.map((e) => [e.decision, e.subagent?.call_id]).sort()).toEqual([
+      ['allow_once', 'a1'],
+      ['deny', 'a2'],
+    ]);
   });
 
   it('Scenario: untrusted content crosses a delegation both ways', async () => {

@@ -2,6 +2,8 @@
 // answer delegates a task; the delegate call shows as a nested, collapsible card following the sub-agent live (its
 // tool call, then its answer streaming), and after a reload the card, reopened, shows the stored transcript.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
@@ -84,6 +86,28 @@ describe('Sub-agent card', { timeout: 120_000 }, () => {
     assert.equal(await again.getByTestId('subagent-text').innerText(), 'The workspace is empty so far.');
     assert.equal(await again.getByTestId('subagent-task').innerText(), 'List the workspace');
     await screenshot(page, 'subagents-02-history');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('Scenario: an approval card of a sub-agent names it, and Allow once lets its command run', async () => {
+    fake.enqueue(
+      { toolCalls: [{ id: 'd2', name: 'delegate', arguments: JSON.stringify({ task: 'Leave a marker file', tools: ['exec'] }) }] },
+      { toolCalls: [{ id: 'x1', name: 'exec', arguments: JSON.stringify({ command: 'touch subagent-marker.txt' }) }] },
+      { content: 'Marker left.' },
+      { content: 'The sub-agent left the marker.' },
+    );
+    await page.getByTestId('new-chat').click();
+    await typeAndSend(page, 'Leave a marker');
+    const card = page.locator('cc-approval-card[data-state="pending"]');
+    await card.waitFor();
+    assert.equal(await card.getByTestId('approval-tool').innerText(), 'exec');
+    assert.equal(await card.getByTestId('approval-subagent').innerText(), 'Asked by a sub-agent working on: Leave a marker file');
+    await screenshot(page, 'subagents-03-approval');
+    await card.getByTestId('approval-allow-once').click();
+    await page.getByTestId('assistant-text').last().filter({ hasText: 'The sub-agent left the marker.' }).waitFor();
+    assert.equal(existsSync(join(api.dir, 'data', 'workspace', 'subagent-marker.txt')), true);
+    const nested = page.locator('cc-subagent-card[data-call-id="d2"][data-status="ok"]');
+    await nested.getByTestId('subagent-step').filter({ hasText: 'exec' }).waitFor();
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -185,6 +185,8 @@ export interface ApprovalAuditEntry {
    * `tool` = `skill_pre_approvals`, empty chat and call ids); absent for tool-call decisions
    */
   skill_grant?: SkillGrantAuditRecord;
+  /** additive: the call was a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
+  subagent?: SubagentRef;
 }
 
 /** What a grant or revocation of a Skill's pre-approvals concerned (in the approvals audit). */
