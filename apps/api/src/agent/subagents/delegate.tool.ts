@@ -28,18 +28,17 @@ function stringList(args: Record<string, unknown>, name: string): string[] | und
 
 export class DelegateTool implements AgentTool {
   readonly name = DELEGATE_TOOL;
+  // every request carries this definition: kept short (the prompt prefix pays for each byte)
   readonly description =
-    'Delegate a self-contained task to a sub-agent that works on it with its own fresh context and returns its final ' +
-    'answer (with a short account of its tool calls). The sub-agent does not see this conversation: put everything it ' +
-    'needs in `task`. Several delegate calls in one message run in parallel. `tools` narrows its tools to some of ' +
-    'yours (default: all of yours); `skills` names Skills it should load; `max_iterations` bounds its rounds of tool calls.';
+    'Hand a self-contained task to a sub-agent with a fresh context (it does not see this conversation) and get its ' +
+    'answer. Calls in one message run in parallel.';
   readonly parameters: JsonSchemaObject = {
     type: 'object',
     properties: {
-      task: { type: 'string', description: 'The complete task for the sub-agent, with all the context it needs.' },
-      tools: { type: 'array', items: { type: 'string' }, description: 'Names of your tools the sub-agent may use (default: all of yours).' },
-      skills: { type: 'array', items: { type: 'string' }, description: 'Names of Skills the sub-agent should load first.' },
-      max_iterations: { type: 'integer', minimum: 1, description: 'The most rounds of tool calls the sub-agent may make.' },
+      task: { type: 'string', description: 'The whole task, with all the context it needs.' },
+      tools: { type: 'array', items: { type: 'string' }, description: 'Your tools it may use (default: all).' },
+      skills: { type: 'array', items: { type: 'string' }, description: 'Skills it should load.' },
+      max_iterations: { type: 'integer', minimum: 1 },
     },
     required: ['task'],
     additionalProperties: false,
