@@ -118,7 +118,8 @@ export class SubagentRuns {
         ...(parentRequest.acceptsImages ? { acceptsImages: true } : {}),
         ...(parentRequest.temperature !== undefined ? { temperature: parentRequest.temperature } : {}),
         ...(parentRequest.maxTokens !== undefined ? { maxTokens: parentRequest.maxTokens } : {}),
-        purpose: 'subagent',
+        // a stateless `/v1` request has no chat: its children are recorded like it, without the throwaway id
+        purpose: parentRequest.purpose === 'api' ? 'api' : 'subagent',
         child: { depth: parent.depth + 1, tools: new Set(request.tools), maxIterations: request.maxIterations, ref },
         untrustedSources: untrusted,
         listener: childListener(parentRequest.listener, ref),
