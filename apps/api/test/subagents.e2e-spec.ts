@@ -193,6 +193,22 @@ describe('sub-agents (e2e)', () => {
     expect(ofType(events, 'done')[0]?.cancelled).toBe(false);
   });
 
+  it('Scenario: a child whose model call fails is a tool error for the parent', async () => {
+    const chatId = newChatId();
+    parentSteps = [{ toolCalls: [delegate('m1', { task: 'broken model', tools: [] })] }, { content: 'The sub-agent failed.' }];
+    childSteps['broken model'] = () => ({ status: 400, errorBody: { error: { message: 'bad request from the provider', type: 'invalid_request_error' } } });
+    const events = await turn(chatId, 'try');
+    const end = ofType(events, 'subagent_done')[0];
+    expect(end).toMatchObject({ call_id: 'm1', outcome: 'failed' });
+    expect(end?.code).toEqual(expect.any(String));
+    expect(toolMessageFor('m1')).toMatch(new RegExp(`^Error: the sub-agent failed \\(${end?.code}\\)`));
+    expect(ofType(events, 'error')).toEqual([]);
+    expect(ofType(events, 'done')[0]?.cancelled).toBe(false);
+    // a failed child leaves its transcript too
+    const transcript = (await request(t.httpUrl).get(`/api/sessions/${chatId}/subagents/m1`).expect(200)).body as SubagentTranscript;
+    expect(transcript).toMatchObject({ outcome: 'failed', code: end?.code, answer: '' });
+  });
+
   it('Scenario: cancelling the turn cancels every child', async () => {
     const chatId = newChatId();
     parentSteps = [{ toolCalls: [delegate('k1', { task: 'hang one', tools: [] }), delegate('k2', { task: 'hang two', tools: [] })] }];
