@@ -41,7 +41,7 @@ describe('sub-agent runs of the loop', () => {
       const registry = new ToolRegistry();
       let seen: ActiveRun | undefined;
       let runner: AgentRunner | null = null;
-      registry.register({ name: 'secret', description: 'd', parameters: { type: 'object', properties: {} }, readOnly: true, execute: () => 'leaked' });
+      registry.register({ name: 'secret', description: 'd', parameters: { type: 'object', properties: {} }, readOnly: true, execute: () => Promise.resolve('leaked') });
       registry.register({
         name: 'lookup',
         description: 'd',
@@ -49,7 +49,7 @@ describe('sub-agent runs of the loop', () => {
         readOnly: true,
         execute: (_args, ctx) => {
           seen = runner?.activeRun(ctx.signal);
-          return 'found';
+          return Promise.resolve('found');
         },
       });
       const gate: ToolGate = { gate: () => ({ plainAllow: true, open: () => Promise.resolve({ run: true }) }) };
