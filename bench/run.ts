@@ -15,6 +15,7 @@ import { runPrefixBench } from './prefix-bench';
 import { runRestartBench } from './restart-bench';
 import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
+import { runSubagentBench } from './subagent-bench';
 import { runTextBench } from './text-bench';
 import { runToolBench } from './tool-bench';
 import { runUsageBench } from './usage-bench';
@@ -34,6 +35,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   backup: runBackupBench,
   poisoning: runPoisoningBench,
   automations: runAutomationsBench,
+  delegate: runSubagentBench,
 };
 
 async function main(): Promise<void> {

@@ -19,6 +19,7 @@ import { MemoryModule } from './memory/memory.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { SkillsModule } from './skills/skills.module';
+import { SubagentsModule } from './agent/subagents/subagents.module';
 import { UsageModule } from './usage/usage.module';
 
 /** Root module; built with the boot-validated configuration (main.ts, or a test with its own temp dirs). */
@@ -38,6 +39,7 @@ export class AppModule {
         LlmSettingsModule,
         MemoryModule,
         AgentModule,
+        SubagentsModule,
         ApprovalsModule,
         ChatModule,
         AttachmentsModule,

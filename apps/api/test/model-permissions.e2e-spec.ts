@@ -36,6 +36,7 @@ const REVIEWED: Readonly<Record<string, readonly [string, string]>> = {
   exec: ['exec', 'asks by default; the sandbox hides the data and config dirs'],
   web_fetch: ['network', 'GET only; the SSRF guard refuses loopback, so not the API'],
   web_search: ['network', 'queries a search engine'],
+  delegate: ['read', "starts a sub-agent with a subset of the turn's tools; each of its calls passes the same gate"],
   skill_search: ['read', 'reads the Skill catalog'],
   skill_load: ['read', 'loads a Skill; its allowed-tools apply only with the owner\'s grant for that content'],
   skill_read_resource: ['read', 'reads a loaded Skill\'s files'],

@@ -9,6 +9,7 @@
 import type { ProposedAutomation } from './automations';
 import type { UntrustedSource } from './memory';
 import type { TrustedSourceAuditRecord } from './memory-trust';
+import type { SubagentRef } from './subagents';
 
 /**
  * `memory_write` (additive) is no tool's own class: it is the risk of a call that writes long-term memory or a Skill
@@ -82,6 +83,8 @@ export interface ApprovalRequestEvent {
   memory_entry?: string;
   /** additive, risk `schedule_task`: the automation the agent proposes */
   automation?: ProposedAutomation;
+  /** additive: the call is a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
+  subagent?: SubagentRef;
 }
 
 /** One command of an exec line: its program and where it stands in the line. */
@@ -192,6 +195,8 @@ export interface ApprovalAuditEntry {
   skill_grant?: SkillGrantAuditRecord;
   /** additive: the owner trusted or stopped trusting a source (`tool` = `trusted_sources`, empty chat and call ids) */
   trusted_source?: TrustedSourceAuditRecord;
+  /** additive: the call was a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
+  subagent?: SubagentRef;
 }
 
 /** What a grant or revocation of a Skill's pre-approvals concerned (in the approvals audit). */

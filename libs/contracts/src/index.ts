@@ -17,3 +17,4 @@ export * from './usage';
 export * from './backup';
 export * from './memory-trust';
 export * from './automations';
+export * from './subagents';

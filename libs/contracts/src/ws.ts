@@ -9,6 +9,7 @@ import type { Money, SpendLimitStatus, UsageWarningEvent } from './usage';
 import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
 import type { ElicitationFrame, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
 import type { AutomationRunEvent } from './automations';
+import type { SubagentServerEvent } from './subagents';
 
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,64}$/;
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -280,6 +281,7 @@ export type ServerEvent =
   | ElicitationResolvedEvent
   | TurnReplayEvent
   | UsageWarningEvent
-  | AutomationRunEvent;
+  | AutomationRunEvent
+  | SubagentServerEvent;
 
 export type ServerEventName = ServerEvent['event'];

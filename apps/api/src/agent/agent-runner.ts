@@ -13,8 +13,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { LlmProvider, Money, TokenUsage } from '@cashcode/contracts';
+import type { LlmProvider, Money, TokenUsage, UntrustedSource } from '@cashcode/contracts';
 import { logIds, type LogIds } from '../common/log-context';
+import type { ChildRun, SubagentNotice } from './subagents/child-run';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { toolCallsContent } from '../memory/history-record';
@@ -39,6 +40,8 @@ export const MAX_ITERATIONS_NUDGE =
 export interface RunnerListener extends ToolListener {
   delta(text: string): void;
   reasoning?(text: string): void;
+  /** a sub-agent started by one of the turn's `delegate` calls started, did something, or ended (openspec subagents) */
+  subagent?(notice: SubagentNotice): void;
 }
 
 export interface RunRequest {
@@ -69,7 +72,7 @@ export interface RunRequest {
    * what the turn's model calls are recorded as in the usage ledger (openspec usage): `chat` (default) for a turn of a
    * chat, `api` for a stateless OpenAI-compatible request (recorded without its throwaway chat id)
    */
-  purpose?: 'chat' | 'api';
+  purpose?: 'chat' | 'api' | 'subagent';
   /** sampling options of the client's request, passed to every model call of the turn when set */
   temperature?: number;
   maxTokens?: number;
@@ -79,6 +82,23 @@ export interface RunRequest {
    */
   userImages?: readonly UserImage[];
   listener: RunnerListener;
+  /** a sub-agent's run (openspec subagents, agent/subagents/): its place, tools and limit */
+  child?: ChildRun;
+  /** untrusted content the run starts with besides its history's (a child gets its parent's) */
+  untrustedSources?: readonly UntrustedSource[];
+}
+
+/** A run in progress as a tool call of it sees it (a `delegate` call starts its child from it). */
+export interface ActiveRun {
+  readonly request: RunRequest;
+  /** 0 for a chat turn, the child's depth for a sub-agent */
+  readonly depth: number;
+  /** the tools its model was offered for the current round of calls */
+  tools: readonly string[];
+  /** the untrusted content in its context */
+  readonly untrusted: UntrustedContext;
+  /** adds a sub-agent's model calls to the run's usage and cost (null cost: a call without a price) */
+  absorb(usage: TokenUsage, cost: Money | null): void;
 }
 
 export interface RunOutcome {
@@ -98,6 +118,8 @@ export interface RunOutcome {
   iterationLimitReached: boolean;
   toolCalls: number;
   failedToolCalls: number;
+  /** the untrusted content the run had in its context at its end (a sub-agent's answer carries it to its parent) */
+  untrustedSources?: UntrustedSource[];
 }
 
 /** The part of a cancelled turn that may be persisted. */
@@ -160,6 +182,8 @@ interface TurnState {
 @Injectable()
 export class AgentRunner {
   private readonly logger = new Logger(AgentRunner.name);
+  /** the runs in progress by their signal: what a tool call of a run may hand to a sub-agent (activeRun) */
+  private readonly active = new WeakMap<AbortSignal, ActiveRun>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -167,6 +191,11 @@ export class AgentRunner {
     private readonly executor: ToolExecutor,
     @Inject(MODEL_GATEWAY) private readonly gateway: ModelGateway,
   ) {}
+
+  /** The run a tool call belongs to, by the signal its ToolContext carries (undefined once the run ended). */
+  activeRun(signal: AbortSignal): ActiveRun | undefined {
+    return this.active.get(signal);
+  }
 
   /**
    * Runs one turn. Throws AgentCancelledError when the signal aborts, ModelCallError when the model fails for good,
@@ -198,22 +227,38 @@ export class AgentRunner {
         });
       }
       throw err;
+    } finally {
+      this.active.delete(request.signal);
     }
   }
 
   private async loop(request: RunRequest, state: TurnState): Promise<RunOutcome> {
+    const child = request.child;
     const scope: ToolScope = {
       chatId: request.chatId,
       temporary: request.temporaryTools ?? new Set(),
       ...(request.toolAllowlist ? { allow: request.toolAllowlist } : {}),
+      ...(child ? { only: child.tools } : {}),
     };
     // the conversation as sent to the model: the history, then this turn's tool rounds
     const wire: WireMessage[] = request.messages.map(toWireMessage);
     if (request.acceptsImages === true) withUserImages(wire, request.userImages ?? []);
-    const maxIterations = Math.max(1, this.config.maxIterations);
+    const maxIterations = Math.max(1, child?.maxIterations ?? this.config.maxIterations);
     const counts = { modelCalls: 0, toolCalls: 0, failedToolCalls: 0 };
     // the untrusted content the model has in its context: the history's, then what this turn's calls read
     const untrusted = UntrustedContext.fromHistory(request.messages, (name) => this.tools.get(name));
+    for (const source of request.untrustedSources ?? []) untrusted.add(source);
+    const run: ActiveRun = {
+      request,
+      depth: child?.depth ?? 0,
+      tools: [],
+      untrusted,
+      absorb: (usage, cost) => {
+        addUsage(state.usage, usage);
+        addCost(state, cost);
+      },
+    };
+    this.active.set(request.signal, run);
     const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,
       ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
@@ -223,11 +268,14 @@ export class AgentRunner {
       ...(state.cost ? { cost: state.cost } : {}),
       ...counts,
       iterationLimitReached,
+      untrustedSources: untrusted.sources,
     });
 
     for (let iteration = 1; iteration <= maxIterations; iteration++) {
       if (request.signal.aborted) throw new ToolExecutionCancelledError();
-      const call = await this.callModel(request, state, wire, this.tools.visibleTools(scope), iteration);
+      const visible = this.tools.visibleTools(scope);
+      run.tools = visible.map((tool) => tool.name);
+      const call = await this.callModel(request, state, wire, visible, iteration);
       counts.modelCalls++;
       if (call.toolCalls.length === 0) return outcome(call.content, false, call.finishReason === 'length');
       const assistant: ChatMessage = { role: 'assistant', content: call.content, tool_calls: call.toolCalls };
@@ -241,6 +289,7 @@ export class AgentRunner {
           ids: state.ids,
           listener: request.listener,
           untrusted,
+          ...(child ? { subagent: child.ref } : {}),
         },
         call.toolCalls,
       );
@@ -272,6 +321,8 @@ export class AgentRunner {
     }
 
     this.logger.log(formatEvent('agent.iteration.limit_reached', { max_iterations: maxIterations }), state.ids);
+    // a sub-agent at its limit fails (its parent is told); only a turn gets a last answer without tools
+    if (child) return outcome('', true);
     // the nudge goes to the model only; it is never persisted
     wire.push({ role: 'user', content: MAX_ITERATIONS_NUDGE });
     const final = await this.callModel(request, state, wire, [], maxIterations + 1);
@@ -319,7 +370,8 @@ export class AgentRunner {
     addUsage(state.usage, answer.usage);
     const toolCalls: ToolCallRecord[] = answer.toolCalls.map((call) => {
       let id = call.id;
-      if (!id || state.usedCallIds.has(id)) id = generateCallId();
+      // a sub-agent's ids are the server's own: unique in the chat, whatever its model sends
+      if (!id || state.usedCallIds.has(id) || request.child) id = generateCallId();
       state.usedCallIds.add(id);
       return { ...call, id };
     });

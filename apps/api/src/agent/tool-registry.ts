@@ -12,6 +12,7 @@
  *   tool error text with the retry hint. Only cancellation (the turn's AbortSignal) propagates.
  */
 import { Injectable } from '@nestjs/common';
+import type { UntrustedSource } from '@cashcode/contracts';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
 import { TOOL_ERROR_HINT } from '../common/model-hints';
@@ -41,6 +42,11 @@ export interface ToolScope {
   chatId: string;
   /** tools of explicitly selected connectors, visible for this turn only, never persisted */
   temporary: ReadonlySet<string>;
+  /**
+   * a sub-agent's run (openspec subagents): the only tools it is offered and may run, a subset of its parent turn's;
+   * absent: every visible tool
+   */
+  only?: ReadonlySet<string>;
   /** the only tools this turn may see and run (an automation's subset); absent: every tool */
   allow?: ToolAllowlist;
 }
@@ -67,6 +73,8 @@ export interface ToolExecution {
   durationMs: number;
   /** images for the model (ToolResult.images) */
   images?: ToolImage[];
+  /** the untrusted sources behind the result (ToolResult.untrusted) */
+  untrusted?: UntrustedSource[];
 }
 
 /** Raised by `execute` only when the turn was cancelled while the tool ran. */
@@ -220,6 +228,7 @@ export class ToolRegistry {
    * registry answers those without running anything).
    */
   runnable(name: string, scope: ToolScope, rawArguments?: string): AgentTool | null {
+    if (scope.only && !scope.only.has(name)) return null;
     const meta = this.metaTools.get(name);
     const tool = meta ?? this.tools.get(name);
     if (!tool || !allowedCall(tool, scope, rawArguments)) return null;
@@ -233,6 +242,12 @@ export class ToolRegistry {
     return this.get(name)?.readOnly === true;
   }
 
+  /** Whether a call may run concurrently with the read-only calls of its message (read-only or `concurrent`). */
+  runsConcurrently(name: string): boolean {
+    const tool = this.get(name);
+    return tool?.readOnly === true || tool?.concurrent === true;
+  }
+
   /**
    * The tools the model sees for one call of this turn (openspec agent-runner), in visibility order: the built-in and
    * meta tools (mcp_prepare too) by name, then the chat's activated MCP tools in activation order, then this turn's temporary ones by
@@ -240,7 +255,8 @@ export class ToolRegistry {
    */
   visibleTools(scope: ToolScope): AgentTool[] {
     const visible = new Map<string, AgentTool>();
-    const applies = (tool: AgentTool) => (tool.appliesTo?.(scope) ?? true) && (scope.allow?.allows(tool) ?? true);
+    const applies = (tool: AgentTool) =>
+      (!scope.only || scope.only.has(tool.name)) && (tool.appliesTo?.(scope) ?? true) && (scope.allow?.allows(tool) ?? true);
     for (const tool of this.metaTools.values()) if (applies(tool)) visible.set(tool.name, tool);
     for (const tool of this.tools.values()) {
       if (visible.has(tool.name) || this.metaTools.has(tool.name) || !applies(tool)) continue;
@@ -270,12 +286,16 @@ export class ToolRegistry {
         ok: normalized.ok ?? !isToolFailureText(model),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         ...(normalized.images && normalized.images.length > 0 ? { images: normalized.images } : {}),
+        ...(normalized.untrusted && normalized.untrusted.length > 0 ? { untrusted: normalized.untrusted } : {}),
       };
     };
     // the hint is for the model (and the persisted history the model sees again); the client gets the error alone
     const failure = (text: string): ToolExecution => finish({ model: text + TOOL_ERROR_HINT, public: text, ok: false });
 
     if (ctx.signal.aborted) throw new ToolExecutionCancelledError();
+    if (scope.only && !scope.only.has(name)) {
+      return failure(`Error: Tool '${name}' is not available to this sub-agent. Available: ${[...scope.only].join(', ')}`);
+    }
     const meta = this.metaTools.get(name);
     const tool = meta ?? this.tools.get(name);
     if (!tool) {

@@ -59,6 +59,7 @@ export function approvalRequest(evaluated: Evaluated, expiresAt: number, sandbox
     const cwd = execCwd(call.rawArguments);
     if (cwd !== undefined) event.cwd = cwd;
   }
+  if (call.subagent) event.subagent = { ...call.subagent };
   if (call.tool.mcp) {
     event.server = call.tool.mcp.server;
     event.destructive = call.tool.mcp.destructive;

@@ -219,6 +219,7 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
       preview: auditPreview(evaluated),
     };
     if (evaluated.server !== undefined) entry.server = evaluated.server;
+    if (call.subagent) entry.subagent = { ...call.subagent };
     this.logger.log(
       formatEvent('approval.resolved', { tool: evaluated.name, call_id: call.callId, decision, by }),
       logIds({ chatId: call.chatId, turnId: call.turnId }),

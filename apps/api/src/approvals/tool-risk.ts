@@ -26,6 +26,8 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   mcp_prepare: 'read',
   mcp_list_resources: 'read',
   mcp_read_resource: 'read',
+  // the call itself does nothing: each call of its sub-agent passes the gate with its own risk (openspec subagents)
+  delegate: 'read',
   write_file: 'write',
   edit_file: 'write',
   save_memory: 'write',

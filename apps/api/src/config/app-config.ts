@@ -20,6 +20,7 @@ import {
   type LogLevel,
 } from './env-values';
 
+import { loadSubagentConfig, type SubagentConfig } from './subagent-config';
 export { ConfigError, EXEC_ENV_ALLOWLIST, parseTrustedProxies, type LogLevel } from './env-values';
 
 /**
@@ -77,6 +78,8 @@ export interface AppConfig {
   modelTitles: boolean;
   /** ReAct iterations before the final no-tools answer */
   maxIterations: number;
+  /** sub-agents of the `delegate` tool: depth, concurrency, iteration cap (subagent-config.ts) */
+  subagents: SubagentConfig;
   /** CASHCODE_ATTACHMENT_MAX_BYTES (default 10 MiB): bytes of one file uploaded into a chat's attachments folder */
   attachmentMaxBytes: number;
   /** CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES (default 25 MiB): bytes of all files of one upload request */
@@ -294,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       10_000_000,
     ),
     maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
+    subagents: loadSubagentConfig(env),
     attachmentMaxBytes: parseInteger('CASHCODE_ATTACHMENT_MAX_BYTES', env['CASHCODE_ATTACHMENT_MAX_BYTES'], 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     attachmentMaxRequestBytes: parseInteger(
       'CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES',

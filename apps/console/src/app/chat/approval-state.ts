@@ -98,6 +98,13 @@ function untrustedFields(event: ApprovalRequestEvent): Pick<ApprovalState, 'untr
   return out;
 }
 
+/** The sub-agent a request names (a well-formed `subagent` only). */
+function subagentField(event: ApprovalRequestEvent): Pick<ApprovalState, 'subagent'> {
+  const ref = event.subagent;
+  if (!isRecord(ref) || typeof ref['call_id'] !== 'string' || typeof ref['task'] !== 'string') return {};
+  return { subagent: { callId: ref['call_id'], task: ref['task'] } };
+}
+
 /** The card's state from an `approval_request` (defensive about fields other servers may leave out). */
 export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
   const risk = TOOL_RISKS.includes(event.risk) ? event.risk : 'exec';
@@ -116,6 +123,7 @@ export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
     server: text(event.server),
     destructive: event.destructive === true,
     ...untrustedFields(event),
+    ...subagentField(event),
     sent: null,
     resolution: null,
   };
