@@ -12,16 +12,19 @@
  * carrying the partial turn (complete tool rounds only).
  */
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { LlmProvider, Money, TokenUsage } from '@cashcode/contracts';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { AGENT_RUNAWAY_EVENT } from '../events/app-events';
+import { AppEventBus } from '../events/event-bus';
 import { toolCallsContent } from '../memory/history-record';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import type { ProviderClient } from '../llm-settings/provider-client';
 import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway, type WireMessage } from './model-gateway';
+import { RunawayGuard, runawayNudge, RunawayStoppedError, type RunawayLimits, type RunawayTrip } from './runaway-guard';
 import { ToolExecutor, type ToolListener } from './tool-executor';
 import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolExecution, type ToolScope } from './tool-registry';
 import { UntrustedContext } from './untrusted-context';
@@ -76,6 +79,8 @@ export interface RunRequest {
    * last user message (this turn only, never persisted), else they are left out
    */
   userImages?: readonly UserImage[];
+  /** stricter runaway-guard limits for this turn (an automation's, a child run's); default: the configuration's */
+  runaway?: Partial<RunawayLimits>;
   listener: RunnerListener;
 }
 
@@ -94,6 +99,8 @@ export interface RunOutcome {
   /** model calls made */
   modelCalls: number;
   iterationLimitReached: boolean;
+  /** the runaway guard stopped the tool calls and the model answered after its instruction (runaway-guard.ts) */
+  runaway?: RunawayTrip;
   toolCalls: number;
   failedToolCalls: number;
 }
@@ -164,11 +171,13 @@ export class AgentRunner {
     private readonly tools: ToolRegistry,
     private readonly executor: ToolExecutor,
     @Inject(MODEL_GATEWAY) private readonly gateway: ModelGateway,
+    @Optional() private readonly events?: AppEventBus,
   ) {}
 
   /**
    * Runs one turn. Throws AgentCancelledError when the signal aborts, ModelCallError when the model fails for good,
-   * SpendLimitError when a spend limit refuses a model call. Tool problems never end the turn.
+   * SpendLimitError when a spend limit refuses a model call, RunawayStoppedError when the model kept calling tools
+   * after the runaway guard told it to answer. Tool problems never end the turn.
    */
   async run(request: RunRequest): Promise<RunOutcome> {
     const state: TurnState = {
@@ -208,6 +217,11 @@ export class AgentRunner {
     const counts = { modelCalls: 0, toolCalls: 0, failedToolCalls: 0 };
     // the untrusted content the model has in its context: the history's, then what this turn's calls read
     const untrusted = UntrustedContext.fromHistory(request.messages, (name) => this.tools.get(name));
+    const guard = new RunawayGuard({
+      repeatLimit: this.config.toolRepeatLimit,
+      maxToolCalls: this.config.maxToolCallsPerTurn,
+      ...request.runaway,
+    });
     const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,
       ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
@@ -225,7 +239,9 @@ export class AgentRunner {
       counts.modelCalls++;
       if (call.toolCalls.length === 0) return outcome(call.content, false, call.finishReason === 'length');
       const assistant: ChatMessage = { role: 'assistant', content: call.content, tool_calls: call.toolCalls };
-      const results = await this.executor.executeCalls(
+      // the calls past the turn's ceiling do not run (runaway-guard.ts)
+      const admitted = guard.admit(call.toolCalls.length);
+      const ran = await this.executor.executeCalls(
         {
           chatId: request.chatId,
           turnId: request.turnId,
@@ -236,8 +252,9 @@ export class AgentRunner {
           listener: request.listener,
           untrusted,
         },
-        call.toolCalls,
+        call.toolCalls.slice(0, admitted),
       );
+      const results = [...ran, ...guard.notRun(call.toolCalls.slice(admitted), request.listener)];
       // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only). The
       // model gets the tool-call message as the history will give it back on the next turn (`[TOOL_CALLS: …]`, the
       // `tool_calls` record's content), so the next turn's request starts with this one's bytes (a cacheable prefix)
@@ -263,6 +280,12 @@ export class AgentRunner {
       const images = request.acceptsImages === true ? toolImagesMessage(call.toolCalls, results) : null;
       if (images) wire.push(images);
       state.currentContent = '';
+      const trip = guard.recordRound(call.toolCalls, results);
+      if (trip) {
+        const final = await this.answerAfterRunaway(request, state, wire, trip, iteration + 1);
+        counts.modelCalls++;
+        return { ...outcome(final.content, false, final.finishReason === 'length'), runaway: trip };
+      }
     }
 
     this.logger.log(formatEvent('agent.iteration.limit_reached', { max_iterations: maxIterations }), state.ids);
@@ -271,6 +294,29 @@ export class AgentRunner {
     const final = await this.callModel(request, state, wire, [], maxIterations + 1);
     counts.modelCalls++;
     return outcome(final.content, true, final.finishReason === 'length');
+  }
+
+  /**
+   * The runaway guard tripped: the model gets one instruction to answer (for the model only, never persisted) and one
+   * more call without tools. Still asking for tools ends the turn with RunawayStoppedError.
+   */
+  private async answerAfterRunaway(
+    request: RunRequest,
+    state: TurnState,
+    wire: WireMessage[],
+    trip: RunawayTrip,
+    iteration: number,
+  ): Promise<ModelAnswer> {
+    this.logger.warn(formatEvent('agent.runaway.tripped', { reason: trip.reason, tool: trip.tool, count: trip.count }), state.ids);
+    wire.push({ role: 'user', content: runawayNudge(trip) });
+    const final = await this.callModel(request, state, wire, [], iteration);
+    const stopped = final.toolCalls.length > 0;
+    this.events?.emit(AGENT_RUNAWAY_EVENT, { chatId: request.chatId, turnId: request.turnId, reason: trip.reason, outcome: stopped ? 'stopped' : 'answered' });
+    if (stopped) {
+      this.logger.warn(formatEvent('agent.runaway.stopped', { reason: trip.reason }), state.ids);
+      throw new RunawayStoppedError(trip);
+    }
+    return final;
   }
 
   /** One model call through the gateway; its text is the turn's current content, its tool calls get unique ids. */

@@ -405,6 +405,7 @@ export const EN_MESSAGES = {
   'problem.transient': 'The model service returned a temporary error: try again later.',
   'problem.fatal': 'The model request failed: check the provider configuration and the selected model.',
   'problem.cancelled': 'The model request was cancelled.',
+  'problem.runaway_stopped': 'The turn was stopped: the model kept calling tools in a loop after it was told to answer.',
   'problem.publication': 'The Skill could not be published',
   'problem.spend_limit_reached': 'Refused: this would cross your {limit} ({used} of {amount} spent). It resets {resets}.',
   'problem.backup_running': 'A backup is already being written; try again when it is done.',

@@ -401,6 +401,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'problem.transient': '模型服务返回了临时错误：请稍后重试。',
   'problem.fatal': '模型请求失败：请检查服务商配置和所选模型。',
   'problem.cancelled': '模型请求已取消。',
+  'problem.runaway_stopped': '本轮已停止：模型在被要求作答后仍在循环调用工具。',
   'problem.publication': '无法发布该 Skill',
   'problem.spend_limit_reached': '已拒绝：这将超出{limit}（已花费 {used} / {amount}）。将于 {resets} 重置。',
   'problem.backup_running': '已有一个备份正在写入；请在其完成后再试。',
