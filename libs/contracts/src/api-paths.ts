@@ -45,6 +45,8 @@ export const API_PATHS = {
   /** `POST`: a backup archive of everything the server owns (openspec backup) */
   backup: '/api/backup',
   metrics: '/metrics',
+  /** automations: list, create, `{id}`, `{id}/run`, `{id}/runs`, `preview` (openspec automations) */
+  automations: '/api/automations',
 } as const;
 
 export type ApiPath = (typeof API_PATHS)[keyof typeof API_PATHS];
