@@ -4,6 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule } from './agent/agent.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { AttachmentsModule } from './attachments/attachments.module';
+import { AutomationsModule } from './automations/automations.module';
 import { BackupModule } from './backup/backup.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
@@ -46,6 +47,7 @@ export class AppModule {
         OpenAiCompatModule,
         MetricsModule,
         BackupModule,
+        AutomationsModule,
       ],
     };
   }

@@ -44,9 +44,10 @@ export const API_PATHS = {
   usageLimitsStatus: '/api/usage/limits/status',
   /** `POST`: a backup archive of everything the server owns (openspec backup) */
   backup: '/api/backup',
-  metrics: '/metrics',
-  /** automations: list, create, `{id}`, `{id}/run`, `{id}/runs`, `preview` (openspec automations) */
+  /** scheduled prompts and their runs (openspec automations) */
   automations: '/api/automations',
+  automationsPreview: '/api/automations/preview',
+  metrics: '/metrics',
 } as const;
 
 export type ApiPath = (typeof API_PATHS)[keyof typeof API_PATHS];

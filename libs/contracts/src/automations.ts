@@ -144,6 +144,20 @@ export interface AutomationRunEvent {
   automation_name: string;
 }
 
+/** What the owner's approval card of `schedule_task` shows: the automation the agent proposes. */
+export interface ProposedAutomation {
+  name: string;
+  prompt: string;
+  schedule: AutomationSchedule;
+  /** human-readable, as the preview says it */
+  schedule_description: string;
+  /** the next (up to) five due times */
+  next: string[];
+  tools: string[] | null;
+  mcp_servers: string[] | null;
+  skills: string[] | null;
+}
+
 /** Defaults and bounds of the editable fields. */
 export const AUTOMATION_DEFAULT_MAX_RUN_SECONDS = 600;
 export const AUTOMATION_MAX_RUN_SECONDS = 86_400;

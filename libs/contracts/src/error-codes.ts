@@ -69,6 +69,16 @@ export const PROBLEM_CODES = [
   // backups
   'backup_running',
   'backup_failed',
+  // automations
+  'invalid_automation',
+  'invalid_schedule',
+  'invalid_timezone',
+  'invalid_budget',
+  'unknown_tool',
+  'unknown_mcp_server',
+  'unknown_skill',
+  'automation_running',
+  'automation_save_failed',
 ] as const;
 
 /** The `code`s of WS `error` events that are not also REST problem codes. */
@@ -109,6 +119,8 @@ export const WS_ERROR_CODES = [
   'runaway_stopped',
   // a Skill tool error reported by its Skill error code
   'publication',
+  // an automation run refused a model call: its budget per run was reached
+  'budget_exceeded',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];

@@ -8,6 +8,7 @@ import type { LlmSelection } from './llm-provider';
 import type { Money, SpendLimitStatus, UsageWarningEvent } from './usage';
 import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
 import type { ElicitationFrame, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
+import type { AutomationRunEvent } from './automations';
 
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,64}$/;
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -278,6 +279,7 @@ export type ServerEvent =
   | ElicitationRequestEvent
   | ElicitationResolvedEvent
   | TurnReplayEvent
-  | UsageWarningEvent;
+  | UsageWarningEvent
+  | AutomationRunEvent;
 
 export type ServerEventName = ServerEvent['event'];

@@ -26,7 +26,7 @@ import type { ProviderClient } from '../llm-settings/provider-client';
 import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway, type WireMessage } from './model-gateway';
 import { RunawayGuard, runawayNudge, RunawayStoppedError, type RunawayLimits, type RunawayTrip } from './runaway-guard';
 import { ToolExecutor, type ToolListener } from './tool-executor';
-import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolExecution, type ToolScope } from './tool-registry';
+import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolAllowlist, type ToolExecution, type ToolScope } from './tool-registry';
 import { UntrustedContext } from './untrusted-context';
 import { toolImagesMessage, toWireMessage, withUserImages, type UserImage } from './wire-messages';
 
@@ -55,6 +55,8 @@ export interface RunRequest {
   signal: AbortSignal;
   /** `mcp_*` tools visible for this turn only */
   temporaryTools?: ReadonlySet<string>;
+  /** the only tools the turn may see and run (an automation's subset); absent: every tool */
+  toolAllowlist?: ToolAllowlist;
   /**
    * whether the model takes image input (from the LLM settings of the model); tool images then follow the tool
    * messages as a user message with `image_url` parts (this turn only). Default false: placeholders only.
@@ -209,7 +211,11 @@ export class AgentRunner {
   }
 
   private async loop(request: RunRequest, state: TurnState): Promise<RunOutcome> {
-    const scope: ToolScope = { chatId: request.chatId, temporary: request.temporaryTools ?? new Set() };
+    const scope: ToolScope = {
+      chatId: request.chatId,
+      temporary: request.temporaryTools ?? new Set(),
+      ...(request.toolAllowlist ? { allow: request.toolAllowlist } : {}),
+    };
     // the conversation as sent to the model: the history, then this turn's tool rounds
     const wire: WireMessage[] = request.messages.map(toWireMessage);
     if (request.acceptsImages === true) withUserImages(wire, request.userImages ?? []);

@@ -3,8 +3,11 @@
  * See openspec/specs/agent-runner/spec.md "Requirement: Tool execution" (the three result projections) and
  * "Requirement: Deferred tool view" (the registry).
  */
-import type { MemoryRequester, UntrustedSource } from '@cashcode/contracts';
+import type { ApprovalRequestEvent, MemoryRequester, UntrustedSource } from '@cashcode/contracts';
 import type { ElicitationAsk, ElicitationOutcome } from './elicitations';
+
+/** Additive members of a tool's approval request. */
+export type ApprovalDetails = Pick<ApprovalRequestEvent, 'automation'>;
 
 /** A JSON Schema object describing the tool's parameters (OpenAI function `parameters`). */
 export type JsonSchemaObject = {
@@ -94,6 +97,11 @@ export interface AgentTool {
    * rewrites the start of the request); absent: always offered.
    */
   appliesTo?(scope: { chatId: string; temporary: ReadonlySet<string> }): boolean;
+  /**
+   * What the owner's approval card shows besides the arguments (schedule_task: the automation it would create, with a
+   * readable schedule); null when the arguments are invalid — then nothing is asked and the tool refuses the call.
+   */
+  approvalDetails?(args: Record<string, unknown>): ApprovalDetails | null;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
 }
 

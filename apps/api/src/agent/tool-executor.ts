@@ -144,7 +144,7 @@ export class ToolExecutor {
       resolved: (event) => round.listener.approvalResolved?.(event),
     };
     return calls.map((call) => {
-      const tool = this.tools.runnable(call.function.name, round.scope);
+      const tool = this.tools.runnable(call.function.name, round.scope, call.function.arguments);
       // unknown, not activated or with invalid arguments: the registry answers without running anything
       if (!tool || !parseToolArguments(call.function.arguments).ok) return null;
       const gate = this.gate.gate({

@@ -41,6 +41,16 @@ export interface ToolScope {
   chatId: string;
   /** tools of explicitly selected connectors, visible for this turn only, never persisted */
   temporary: ReadonlySet<string>;
+  /** the only tools this turn may see and run (an automation's subset); absent: every tool */
+  allow?: ToolAllowlist;
+}
+
+/**
+ * Which tools a turn may use. Asked without `args` for the tool list the model sees, and with the call's arguments
+ * before a call runs (a Skill or MCP server named in the arguments can be refused there).
+ */
+export interface ToolAllowlist {
+  allows(tool: AgentTool, args?: Record<string, unknown>): boolean;
 }
 
 /** The outcome of one tool call, in the three projections of openspec agent-runner "Requirement: Tool execution". */
@@ -139,6 +149,13 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Whether the scope's allowlist lets this call run (arguments that do not parse are the registry's to refuse). */
+function allowedCall(tool: AgentTool, scope: ToolScope, rawArguments: string | undefined): boolean {
+  if (!scope.allow) return true;
+  const parsed = rawArguments === undefined ? null : parseToolArguments(rawArguments);
+  return scope.allow.allows(tool, parsed?.ok ? parsed.args : undefined);
+}
+
 /** A tool as the model sees it: the chat-completions function schema. */
 export function toolSchema(tool: AgentTool): ChatCompletionFunctionTool {
   return {
@@ -202,11 +219,11 @@ export class ToolRegistry {
    * The tool a call would run in this scope: null for an unknown tool or an `mcp_*` tool that is not activated (the
    * registry answers those without running anything).
    */
-  runnable(name: string, scope: ToolScope): AgentTool | null {
+  runnable(name: string, scope: ToolScope, rawArguments?: string): AgentTool | null {
     const meta = this.metaTools.get(name);
+    const tool = meta ?? this.tools.get(name);
+    if (!tool || !allowedCall(tool, scope, rawArguments)) return null;
     if (meta) return meta;
-    const tool = this.tools.get(name);
-    if (!tool) return null;
     if (name.startsWith(MCP_TOOL_PREFIX) && !this.isUsable(name, scope)) return null;
     return tool;
   }
@@ -223,7 +240,7 @@ export class ToolRegistry {
    */
   visibleTools(scope: ToolScope): AgentTool[] {
     const visible = new Map<string, AgentTool>();
-    const applies = (tool: AgentTool) => tool.appliesTo?.(scope) ?? true;
+    const applies = (tool: AgentTool) => (tool.appliesTo?.(scope) ?? true) && (scope.allow?.allows(tool) ?? true);
     for (const tool of this.metaTools.values()) if (applies(tool)) visible.set(tool.name, tool);
     for (const tool of this.tools.values()) {
       if (visible.has(tool.name) || this.metaTools.has(tool.name) || !applies(tool)) continue;
@@ -275,6 +292,9 @@ export class ToolRegistry {
     const parsed = parseToolArguments(rawArguments);
     if (!parsed.ok) {
       return failure(`Error: Invalid arguments for ${name}: ${parsed.reason}. Call the tool again with a JSON object.`);
+    }
+    if (scope.allow && !scope.allow.allows(tool, parsed.args)) {
+      return failure(`Error: The tool '${name}' is not available in this run (with these arguments); use only the tools you were given.`);
     }
     try {
       const result = await raceAbort(Promise.resolve().then(() => tool.execute(parsed.args, ctx)), ctx.signal);

@@ -63,6 +63,11 @@ export function approvalRequest(evaluated: Evaluated, expiresAt: number, sandbox
     event.server = call.tool.mcp.server;
     event.destructive = call.tool.mcp.destructive;
   }
+  if (call.tool.approvalDetails) {
+    const parsed = parseToolArguments(call.rawArguments);
+    const details = parsed.ok ? call.tool.approvalDetails(parsed.args) : null;
+    if (details) Object.assign(event, details);
+  }
   if (evaluated.untrustedSources !== undefined) {
     event.untrusted_sources = evaluated.untrustedSources.map((source) => ({ ...source }));
     const parsed = parseToolArguments(call.rawArguments);

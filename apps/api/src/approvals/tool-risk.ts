@@ -33,7 +33,11 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   web_fetch: 'network',
   web_search: 'network',
   exec: 'exec',
+  schedule_task: 'schedule_task',
 };
+
+/** The tool whose calls always ask the owner (risk `schedule_task`): the agent proposing an automation. */
+export const SCHEDULE_TASK_TOOL = 'schedule_task';
 
 /** Built-in tools that write long-term memory or a Skill: risk `memory_write` when the turn read untrusted content. */
 export const MEMORY_WRITING_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'agent_skill_manage']);

@@ -7,6 +7,7 @@
  */
 import { Logger } from '@nestjs/common';
 import type { MessageMetadata } from '@cashcode/contracts';
+import type { ToolAllowlist } from '../agent/tool-registry';
 import { logIds } from '../common/log-context';
 import { errorType, formatEvent } from '../common/log-format';
 import type { ChatActionPlan } from './chat-actions';
@@ -30,6 +31,8 @@ export interface TurnJob {
   content: string;
   metadata: MessageMetadata;
   headless?: boolean;
+  /** the only tools the turn may use (an automation's subset); absent: every tool */
+  toolAllowlist?: ToolAllowlist;
   /** a checked chat action (regenerate, edit, continue); absent for a plain message */
   plan?: ChatActionPlan;
   /** workspace-relative paths of the chat's uploaded files the message refers to (checked when the turn starts) */

@@ -14,6 +14,7 @@ import type { MessageMetadata, ServerEvent } from '@cashcode/contracts';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
+import type { ToolAllowlist } from '../agent/tool-registry';
 import { UsageService } from '../usage/usage.service';
 import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionRequest } from './chat-actions';
 import { ChatLanes, type SubmitResult } from './chat-lanes';
@@ -28,9 +29,13 @@ export interface ChatOutboundEvent {
   event: ServerEvent;
 }
 
-/** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
+/**
+ * How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint, an automation that
+ * denies at once); `toolAllowlist`: the only tools the turn may use (an automation's subset).
+ */
 export interface SubmitOptions {
   headless?: boolean;
+  toolAllowlist?: ToolAllowlist;
 }
 
 @Injectable()
@@ -71,7 +76,14 @@ export class ChatService implements OnModuleDestroy {
     attachments: readonly string[] = [],
     options: SubmitOptions = {},
   ): SubmitResult {
-    return this.lanes.enqueue({ chatId, content, metadata, attachments, ...(options.headless === true ? { headless: true } : {}) });
+    return this.lanes.enqueue({
+      chatId,
+      content,
+      metadata,
+      attachments,
+      ...(options.headless === true ? { headless: true } : {}),
+      ...(options.toolAllowlist ? { toolAllowlist: options.toolAllowlist } : {}),
+    });
   }
 
   /**

@@ -175,6 +175,7 @@ export class TurnPipeline {
           signal,
           temporaryTools: context.temporaryTools,
           headless: job.headless === true,
+          ...(job.toolAllowlist ? { toolAllowlist: job.toolAllowlist } : {}),
           acceptsImages,
           userImages,
           listener: turnEventsListener(chatId, streamId, (event) => out.emit(event)),

@@ -61,6 +61,7 @@ describe('loadConfig', () => {
       execSandbox: 'auto',
       execNetwork: true,
       approvalTimeoutSec: 600,
+      automationMinIntervalSec: 60,
       fetchAllowPrivate: false,
       fetchMaxChars: 3000,
       searxngUrl: null,

@@ -103,6 +103,8 @@ export interface AppConfig {
   execNetwork: boolean;
   /** CASHCODE_APPROVAL_TIMEOUT_SEC (default 600, 1–86400): a pending approval request is denied after this long */
   approvalTimeoutSec: number;
+  /** CASHCODE_AUTOMATION_MIN_INTERVAL_SEC (default 60, 1–3600): the shortest automation interval (tests lower it) */
+  automationMinIntervalSec: number;
   fetchAllowPrivate: boolean;
   fetchMaxChars: number;
   /** web_fetch: one deadline for connect, headers and body of all hops (openspec builtin-tools: 15 s) */
@@ -321,6 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     execSandbox: parseSandboxMode('CASHCODE_EXEC_SANDBOX', env['CASHCODE_EXEC_SANDBOX']),
     execNetwork: parseBoolean('CASHCODE_EXEC_NETWORK', env['CASHCODE_EXEC_NETWORK'], true),
     approvalTimeoutSec: parseInteger('CASHCODE_APPROVAL_TIMEOUT_SEC', env['CASHCODE_APPROVAL_TIMEOUT_SEC'], 600, 1, 86_400),
+    automationMinIntervalSec: parseInteger('CASHCODE_AUTOMATION_MIN_INTERVAL_SEC', env['CASHCODE_AUTOMATION_MIN_INTERVAL_SEC'], 60, 1, 3_600),
     fetchAllowPrivate: parseBoolean('CASHCODE_FETCH_ALLOW_PRIVATE', env['CASHCODE_FETCH_ALLOW_PRIVATE'], false),
     fetchMaxChars: parseInteger('CASHCODE_FETCH_MAX_CHARS', env['CASHCODE_FETCH_MAX_CHARS'], 3000, 100, 1_000_000),
     fetchTimeoutMs: parseInteger('CASHCODE_FETCH_TIMEOUT_MS', env['CASHCODE_FETCH_TIMEOUT_MS'], 15_000, 100, 600_000),
