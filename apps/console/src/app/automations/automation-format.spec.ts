@@ -1,7 +1,8 @@
 import { TestBed } from '@angular/core/testing';
 
 import { I18n } from '../core/i18n/i18n';
-import { automationRunEvent, cronWords, failedOutcome, formatCost, runDuration, scheduleWords } from './automation-format';
+import { cronWords, formatCost, runDuration, scheduleWords } from './automation-format';
+import { automationRunEvent, failedOutcome } from './automation-run';
 import { run } from './automation-testing';
 
 describe('automation wording', () => {

@@ -1,10 +1,11 @@
 /**
  * How the automations page words things: a schedule in the reader's language (cron through `cronstrue`, the same
- * library the server describes schedules with), a run's outcome, cost and tokens.
+ * library the server describes schedules with), a run's cost and duration. (Loaded with the page only: the shell's
+ * notices use `automation-run.ts`.)
  */
 import cronstrue from 'cronstrue';
 import 'cronstrue/locales/zh_CN';
-import type { AutomationRun, AutomationRunEvent, AutomationSchedule, ServerEvent } from '@cashcode/contracts';
+import type { AutomationRun, AutomationSchedule } from '@cashcode/contracts';
 
 import type { MessageKey, MessageParams, PluralKey } from '../core/i18n/i18n';
 import { formatDueTime } from './automation-time';
@@ -48,16 +49,6 @@ export function scheduleWords(schedule: AutomationSchedule, t: Translate, locale
   }
 }
 
-/** The translation key of a run outcome. */
-export function outcomeKey(outcome: AutomationRun['outcome']): MessageKey {
-  return `automations.outcome.${outcome}`;
-}
-
-/** Whether a run ended badly (the row and the notification say so). */
-export function failedOutcome(outcome: AutomationRun['outcome']): boolean {
-  return outcome !== 'ok' && outcome !== 'running' && outcome !== 'skipped';
-}
-
 /** A run's cost: `$0.0123`, `$1.50`, or `—` when unknown. */
 export function formatCost(cost: number | null, locale: string): string {
   if (cost === null || !Number.isFinite(cost)) return '—';
@@ -74,12 +65,4 @@ export function runDuration(run: AutomationRun, t: Translate): string {
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return t('automations.duration.seconds', { s: seconds });
   return t('automations.duration.minutes', { m: Math.floor(seconds / 60), s: seconds % 60 });
-}
-
-/** The WS `automation_run` event (the console's ServerEvent union does not list it); null for any other event. */
-export function automationRunEvent(event: ServerEvent | { event: string }): AutomationRunEvent | null {
-  const candidate = event as Partial<AutomationRunEvent> & { event: string };
-  if (candidate.event !== 'automation_run' || typeof candidate.run !== 'object' || candidate.run === null) return null;
-  if (typeof candidate.run.id !== 'string' || typeof candidate.run.automation_id !== 'string') return null;
-  return { event: 'automation_run', type: 'automation_run', run: candidate.run, automation_name: String(candidate.automation_name ?? '') };
 }

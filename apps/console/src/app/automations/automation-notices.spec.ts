@@ -4,6 +4,7 @@ import { Router } from '@angular/router';
 import type { ServerEvent } from '@cashcode/contracts';
 import { Subject, of } from 'rxjs';
 
+import { ChatStore } from '../chat/chat-store';
 import { ChatSocket } from '../core/socket/chat-socket';
 import { AutomationNotices } from './automation-notices';
 import { run } from './automation-testing';
@@ -14,12 +15,14 @@ describe('AutomationNotices', () => {
   let visibility: DocumentVisibilityState;
   let snacks: { message: string; action?: string }[];
   let navigated: string[];
+  let sessionReloads: number;
 
   beforeEach(() => {
     localStorage.clear();
     shown = [];
     snacks = [];
     navigated = [];
+    sessionReloads = 0;
     visibility = 'hidden';
     vi.spyOn(document, 'visibilityState', 'get').mockImplementation(() => visibility);
     class FakeNotification {
@@ -36,6 +39,7 @@ describe('AutomationNotices', () => {
       providers: [
         { provide: ChatSocket, useValue: { events: events.asObservable() } },
         { provide: MatSnackBar, useValue: { open: (message: string, action?: string) => (snacks.push({ message, action }), { onAction: () => of() }) } },
+        { provide: ChatStore, useValue: { loadSessions: () => (sessionReloads++, Promise.resolve()) } },
         { provide: Router, useValue: { navigateByUrl: (url: string) => (navigated.push(url), Promise.resolve(true)) } },
       ],
     });
@@ -60,6 +64,8 @@ describe('AutomationNotices', () => {
     shown[0]?.instance.onclick?.();
     expect(navigated).toEqual(['/chat/automation-a1']);
     expect(snacks).toHaveLength(0);
+    // the run's chat joins the sidebar's history
+    expect(sessionReloads).toBe(1);
   });
 
   it('Scenario: a run that ends while the tab is visible shows a snack bar instead', () => {

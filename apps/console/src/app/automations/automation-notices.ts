@@ -3,16 +3,17 @@ import { MatSnackBar } from '@angular/material/snack-bar';
 import { Router } from '@angular/router';
 import type { AutomationRunEvent } from '@cashcode/contracts';
 
+import { ChatStore } from '../chat/chat-store';
 import { chatUrl } from '../chat/chat-url';
 import { ApprovalNotifier } from '../core/approvals/approval-notifier';
 import { I18n } from '../core/i18n/i18n';
 import { ChatSocket } from '../core/socket/chat-socket';
-import { automationRunEvent, failedOutcome, outcomeKey } from './automation-format';
+import { automationRunEvent, failedOutcome, outcomeKey } from './automation-run';
 
 /**
  * Tells the owner when an automation run ends, wherever the console is (openspec console "Requirement: Automations
  * page"): a browser notification while the tab is hidden (with the permission the approvals asked for, the same
- * notifier), else a snack bar; both open the run's chat.
+ * notifier), else a snack bar; both open the run's chat. A run's chat then shows in the sidebar's history.
  */
 @Injectable({ providedIn: 'root' })
 export class AutomationNotices {
@@ -23,6 +24,7 @@ export class AutomationNotices {
   private readonly i18n = inject(I18n);
   private readonly document = inject(DOCUMENT);
   private readonly destroyRef = inject(DestroyRef);
+  private readonly chats = inject(ChatStore);
   private started = false;
 
   start(): void {
@@ -39,6 +41,7 @@ export class AutomationNotices {
   announce(event: AutomationRunEvent): void {
     const { run } = event;
     if (run.outcome === 'running') return;
+    if (run.chat_id) void this.chats.loadSessions();
     const name = event.automation_name || this.i18n.t('automations.unnamed');
     const outcome = this.i18n.t(outcomeKey(run.outcome));
     const title = this.i18n.t(failedOutcome(run.outcome) ? 'automations.notice.failedTitle' : 'automations.notice.title', { name });

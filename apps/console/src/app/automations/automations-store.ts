@@ -3,7 +3,7 @@ import type { Automation, AutomationRun, LlmModelEntry, SchedulePreviewResponse 
 
 import { ApiError, errorMessage } from '../core/api/api-error';
 import { ChatSocket } from '../core/socket/chat-socket';
-import { automationRunEvent } from './automation-format';
+import { automationRunEvent } from './automation-run';
 import {
   automationInput,
   checkDraft,
@@ -72,6 +72,10 @@ export class AutomationsStore {
   readonly loading = this.loadingFlag.asReadonly();
   readonly loadError = this.loadFailure.asReadonly();
   readonly editor = this.editorState.asReadonly();
+  /** the editor is open on a new automation */
+  readonly creating = computed(() => this.editorState()?.id === null);
+  /** the id of the automation the editor is open on (null: none, or a new one) */
+  readonly editingId = computed(() => this.editorState()?.id ?? null);
   readonly fieldErrors = this.fieldMessages.asReadonly();
   readonly saving = this.savingFlag.asReadonly();
   readonly preview = this.previewValue.asReadonly();

@@ -18,7 +18,8 @@ import { ListSkeleton } from '../../shared/list-skeleton/list-skeleton';
 import { PageHeader } from '../../shared/page-header/page-header';
 import { relativeTime } from '../../shared/relative-time';
 import { AutomationEditor } from '../automation-editor/automation-editor';
-import { failedOutcome, formatCost, outcomeKey, runDuration, scheduleWords } from '../automation-format';
+import { formatCost, runDuration, scheduleWords } from '../automation-format';
+import { failedOutcome, outcomeKey } from '../automation-run';
 import { formatDueTime } from '../automation-time';
 import { AutomationsStore } from '../automations-store';
 

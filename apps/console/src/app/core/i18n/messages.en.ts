@@ -128,6 +128,7 @@ export const EN_MESSAGES = {
   'risk.exec': 'Exec',
   'risk.mcp': 'MCP',
   'risk.memory_write': 'Memory writes from untrusted content',
+  'risk.schedule_task': 'Scheduling an automation',
   'risk.label': 'Risk: {risk}',
 
   'approval.heading': 'Approval needed',
@@ -451,6 +452,7 @@ export const EN_MESSAGES = {
   'toolPolicies.riskHint.exec': 'Running shell commands',
   'toolPolicies.riskHint.mcp': 'Tools of connected MCP servers',
   'toolPolicies.riskHint.memory_write': "Saving a memory or creating a Skill after reading a page, search results or an MCP tool's output",
+  'toolPolicies.riskHint.schedule_task': 'The agent proposes an automation that would run on a schedule (schedule_task); always asks',
   'toolPolicies.builtin.title': 'Built-in tools',
   'toolPolicies.builtin.empty': 'No built-in tools are enabled.',
   'toolPolicies.mcp.title': 'MCP servers',

@@ -125,6 +125,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'risk.exec': '执行命令',
   'risk.mcp': 'MCP',
   'risk.memory_write': '来自不可信内容的记忆写入',
+  'risk.schedule_task': '安排自动化',
   'risk.label': '风险：{risk}',
 
   'approval.heading': '需要你的审批',
@@ -446,6 +447,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'toolPolicies.riskHint.exec': '运行 shell 命令',
   'toolPolicies.riskHint.mcp': '已连接的 MCP 服务器的工具',
   'toolPolicies.riskHint.memory_write': '读取网页、搜索结果或 MCP 工具输出后保存记忆或创建 Skill',
+  'toolPolicies.riskHint.schedule_task': '智能体提议一个按计划运行的自动化（schedule_task）；始终询问',
   'toolPolicies.builtin.title': '内置工具',
   'toolPolicies.builtin.empty': '没有启用任何内置工具。',
   'toolPolicies.mcp.title': 'MCP 服务器',
