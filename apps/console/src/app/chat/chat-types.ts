@@ -19,6 +19,7 @@ import type {
   ToolRisk,
   WarningEvent,
   UntrustedSource,
+  ProposedAutomation,
 } from '@cashcode/contracts';
 
 import type { ElicitationCardState, ToolProgressState } from './tool-live-state';
@@ -54,6 +55,8 @@ export interface ApprovalState {
   untrustedSources?: UntrustedSource[];
   /** risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
   memoryEntry?: string;
+  /** risk `schedule_task`: the automation the agent proposes (well-formed only) */
+  proposedAutomation?: ProposedAutomation;
   /** the decision this client sent and the server has not settled yet */
   sent: ApprovalDecision | null;
   /** set by `approval_resolved` (or locally when the turn ended first) */
