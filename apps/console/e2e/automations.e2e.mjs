@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { FakeModelServer } from './support/fake-model-server.mjs';
-import { assertBuilt, eventually, launchBrowser, screenshot, startApi } from './support/harness.mjs';
+import { assertBuilt, eventually, launchBrowser, screenshot, startApi, typeAndSend } from './support/harness.mjs';
 
 const TIMEOUT = 20_000;
 
@@ -141,6 +141,36 @@ describe('CashCode console: automations', { timeout: 180_000 }, () => {
     await page.waitForURL(`**/chat/${encodeURIComponent(stored.chat_id)}`);
     await page.getByTestId('assistant-text').filter({ hasText: 'Nothing new today.' }).waitFor();
     await screenshot(page, 'automations-03-chat');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('Scenario: an automation the agent proposes is shown on its approval card and, once allowed, on the page', async () => {
+    const proposal = {
+      name: 'Daily digest',
+      prompt: 'Summarise the news of the day.',
+      schedule: { kind: 'cron', expression: '0 7 * * *', timezone: 'UTC' },
+      tools: ['web_search'],
+    };
+    fake.enqueue({ toolCalls: [{ name: 'schedule_task', arguments: JSON.stringify(proposal) }] }, { content: 'The digest is scheduled.' });
+    await page.getByTestId('new-chat').click();
+    await typeAndSend(page, 'Send me a daily digest at 7.');
+    const card = page.getByTestId('approval-card');
+    await card.getByTestId('approval-automation').waitFor();
+    assert.match(await card.getByTestId('approval-automation').textContent(), /The agent proposes the automation “Daily digest”/);
+    assert.equal((await card.getByTestId('approval-automation-schedule').textContent()).trim(), 'At 07:00 (UTC)');
+    assert.equal(await card.getByTestId('approval-automation-prompt').textContent(), 'Summarise the news of the day.');
+    assert.match(await card.getByTestId('approval-risk').textContent(), /Scheduling an automation/);
+    // nothing exists before the owner decides
+    assert.equal((await rest('GET', '/api/automations')).body.automations.length, 1);
+    await screenshot(page, 'automations-04-proposal');
+    await card.getByTestId('approval-allow-once').click();
+    await page.getByTestId('assistant-text').filter({ hasText: 'The digest is scheduled.' }).waitFor();
+
+    await page.getByTestId('nav-automations').click();
+    const row = page.getByTestId('automation-row').filter({ hasText: 'Daily digest' });
+    await row.waitFor();
+    assert.equal((await row.getByTestId('automation-schedule-words').textContent()).trim(), 'At 07:00 (UTC)');
+    await row.getByText('Proposed by the agent').waitFor();
     assert.deepEqual(pageErrors, []);
   });
 });
