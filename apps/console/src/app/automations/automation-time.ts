@@ -73,7 +73,7 @@ export function browserTimeZone(): string {
 
 /** The zones to choose from: the runtime's IANA list, with UTC and the ones given (the current choice) included. */
 export function timeZoneChoices(...include: string[]): string[] {
-  let zones: string[] = [];
+  let zones: string[];
   try {
     zones = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
   } catch {
