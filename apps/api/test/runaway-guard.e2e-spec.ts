@@ -1,12 +1,13 @@
 /**
  * The runaway guard through the real gateway against a looping fake model (openspec agent-runner "Requirement: Runaway
  * guard"): identical calls, identical failures and the tool-call ceiling stop the loop with one instruction and a call
- * without tools; a model that keeps calling ends the turn with `runaway_stopped`, kept in the history and the metrics.
+ * without tools; a model that keeps calling ends the turn with `runaway_stopped`, kept in the history and the metrics,
+ * and an automation run that loops is recorded as `runaway_stopped` in its run history.
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import type { ServerEvent } from '@cashcode/contracts';
+import type { AutomationRun, ServerEvent } from '@cashcode/contracts';
 import type { AgentTool } from '../src/agent/agent-tool';
 import { notRunResult, runawayNudge } from '../src/agent/runaway-guard';
 import { ToolRegistry } from '../src/agent/tool-registry';
@@ -177,5 +178,40 @@ describe('runaway guard', () => {
     expect(executed).toHaveLength(5);
     expect(fake.completions).toHaveLength(2);
     expect(events.filter((e) => e.event === 'tool_result')).toHaveLength(12);
+  });
+
+  it('Scenario: an automation run whose model loops ends runaway_stopped in its run history', async () => {
+    fake.setHandler(() => ({ toolCalls: [{ name: 'broken', arguments: '{}' }] }));
+    const created = await request(t.httpUrl)
+      .post('/api/automations')
+      .send({
+        name: 'Looping job',
+        prompt: 'loop',
+        schedule: { kind: 'once', at: new Date(Date.now() + 3_600_000).toISOString() },
+        enabled: true,
+        llm: { provider: 'openai_compatible', model: 'fake-model' },
+        tools: null,
+        mcp_servers: null,
+        skills: null,
+        approvals: 'deny',
+        budget: null,
+        max_run_seconds: 60,
+        chat_mode: 'single',
+        missed: 'run_once',
+        delivery: null,
+      })
+      .expect(201);
+    const id = (created.body as { id: string }).id;
+    await request(t.httpUrl).post(`/api/automations/${id}/run`).expect(202);
+    let runs: AutomationRun[] = [];
+    for (let attempt = 0; attempt < 150; attempt++) {
+      runs = (await request(t.httpUrl).get(`/api/automations/${id}/runs`)).body.runs as AutomationRun[];
+      if (runs[0] && runs[0].outcome !== 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(runs[0]).toMatchObject({ outcome: 'runaway_stopped', trigger: 'manual' });
+    expect(runs[0]?.error).toContain('repeated the same broken call 3 times');
+    // three failed rounds and the call without tools: the loop did not go on
+    expect(fake.completions).toHaveLength(4);
   });
 });
