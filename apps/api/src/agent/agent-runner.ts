@@ -223,10 +223,10 @@ export class AgentRunner {
     const counts = { modelCalls: 0, toolCalls: 0, failedToolCalls: 0 };
     // the untrusted content the model has in its context: the history's, then what this turn's calls read
     const untrusted = UntrustedContext.fromHistory(request.messages, (name) => this.tools.get(name));
+    // a turn may be given stricter limits than the configuration's, never looser ones
     const guard = new RunawayGuard({
-      repeatLimit: this.config.toolRepeatLimit,
-      maxToolCalls: this.config.maxToolCallsPerTurn,
-      ...request.runaway,
+      repeatLimit: Math.min(this.config.toolRepeatLimit, request.runaway?.repeatLimit ?? Infinity),
+      maxToolCalls: Math.min(this.config.maxToolCallsPerTurn, request.runaway?.maxToolCalls ?? Infinity),
     });
     const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,

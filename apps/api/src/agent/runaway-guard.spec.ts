@@ -75,6 +75,7 @@ describe('RunawayGuard', () => {
   it('keeps limits sane and gives each reason its own instruction and error', () => {
     expect(new RunawayGuard({ repeatLimit: 0, maxToolCalls: 0 }).limits).toEqual({ repeatLimit: 2, maxToolCalls: 1 });
     expect(new RunawayGuard().limits).toEqual({ repeatLimit: 3, maxToolCalls: 50 });
+    expect(new RunawayGuard({ repeatLimit: Infinity, maxToolCalls: Number.NaN }).limits).toEqual({ repeatLimit: 3, maxToolCalls: 50 });
     expect(runawayNudge({ reason: 'repeated_call', tool: 'grep', count: 3 })).toBe(
       '[System] The tool grep was called 3 times with the same arguments and gave the same result each time. Tools are ' +
         'no longer available in this turn. Answer now with what you have, and say what is left undone.',

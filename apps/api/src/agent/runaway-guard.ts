@@ -90,10 +90,12 @@ export class RunawayGuard {
   private calls = 0;
   private trip: RunawayTrip | null = null;
 
+  /** Limits that are absent or not finite take the defaults; a repeat limit is at least 2, a ceiling at least 1. */
   constructor(limits: Partial<RunawayLimits> = {}) {
+    const given = (value: number | undefined, fallback: number) => (value !== undefined && Number.isFinite(value) ? Math.floor(value) : fallback);
     this.limits = {
-      repeatLimit: Math.max(2, limits.repeatLimit ?? DEFAULT_RUNAWAY_LIMITS.repeatLimit),
-      maxToolCalls: Math.max(1, limits.maxToolCalls ?? DEFAULT_RUNAWAY_LIMITS.maxToolCalls),
+      repeatLimit: Math.max(2, given(limits.repeatLimit, DEFAULT_RUNAWAY_LIMITS.repeatLimit)),
+      maxToolCalls: Math.max(1, given(limits.maxToolCalls, DEFAULT_RUNAWAY_LIMITS.maxToolCalls)),
     };
   }
 
