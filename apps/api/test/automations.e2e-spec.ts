@@ -3,58 +3,20 @@
  * (CASHCODE_AUTOMATION_MIN_INTERVAL_SEC=1, `once` a second ahead), runs as turns of the automation's chat, no overlap,
  * budgets, headless approvals, the tool subset, `schedule_task` and bad input.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Automation, AutomationRun, ServerEvent } from '@cashcode/contracts';
+import { ToolRegistry } from '../src/agent/tool-registry';
 import { FakeModelServer, type RecordedRequest } from './support/fake-model-server';
 import { startTestApp, type TestApp } from './support/test-app';
+import { api, automationBody, waitForRuns } from './support/automations';
 import { configureFakeModel, WsTestClient } from './support/ws-client';
 
-const LLM = { provider: 'openai_compatible', model: 'fake-model' };
 interface CompletionBody {
   tools?: Array<{ function: { name: string } }>;
   messages: Array<{ role: string; content: string | null }>;
 }
 const bodyOf = (r: RecordedRequest | undefined): CompletionBody => r?.body as CompletionBody;
-
-export function automationBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: 'Test automation',
-    prompt: 'Say hello.',
-    schedule: { kind: 'once', at: new Date(Date.now() + 3_600_000).toISOString() },
-    enabled: true,
-    llm: LLM,
-    tools: null,
-    mcp_servers: null,
-    skills: null,
-    approvals: 'deny',
-    budget: null,
-    max_run_seconds: 60,
-    chat_mode: 'single',
-    missed: 'run_once',
-    delivery: null,
-    ...overrides,
-  };
-}
-
-export async function api(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; type: string; json: any }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, type: response.headers.get('content-type') ?? '', json: text ? JSON.parse(text) : null };
-}
-
-/** Polls the runs of an automation until `done` says so (no fixed sleeps). */
-export async function waitForRuns(base: string, id: string, done: (runs: AutomationRun[]) => boolean, timeoutMs = 15_000): Promise<AutomationRun[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const runs = (await api(base, 'GET', `/api/automations/${id}/runs?limit=200`)).json.runs as AutomationRun[];
-    if (done(runs)) return runs;
-    if (Date.now() > until) throw new Error(`runs never matched: ${JSON.stringify(runs)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const ended = (runs: AutomationRun[]) => runs.filter((run) => run.outcome !== 'running');
 
@@ -89,6 +51,7 @@ describe('Automations (e2e)', () => {
       [{ schedule: { kind: 'cron', expression: '0 8 * * *', timezone: 'Mars/Olympus' } }, 'invalid_timezone', 'schedule.timezone'],
       [{ schedule: { kind: 'once', at: '2026-02-30T08:00:00+01:00' } }, 'invalid_schedule', 'schedule.at'],
       [{ schedule: { kind: 'interval', every_seconds: 0 } }, 'invalid_schedule', 'schedule.every_seconds'],
+      [{ schedule: { kind: 'once', at: '2020-01-01T08:00:00Z' } }, 'invalid_schedule', 'schedule.at'],
       [{ budget: { tokens: 0 } }, 'invalid_budget', 'budget.tokens'],
       [{ budget: { usd: -1 } }, 'invalid_budget', 'budget.usd'],
       [{ tools: ['no_such_tool'] }, 'unknown_tool', 'tools'],
@@ -151,7 +114,7 @@ describe('Automations (e2e)', () => {
     fake.enqueue({ content: 'never asked' });
     const automation = await create({ budget: { tokens: 50_000 } });
     const started = await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
-    expect([started.status, started.json.run.outcome, started.json.run.trigger]).toEqual([202, 'running', 'manual']);
+    expect([started.status, started.json.run?.outcome, started.json.run?.trigger]).toEqual([202, 'running', 'manual']);
     const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === 1);
     expect(run).toMatchObject({ outcome: 'budget_exceeded', tokens: 100_000 });
     expect(run?.error).toContain('50,000 tokens');
@@ -197,6 +160,71 @@ describe('Automations (e2e)', () => {
     for (const name of ['read_file', 'exec', 'write_file', 'skill_load', 'mcp_prepare', 'schedule_task']) expect(offered).not.toContain(name);
     const toolMessage = bodyOf(fake.completions[1]).messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toContain('not available in this run');
+  });
+
+  it('Scenario: a run longer than its maximum run time ends as timeout', async () => {
+    fake.enqueue({ hang: true });
+    const automation = await create({ max_run_seconds: 1 });
+    await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+    const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === 1);
+    expect(run?.outcome).toBe('timeout');
+    expect(run?.error).toContain('maximum run time');
+    expect(fake.completions[0]?.aborted).toBe(true);
+  });
+
+  it('Scenario: deleting an automation stops its run and removes its runs', async () => {
+    fake.enqueue({ hang: true });
+    const automation = await create({});
+    await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+    await fake.waitForRequests(1);
+    expect((await api(t.httpUrl, 'DELETE', `/api/automations/${automation.id}`)).status).toBe(204);
+    await fake.waitForAbort(0);
+    expect((await api(t.httpUrl, 'GET', `/api/automations/${automation.id}`)).status).toBe(404);
+    expect((await api(t.httpUrl, 'GET', `/api/automations/${automation.id}/runs`)).status).toBe(404);
+    const runsFile = join(t.dataDir, 'automations', 'runs', `${automation.id}.jsonl`);
+    const until = Date.now() + 5_000;
+    while (existsSync(runsFile) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(runsFile)).toBe(false);
+  });
+
+  it('Scenario: a tool that vanished after the automation was saved ends the run with a recorded error', async () => {
+    const registry = t.app.get(ToolRegistry);
+    const listDir = registry.get('list_dir');
+    const automation = await create({ tools: ['list_dir'] });
+    registry.unregister('list_dir');
+    try {
+      await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+      const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === 1);
+      expect(run).toMatchObject({ outcome: 'error', error: 'The tool "list_dir" does not exist. Edit the automation\'s tools.' });
+      expect(fake.completions).toHaveLength(0);
+    } finally {
+      if (listDir) registry.register(listDir);
+    }
+  });
+
+  it('Scenario: a new chat per run', async () => {
+    const automation = await create({ chat_mode: 'per_run' });
+    for (let round = 1; round <= 2; round++) {
+      await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+      await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === round);
+    }
+    const runs = (await api(t.httpUrl, 'GET', `/api/automations/${automation.id}/runs?limit=1`)).json;
+    expect(runs.runs).toHaveLength(1);
+    const older = (await api(t.httpUrl, 'GET', `/api/automations/${automation.id}/runs?limit=1&before=${runs.next_before}`)).json;
+    expect(older.runs).toHaveLength(1);
+    expect(older.next_before).toBeNull();
+    const chats = [runs.runs?.[0]?.chat_id, older.runs?.[0]?.chat_id];
+    expect(new Set(chats).size).toBe(2);
+    for (const chat of chats) expect(chat).toMatch(new RegExp(`^auto-${automation.id}-[0-9a-z]{8}$`));
+  });
+
+  it('Scenario: the automations routes are in the OpenAPI document with their problems', async () => {
+    const doc = (await api(t.httpUrl, 'GET', '/api/docs-json')).json as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    expect(Object.keys(doc.paths['/api/automations'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/automations/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'put']);
+    expect(Object.keys(doc.paths['/api/automations/{id}/run']?.['post']?.responses ?? {}).sort()).toEqual(['202', '401', '403', '404', '409', '500']);
+    expect(doc.paths['/api/automations/{id}/runs']?.['get']).toBeDefined();
+    expect(doc.paths['/api/automations/preview']?.['post']?.responses['422']).toBeDefined();
   });
 
   describe('schedule_task', () => {

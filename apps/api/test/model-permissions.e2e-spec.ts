@@ -44,6 +44,7 @@ const REVIEWED: Readonly<Record<string, readonly [string, string]>> = {
   mcp_prepare: ['read', 'connects a server the owner configured; never changes the catalog'],
   mcp_list_resources: ['read', 'reads a connected server\'s resources'],
   mcp_read_resource: ['read', 'reads a connected server\'s resource'],
+  schedule_task: ['schedule_task', 'always asks the owner; creates an automation that runs with approvals denied, never a permission'],
 };
 
 interface CompletionBody {

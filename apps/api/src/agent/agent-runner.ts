@@ -262,8 +262,8 @@ export class AgentRunner {
       );
       const results = [...ran, ...guard.notRun(call.toolCalls.slice(admitted), request.listener)];
       // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only). The
-      // model gets the tool-call message as the history will give it back on the next turn (`[TOOL_CALLS: …]`, the
-      // `tool_calls` record's content), so the next turn's request starts with this one's bytes (a cacheable prefix)
+      // model gets the tool-call message as the history will give it back on the next turn (the `tool_calls` record's
+      // `[TOOL_CALLS: …]` content, sent as ""), so the next turn's request starts with this one's bytes (a cacheable prefix)
       // `replay` (thinking blocks, a reasoning field) goes back within this turn only, as the provider requires
       const sent: WireMessage = toWireMessage({ ...assistant, content: toolCallsContent(call.toolCalls) });
       wire.push(call.replay !== undefined ? { ...sent, replay: call.replay } : sent);

@@ -52,6 +52,11 @@ export class AutomationRunner {
 
   constructor(private readonly deps: AutomationRunnerDeps) {}
 
+  /** Stops a run's turn (the run then ends `cancelled`). */
+  cancel(chatId: string): void {
+    this.deps.chat.cancel(chatId);
+  }
+
   /** A run record that did not start a turn (a skipped due time). */
   async recordSkipped(automation: StoredAutomation, trigger: AutomationRunTrigger, reason: string): Promise<AutomationRun> {
     const at = runTime(this.deps.now());
@@ -173,7 +178,7 @@ export class AutomationRunner {
 }
 
 /** The run's outcome when this event ends its turn (null: the turn goes on). */
-function turnEnd(event: ServerEvent, timedOut: boolean): { outcome: AutomationRunOutcome; error: string | null } | null {
+export function turnEnd(event: ServerEvent, timedOut: boolean): { outcome: AutomationRunOutcome; error: string | null } | null {
   if (event.event === 'done') {
     if (!event.cancelled) return { outcome: 'ok', error: null };
     return timedOut

@@ -77,6 +77,11 @@ export class AutomationScheduler {
     return this.versions.size;
   }
 
+  /** Entries in the heap (live and replaced ones not yet dropped). */
+  get heapSize(): number {
+    return this.heap.length;
+  }
+
   /** Timers armed right now: 0 or 1, whatever the number of automations. */
   get activeTimers(): number {
     return this.timer === null ? 0 : 1;
@@ -141,6 +146,12 @@ export class AutomationScheduler {
   }
 
   private push(entry: Entry): void {
+    // replaced entries wait in the heap until they come up; when they outnumber the live ones, drop them at once
+    if (this.heap.length > 2 * this.versions.size + 64) this.compact();
+    this.siftUp(entry);
+  }
+
+  private siftUp(entry: Entry): void {
     const heap = this.heap;
     heap.push(entry);
     let index = heap.length - 1;
@@ -151,6 +162,13 @@ export class AutomationScheduler {
       index = parent;
     }
     heap[index] = entry;
+  }
+
+  /** Keeps only the live entries (each automation's current one) and rebuilds the heap. */
+  private compact(): void {
+    const live = this.heap.filter((entry) => this.versions.get(entry.id) === entry.version);
+    this.heap.length = 0;
+    for (const entry of live) this.siftUp(entry);
   }
 
   private pop(): void {

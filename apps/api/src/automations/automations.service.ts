@@ -60,11 +60,12 @@ export class AutomationsService {
     await Promise.all(
       [...this.automations.values()].map(async (automation) => {
         const runs = await this.core.store.runs(automation.id).catch(() => []);
-        for (const run of runs.filter((entry) => entry.outcome === 'running')) {
-          await this.core.store.appendRun({ ...run, outcome: 'cancelled', ended_at: runTime(now), error: 'The server stopped during the run.' });
+        for (const [index, run] of runs.entries()) {
+          if (run.outcome !== 'running') continue;
+          runs[index] = { ...run, outcome: 'cancelled', ended_at: runTime(now), error: 'The server stopped during the run.' };
+          await this.core.store.appendRun(runs[index]);
         }
-        const last = (await this.core.store.runs(automation.id).catch(() => []))[0];
-        if (last) this.lastRuns.set(automation.id, last);
+        if (runs[0]) this.lastRuns.set(automation.id, runs[0]);
         if (!automation.enabled) return;
         const planned = automation.next_run_at === null ? null : Date.parse(automation.next_run_at);
         if (planned !== null && planned <= now) missed.push(automation);
@@ -112,6 +113,7 @@ export class AutomationsService {
   async create(body: unknown, source: AutomationSource = 'owner'): Promise<Automation> {
     const input = await this.checkInput(body);
     const now = this.core.now();
+    this.refusePastOnce(input, now);
     const at = runTime(now);
     const automation: StoredAutomation = { ...input, id: `a${randomBytes(8).toString('hex')}`, source, created_at: at, updated_at: at, anchor_at: at, next_run_at: null };
     if (automation.enabled) automation.next_run_at = isoOrNull(nextDue(automation.schedule, now, now));
@@ -126,6 +128,7 @@ export class AutomationsService {
     const input = await this.checkInput(body);
     const now = this.core.now();
     const rescheduled = JSON.stringify(input.schedule) !== JSON.stringify(before.schedule) || (input.enabled && !before.enabled);
+    if (JSON.stringify(input.schedule) !== JSON.stringify(before.schedule)) this.refusePastOnce(input, now);
     const after: StoredAutomation = { ...before, ...input, updated_at: runTime(now) };
     if (rescheduled) after.anchor_at = runTime(now);
     after.next_run_at = !after.enabled ? null : rescheduled ? isoOrNull(nextDue(after.schedule, now, now)) : before.next_run_at;
@@ -134,9 +137,12 @@ export class AutomationsService {
     return this.view(after);
   }
 
+  /** Deletes an automation and its runs; a run that is going is stopped (its chat stays). */
   async delete(id: string): Promise<void> {
     const automation = this.find(id);
     await this.persist(() => this.automations.delete(id), () => this.automations.set(id, automation));
+    const running = this.running.get(id)?.chat_id;
+    if (running) this.core.runner.cancel(running);
     this.scheduler.remove(id);
     this.lastRuns.delete(id);
     await this.core.store.deleteRuns(id).catch(() => undefined);
@@ -172,6 +178,14 @@ export class AutomationsService {
     return this.running.has(id);
   }
 
+  /** A new `once` date must lie ahead (an unchanged one that has run may stay). */
+  private refusePastOnce(input: AutomationInput, now: number): void {
+    if (input.schedule.kind === 'once' && nextDue(input.schedule, now, now) === null) {
+      const message = 'must be in the future';
+      throw new AutomationError('invalid_schedule', `schedule.at: ${message}`, [{ field: 'schedule.at', message }]);
+    }
+  }
+
   private onDue(id: string, due: number): void {
     const automation = this.automations.get(id);
     if (!automation || !automation.enabled || this.stopped) return;
@@ -191,13 +205,16 @@ export class AutomationsService {
 
   private launch(automation: StoredAutomation, trigger: AutomationRunTrigger): Promise<AutomationRun> {
     const { started, ended } = this.core.runner.start(automation, trigger);
-    const placeholder = { id: '', outcome: 'running' } as AutomationRun;
+    const placeholder = { id: '', outcome: 'running', chat_id: null } as unknown as AutomationRun;
     this.running.set(automation.id, placeholder);
-    void ended.then((run) => {
+    void ended.then(async (run) => {
       if (this.running.get(automation.id) === placeholder) this.running.delete(automation.id);
       if (this.automations.has(automation.id)) this.lastRuns.set(automation.id, { ...run });
+      // deleted while it ran: its last record must not bring the runs file back
+      else await this.core.store.deleteRuns(automation.id).catch(() => undefined);
     });
     return started.then((run) => {
+      if (this.running.get(automation.id) === placeholder) placeholder.chat_id = run.chat_id;
       if (this.automations.has(automation.id)) this.lastRuns.set(automation.id, { ...run });
       return { ...run };
     });

@@ -223,6 +223,11 @@ export function summaryToMessage(summary: HistoryRecord): ChatMessage | null {
   return summary.content !== '' ? { role: 'assistant', content: `${SUMMARY_MESSAGE_PREFIX}${summary.content}` } : null;
 }
 
+/** Whether `text` is the placeholder content `toolCallsContent` gives a tool-call record. */
+export function isToolCallsContent(text: string): boolean {
+  return text.startsWith('[TOOL_CALLS') && /^\[TOOL_CALLS(?:: [^\]\n]*)?\]$/.test(text);
+}
+
 /** `[TOOL_CALLS: a, b]` (or `[TOOL_CALLS]` without names). */
 export function toolCallsContent(calls: readonly ToolCallRecord[]): string {
   const names = calls.map((call) => call.function.name).filter((name) => name !== '');

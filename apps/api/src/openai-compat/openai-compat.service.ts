@@ -40,6 +40,8 @@ import { UsageService } from '../usage/usage.service';
 export interface TurnSink {
   /** answer text as the model streams it */
   delta(text: string): void;
+  /** the model's reasoning as it streams it (never part of the answer text) */
+  reasoning?(text: string): void;
   /** a tool call started (progress text, when enabled) */
   toolCall?(name: string): void;
   /**
@@ -52,6 +54,8 @@ export interface TurnSink {
 export interface TurnResult {
   /** the final answer (the text of the last model call) */
   content: string;
+  /** the model's reasoning during the turn, its model calls one paragraph each ('' without) */
+  reasoning: string;
   usage: TokenUsage;
 }
 
@@ -175,6 +179,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
         ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
         listener: {
           delta: (text) => sink.delta(text),
+          reasoning: (text) => sink.reasoning?.(text),
           toolCall: (notice) => sink.toolCall?.(notice.name),
           toolResult: () => undefined,
         },
@@ -188,7 +193,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
         }),
         ids,
       );
-      const result = { content: outcome.content, usage: outcome.usage };
+      const result = { content: outcome.content, reasoning: outcome.reasoning ?? '', usage: outcome.usage };
       sink.done?.(result);
       return result;
     } catch (err) {
@@ -256,6 +261,8 @@ export class OpenAiCompatService implements OnModuleDestroy {
     return new Promise<TurnResult>((resolve, reject) => {
       // the content of the model call in progress; a tool call starts a new one
       let content = '';
+      // the turn's reasoning, as the chat's `reasoning` events bring it (already one paragraph per model call)
+      let reasoning = '';
       let settled = false;
       const subscription = this.chat.events$.pipe(filter((outbound) => outbound.chatId === chatId)).subscribe({
         next: ({ event }) => onEvent(event),
@@ -277,6 +284,10 @@ export class OpenAiCompatService implements OnModuleDestroy {
             content += event.text;
             sink.delta(event.text);
             return;
+          case 'reasoning':
+            reasoning += event.text;
+            sink.reasoning?.(event.text);
+            return;
           case 'tool_call':
             content = '';
             sink.toolCall?.(event.tool_name);
@@ -287,7 +298,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
                 reject(new AgentCancelledError({ content, streamed: true, durable: [], usage: event.usage }));
                 return;
               }
-              const result = { content, usage: event.usage };
+              const result = { content, reasoning, usage: event.usage };
               // at once, inside the chat service's emit: not after the turn's own follow-up work
               sink.done?.(result);
               resolve(result);
