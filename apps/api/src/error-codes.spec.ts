@@ -13,6 +13,7 @@ import { MemoryError, type MemoryErrorCode } from './memory/memory.errors';
 import { SkillError, type SkillErrorCode } from './skills/skills.errors';
 import { SpendLimitError, UsageError, type UsageErrorCode } from './usage/usage.errors';
 import { BackupError, type BackupErrorCode } from './backup/backup.errors';
+import { RunawayStoppedError } from './agent/runaway-guard';
 import { type DomainError, domainErrorEvent } from './common/domain-error';
 import { toProblemInit } from './common/problem-details.filter';
 
@@ -144,6 +145,7 @@ function domainErrors(): DomainError[] {
       resets_at: '2026-01-02T00:00:00+00:00',
     }),
     new LlmNotConfiguredError(null),
+    new RunawayStoppedError({ reason: 'repeated_call', tool: 'read_file', count: 3 }),
   ];
 }
 

@@ -118,6 +118,8 @@ export const WS_ERROR_CODES = [
   'transient',
   'fatal',
   'cancelled',
+  // the runaway guard ended a turn whose model kept calling tools after it was told to answer
+  'runaway_stopped',
   // a Skill tool error reported by its Skill error code
   'publication',
   // an automation run refused a model call: its budget per run was reached

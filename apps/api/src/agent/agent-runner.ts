@@ -12,17 +12,20 @@
  * carrying the partial turn (complete tool rounds only).
  */
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { LlmProvider, Money, TokenUsage, UntrustedSource } from '@cashcode/contracts';
 import { logIds, type LogIds } from '../common/log-context';
 import type { ChildRun, SubagentNotice } from './subagents/child-run';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { AGENT_RUNAWAY_EVENT } from '../events/app-events';
+import { AppEventBus } from '../events/event-bus';
 import { toolCallsContent } from '../memory/history-record';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import type { ProviderClient } from '../llm-settings/provider-client';
 import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway, type WireMessage } from './model-gateway';
+import { RunawayGuard, runawayNudge, RunawayStoppedError, type RunawayLimits, type RunawayTrip } from './runaway-guard';
 import { ToolExecutor, type ToolListener } from './tool-executor';
 import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolAllowlist, type ToolExecution, type ToolScope } from './tool-registry';
 import { UntrustedContext } from './untrusted-context';
@@ -81,6 +84,8 @@ export interface RunRequest {
    * last user message (this turn only, never persisted), else they are left out
    */
   userImages?: readonly UserImage[];
+  /** stricter runaway-guard limits for this turn (an automation's, a child run's); default: the configuration's */
+  runaway?: Partial<RunawayLimits>;
   listener: RunnerListener;
   /** a sub-agent's run (openspec subagents, agent/subagents/): its place, tools and limit */
   child?: ChildRun;
@@ -116,6 +121,8 @@ export interface RunOutcome {
   /** model calls made */
   modelCalls: number;
   iterationLimitReached: boolean;
+  /** the runaway guard stopped the tool calls and the model answered after its instruction (runaway-guard.ts) */
+  runaway?: RunawayTrip;
   toolCalls: number;
   failedToolCalls: number;
   /** the untrusted content the run had in its context at its end (a sub-agent's answer carries it to its parent) */
@@ -190,6 +197,7 @@ export class AgentRunner {
     private readonly tools: ToolRegistry,
     private readonly executor: ToolExecutor,
     @Inject(MODEL_GATEWAY) private readonly gateway: ModelGateway,
+    @Optional() private readonly events?: AppEventBus,
   ) {}
 
   /** The run a tool call belongs to, by the signal its ToolContext carries (undefined once the run ended). */
@@ -199,7 +207,8 @@ export class AgentRunner {
 
   /**
    * Runs one turn. Throws AgentCancelledError when the signal aborts, ModelCallError when the model fails for good,
-   * SpendLimitError when a spend limit refuses a model call. Tool problems never end the turn.
+   * SpendLimitError when a spend limit refuses a model call, RunawayStoppedError when the model kept calling tools
+   * after the runaway guard told it to answer. Tool problems never end the turn.
    */
   async run(request: RunRequest): Promise<RunOutcome> {
     const state: TurnState = {
@@ -259,6 +268,11 @@ export class AgentRunner {
       },
     };
     this.active.set(request.signal, run);
+    // a turn may be given stricter limits than the configuration's, never looser ones
+    const guard = new RunawayGuard({
+      repeatLimit: Math.min(this.config.toolRepeatLimit, request.runaway?.repeatLimit ?? Infinity),
+      maxToolCalls: Math.min(this.config.maxToolCallsPerTurn, request.runaway?.maxToolCalls ?? Infinity),
+    });
     const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,
       ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
@@ -279,7 +293,9 @@ export class AgentRunner {
       counts.modelCalls++;
       if (call.toolCalls.length === 0) return outcome(call.content, false, call.finishReason === 'length');
       const assistant: ChatMessage = { role: 'assistant', content: call.content, tool_calls: call.toolCalls };
-      const results = await this.executor.executeCalls(
+      // the calls past the turn's ceiling do not run (runaway-guard.ts)
+      const admitted = guard.admit(call.toolCalls.length);
+      const ran = await this.executor.executeCalls(
         {
           chatId: request.chatId,
           turnId: request.turnId,
@@ -291,8 +307,9 @@ export class AgentRunner {
           untrusted,
           ...(child ? { subagent: child.ref } : {}),
         },
-        call.toolCalls,
+        call.toolCalls.slice(0, admitted),
       );
+      const results = [...ran, ...guard.notRun(call.toolCalls.slice(admitted), request.listener)];
       // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only). The
       // model gets the tool-call message as the history will give it back on the next turn (the `tool_calls` record's
       // `[TOOL_CALLS: …]` content, sent as ""), so the next turn's request starts with this one's bytes (a cacheable prefix)
@@ -318,6 +335,12 @@ export class AgentRunner {
       const images = request.acceptsImages === true ? toolImagesMessage(call.toolCalls, results) : null;
       if (images) wire.push(images);
       state.currentContent = '';
+      const trip = guard.recordRound(call.toolCalls, results);
+      if (trip) {
+        const final = await this.answerAfterRunaway(request, state, wire, trip, iteration + 1);
+        counts.modelCalls++;
+        return { ...outcome(final.content, false, final.finishReason === 'length'), runaway: trip };
+      }
     }
 
     this.logger.log(formatEvent('agent.iteration.limit_reached', { max_iterations: maxIterations }), state.ids);
@@ -328,6 +351,29 @@ export class AgentRunner {
     const final = await this.callModel(request, state, wire, [], maxIterations + 1);
     counts.modelCalls++;
     return outcome(final.content, true, final.finishReason === 'length');
+  }
+
+  /**
+   * The runaway guard tripped: the model gets one instruction to answer (for the model only, never persisted) and one
+   * more call without tools. Still asking for tools ends the turn with RunawayStoppedError.
+   */
+  private async answerAfterRunaway(
+    request: RunRequest,
+    state: TurnState,
+    wire: WireMessage[],
+    trip: RunawayTrip,
+    iteration: number,
+  ): Promise<ModelAnswer> {
+    this.logger.warn(formatEvent('agent.runaway.tripped', { reason: trip.reason, tool: trip.tool, count: trip.count }), state.ids);
+    wire.push({ role: 'user', content: runawayNudge(trip) });
+    const final = await this.callModel(request, state, wire, [], iteration);
+    const stopped = final.toolCalls.length > 0;
+    this.events?.emit(AGENT_RUNAWAY_EVENT, { chatId: request.chatId, turnId: request.turnId, reason: trip.reason, outcome: stopped ? 'stopped' : 'answered' });
+    if (stopped) {
+      this.logger.warn(formatEvent('agent.runaway.stopped', { reason: trip.reason }), state.ids);
+      throw new RunawayStoppedError(trip);
+    }
+    return final;
   }
 
   /** One model call through the gateway; its text is the turn's current content, its tool calls get unique ids. */

@@ -80,6 +80,10 @@ export interface AppConfig {
   maxIterations: number;
   /** sub-agents of the `delegate` tool: depth, concurrency, iteration cap (subagent-config.ts) */
   subagents: SubagentConfig;
+  /** CASHCODE_MAX_TOOL_CALLS (default 50, 1–1000): tool calls one turn may run before the runaway guard stops it */
+  maxToolCallsPerTurn: number;
+  /** CASHCODE_TOOL_REPEAT_LIMIT (default 3, 2–100): identical calls (tool, arguments, result) that stop a turn */
+  toolRepeatLimit: number;
   /** CASHCODE_ATTACHMENT_MAX_BYTES (default 10 MiB): bytes of one file uploaded into a chat's attachments folder */
   attachmentMaxBytes: number;
   /** CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES (default 25 MiB): bytes of all files of one upload request */
@@ -298,6 +302,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     ),
     maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
     subagents: loadSubagentConfig(env),
+    maxToolCallsPerTurn: parseInteger('CASHCODE_MAX_TOOL_CALLS', env['CASHCODE_MAX_TOOL_CALLS'], 50, 1, 1000),
+    toolRepeatLimit: parseInteger('CASHCODE_TOOL_REPEAT_LIMIT', env['CASHCODE_TOOL_REPEAT_LIMIT'], 3, 2, 100),
     attachmentMaxBytes: parseInteger('CASHCODE_ATTACHMENT_MAX_BYTES', env['CASHCODE_ATTACHMENT_MAX_BYTES'], 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     attachmentMaxRequestBytes: parseInteger(
       'CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES',

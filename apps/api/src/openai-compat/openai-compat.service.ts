@@ -33,6 +33,7 @@ import { chatTurnError, notConfigured, spendLimitError, upstreamError } from './
 import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
 import { invalidRequest, OpenAiError } from '../common/openai-error';
 import { SpendLimitError } from '../usage/usage.errors';
+import { RunawayStoppedError } from '../agent/runaway-guard';
 import { UsageService } from '../usage/usage.service';
 
 /** What a turn reports while it runs. */
@@ -208,6 +209,8 @@ export class OpenAiCompatService implements OnModuleDestroy {
         this.logger.warn(formatEvent('openai.turn.refused', { error_kind: err.code, limit: err.limit.id }), ids);
         throw spendLimitError(err.message, err.limit.resets_at);
       }
+      // the same OpenAI error a chat turn's `runaway_stopped` event becomes
+      if (err instanceof RunawayStoppedError) throw chatTurnError(err.code, err.message);
       throw err;
     } finally {
       this.skills.endTurn(chatId, turnId);

@@ -19,6 +19,7 @@ import type {
   ToolRisk,
   WarningEvent,
   UntrustedSource,
+  ProposedAutomation,
 } from '@cashcode/contracts';
 
 import type { ElicitationCardState, ToolProgressState } from './tool-live-state';
@@ -56,6 +57,8 @@ export interface ApprovalState {
   memoryEntry?: string;
   /** the call is a sub-agent's: the parent's delegate call and the task it gave */
   subagent?: { callId: string; task: string };
+  /** risk `schedule_task`: the automation the agent proposes (well-formed only) */
+  proposedAutomation?: ProposedAutomation;
   /** the decision this client sent and the server has not settled yet */
   sent: ApprovalDecision | null;
   /** set by `approval_resolved` (or locally when the turn ended first) */
