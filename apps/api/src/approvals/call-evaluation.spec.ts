@@ -31,12 +31,19 @@ const state = (patch: Partial<ToolPolicyState> = {}): ToolPolicyState => ({
 describe('memory writes from untrusted context', () => {
   it('save_memory and agent_skill_manage become memory_write and ask; no rule covers them and "always" is not offered', () => {
     const rules = [{ id: 'r', scope: { kind: 'tool' as const, tool: 'save_memory' }, created_at: '' }];
-    // schedule_task (automations) is owner-gated by name, like the memory and Skill writes
-    for (const name of ['save_memory', 'agent_skill_manage', 'schedule_task']) {
+    for (const name of ['save_memory', 'agent_skill_manage']) {
       const evaluated = evaluateCall(call(tool(name)), state({ rules, tools: { [name]: 'allow' } }), null);
       expect(evaluated).toMatchObject({ risk: 'memory_write', policy: 'ask', preApproved: false, untrustedSources: [page] });
       expect(alwaysScope(evaluated!)).toBeUndefined();
     }
+  });
+
+  it('schedule_task keeps its own always-ask risk after untrusted content, names the sources, and the memory_write default cannot relax it', () => {
+    const scheduling: AgentTool = { ...tool('schedule_task'), approvalDetails: () => ({ name: 'n' }) as never };
+    const relaxed = state({ defaults: { ...DEFAULT_RISK_POLICIES, memory_write: 'allow' }, tools: { schedule_task: 'allow' } });
+    const evaluated = evaluateCall(call(scheduling), relaxed, null);
+    expect(evaluated).toMatchObject({ risk: 'schedule_task', policy: 'ask', preApproved: false, untrustedSources: [page] });
+    expect(alwaysScope(evaluated!)).toBeUndefined();
   });
 
   it('without untrusted content the usual policy applies; an MCP tool of the same name is not a memory write', () => {
