@@ -5,15 +5,18 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { runAutomationsBench } from './automations-bench';
 import { runBackupBench } from './backup-bench';
 import { runChannelsBench } from './channels-bench';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
 import { runOpenAiBench } from './openai-bench';
+import { runPoisoningBench } from './poisoning-bench';
 import { runPrefixBench } from './prefix-bench';
 import { runRestartBench } from './restart-bench';
 import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
+import { runSubagentBench } from './subagent-bench';
 import { runTextBench } from './text-bench';
 import { runToolBench } from './tool-bench';
 import { runUsageBench } from './usage-bench';
@@ -31,6 +34,9 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   usage: runUsageBench,
   restart: runRestartBench,
   backup: runBackupBench,
+  poisoning: runPoisoningBench,
+  automations: runAutomationsBench,
+  delegate: runSubagentBench,
   channels: runChannelsBench,
 };
 

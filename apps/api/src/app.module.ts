@@ -4,6 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule } from './agent/agent.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { AttachmentsModule } from './attachments/attachments.module';
+import { AutomationsModule } from './automations/automations.module';
 import { BackupModule } from './backup/backup.module';
 import { ChannelsModule } from './channels/channels.module';
 import { ChatModule } from './chat/chat.module';
@@ -19,6 +20,7 @@ import { MemoryModule } from './memory/memory.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { SkillsModule } from './skills/skills.module';
+import { SubagentsModule } from './agent/subagents/subagents.module';
 import { UsageModule } from './usage/usage.module';
 
 /** Root module; built with the boot-validated configuration (main.ts, or a test with its own temp dirs). */
@@ -38,6 +40,7 @@ export class AppModule {
         LlmSettingsModule,
         MemoryModule,
         AgentModule,
+        SubagentsModule,
         ApprovalsModule,
         ChatModule,
         AttachmentsModule,
@@ -47,6 +50,7 @@ export class AppModule {
         OpenAiCompatModule,
         MetricsModule,
         BackupModule,
+        AutomationsModule,
         ChannelsModule,
       ],
     };

@@ -13,6 +13,7 @@ import { MemoryError, type MemoryErrorCode } from './memory/memory.errors';
 import { SkillError, type SkillErrorCode } from './skills/skills.errors';
 import { SpendLimitError, UsageError, type UsageErrorCode } from './usage/usage.errors';
 import { BackupError, type BackupErrorCode } from './backup/backup.errors';
+import { RunawayStoppedError } from './agent/runaway-guard';
 import { ChannelError, type ChannelErrorCode } from './channels/channels.errors';
 import { type DomainError, domainErrorEvent } from './common/domain-error';
 import { toProblemInit } from './common/problem-details.filter';
@@ -57,6 +58,8 @@ const MEMORY: Record<MemoryErrorCode, true> = {
   dream_run_not_found: true,
   dream_run_not_revertible: true,
   dream_snapshot_missing: true,
+  dream_run_not_held: true,
+  dream_proposal_stale: true,
   memory_entry_not_found: true,
 };
 const SKILLS: Record<SkillErrorCode, true> = { permission: true, conflict: true, not_found: true, validation: true, publication: true };
@@ -145,6 +148,7 @@ function domainErrors(): DomainError[] {
       resets_at: '2026-01-02T00:00:00+00:00',
     }),
     new LlmNotConfiguredError(null),
+    new RunawayStoppedError({ reason: 'repeated_call', tool: 'read_file', count: 3 }),
   ];
 }
 

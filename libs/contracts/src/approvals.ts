@@ -6,14 +6,21 @@
  * with `approval_resolved`. These names are part of the public protocol: other clients rely on them.
  */
 
+import type { ProposedAutomation } from './automations';
 import type { UntrustedSource } from './memory';
+import type { TrustedSourceAuditRecord } from './memory-trust';
+import type { SubagentRef } from './subagents';
 
 /**
  * `memory_write` (additive) is no tool's own class: it is the risk of a call that writes long-term memory or a Skill
  * (`save_memory`, `agent_skill_manage`) in a turn whose context holds untrusted content; its default asks the owner.
  */
-export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write';
-export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write'];
+export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write' | 'schedule_task';
+/**
+ * `schedule_task` (additive): the agent proposes an automation; it always asks the owner (a `deny` policy refuses it,
+ * no policy, rule or Skill allows it unasked).
+ */
+export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'schedule_task'];
 
 export type ToolPolicy = 'allow' | 'ask' | 'deny';
 export const TOOL_POLICIES: readonly ToolPolicy[] = ['allow', 'ask', 'deny'];
@@ -74,6 +81,10 @@ export interface ApprovalRequestEvent {
   untrusted_sources?: UntrustedSource[];
   /** additive, risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
   memory_entry?: string;
+  /** additive, risk `schedule_task`: the automation the agent proposes */
+  automation?: ProposedAutomation;
+  /** additive: the call is a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
+  subagent?: SubagentRef;
 }
 
 /** One command of an exec line: its program and where it stands in the line. */
@@ -182,6 +193,10 @@ export interface ApprovalAuditEntry {
    * `tool` = `skill_pre_approvals`, empty chat and call ids); absent for tool-call decisions
    */
   skill_grant?: SkillGrantAuditRecord;
+  /** additive: the owner trusted or stopped trusting a source (`tool` = `trusted_sources`, empty chat and call ids) */
+  trusted_source?: TrustedSourceAuditRecord;
+  /** additive: the call was a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
+  subagent?: SubagentRef;
 }
 
 /** What a grant or revocation of a Skill's pre-approvals concerned (in the approvals audit). */

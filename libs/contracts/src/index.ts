@@ -15,4 +15,7 @@ export * from './error-codes';
 export * from './attachments';
 export * from './usage';
 export * from './backup';
+export * from './memory-trust';
+export * from './automations';
+export * from './subagents';
 export * from './channels';

@@ -25,7 +25,7 @@ import { OnAppEvent } from '../events/event-bus';
 import { LLM_CLIENT_PROVIDER, type LlmClientProvider } from '../llm-settings/llm-provider';
 import type { ChannelAdapter, InboundAction, InboundMessage } from './channel-adapter';
 import { ChannelApprovals } from './channel-approvals';
-import { ChannelConversationsStore, conversationChatId, untrustedSources, type ConversationEntry } from './channel-conversations.store';
+import { ChannelConversationsStore, conversationChatId, untrustedSources as untrustedSourcesOf, type ConversationEntry } from './channel-conversations.store';
 import { ChannelPairingsStore } from './channel-pairings.store';
 import { AnswerStream, DEFAULT_EDIT_INTERVAL_MS } from './answer-stream';
 import { HELP, PAIRING_REPLY_INTERVAL_MS, SHUTDOWN_NOTICE, SHUTDOWN_NOTICE_MS, TYPING_DELAY_MS } from './channel-texts';
@@ -61,8 +61,6 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
   private readonly streams = new Map<string, AnswerStream>();
   private readonly approvalButtons: ChannelApprovals;
   private events: Subscription | null = null;
-  /** the untrusted senders of each channel chat, as sources (every turn of the chat counts them, console's too) */
-  private readonly untrustedByChat = new Map<string, UntrustedSource[]>();
   /** when each unknown sender was last told their pairing code */
   private readonly pairingReplies = new Map<string, number>();
   /** channel chats deleted in the console (their conversations start new chats) */
@@ -85,7 +83,6 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.chat.setUntrustedSources((chatId) => this.untrustedByChat.get(chatId) ?? []);
     this.events = this.chat.events$.subscribe(({ chatId, event }) => {
       const route = this.routes.get(chatId);
       if (route) this.onChatEvent(chatId, route, event);
@@ -136,9 +133,7 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
     const conversations = this.conversations(adapter.kind);
     for (const chatId of await conversations.chatIds()) {
       const found = await conversations.byChat(chatId);
-      if (!found) continue;
-      this.routes.set(chatId, { kind: adapter.kind, conversationId: found.conversationId });
-      if (found.entry.untrusted.length > 0) this.untrustedByChat.set(chatId, untrustedSources(adapter.kind, found.entry.untrusted));
+      if (found) this.routes.set(chatId, { kind: adapter.kind, conversationId: found.conversationId });
     }
   }
 
@@ -284,11 +279,14 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
         return;
       }
     }
+    // a group member's message is untrusted content of the chat: recorded on its user record, so this turn and every
+    // later one (the console's too) count it for memory provenance
+    let untrustedSources: UntrustedSource[] | undefined;
     if (!owner) {
-      const known = await store.addUntrusted(conversation.id, { sender_id: sender.id, display_name: sender.displayName });
-      this.untrustedByChat.set(entry.chat_id, untrustedSources(adapter.kind, known));
+      const member = { sender_id: sender.id, display_name: sender.displayName };
+      await store.addUntrusted(conversation.id, member);
+      untrustedSources = untrustedSourcesOf(adapter.kind, [member]);
     }
-    const untrusted = this.untrustedByChat.get(entry.chat_id) ?? [];
     const source: ChannelMessageSource = {
       channel: adapter.kind,
       account: adapter.account,
@@ -299,7 +297,7 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
     const content = message.text.trim() !== '' ? message.text : paths.length > 0 ? 'Here is a file.' : '';
     if (content === '') return;
     this.routes.set(entry.chat_id, { kind: adapter.kind, conversationId: conversation.id });
-    const result = this.chat.submit(entry.chat_id, content, { llm: selection }, paths, { source, untrusted });
+    const result = this.chat.submit(entry.chat_id, content, { llm: selection }, paths, { source, ...(untrustedSources ? { untrustedSources } : {}) });
     if (!result.accepted) {
       await this.say(adapter, conversation.id, result.detail);
       return;

@@ -14,6 +14,7 @@ import type { ChannelMessageSource, MessageMetadata, ServerEvent, UntrustedSourc
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
+import type { ToolAllowlist } from '../agent/tool-registry';
 import { UsageService } from '../usage/usage.service';
 import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionRequest } from './chat-actions';
 import { ChatLanes, type SubmitResult } from './chat-lanes';
@@ -28,13 +29,20 @@ export interface ChatOutboundEvent {
   event: ServerEvent;
 }
 
-/** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
+/**
+ * How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint, an automation that
+ * denies at once); `toolAllowlist`: the only tools the turn may use (an automation's subset).
+ */
 export interface SubmitOptions {
   headless?: boolean;
   /** a channel message: who sent it, recorded with the user message (openspec channels) */
   source?: ChannelMessageSource;
-  /** the untrusted senders of the conversation (channel group members), counted like untrusted tool results */
-  untrusted?: readonly UntrustedSource[];
+  /**
+   * the message is (or carries) content from someone other than the owner — a channel message of a non-owner sender
+   * (`{kind: 'channel_message', name: <sender>}`): the turn's memory, Skill and automation writes then ask the owner
+   */
+  untrustedSources?: readonly UntrustedSource[];
+  toolAllowlist?: ToolAllowlist;
 }
 
 @Injectable()
@@ -67,16 +75,6 @@ export class ChatService implements OnModuleDestroy {
     this.usageWarnings = usage.warnings$.subscribe((warning) => this.emit(warning.chat_id, warning));
   }
 
-  /**
-   * Untrusted content a chat holds that no tool result shows (a channel group's members' messages): set by the
-   * channels module, asked for every message of any transport, so a console turn in such a chat counts it too.
-   */
-  private untrustedOf: ((chatId: string) => readonly UntrustedSource[]) | null = null;
-
-  setUntrustedSources(lookup: (chatId: string) => readonly UntrustedSource[]): void {
-    this.untrustedOf = lookup;
-  }
-
   /** Queues a validated message on its chat's lane. */
   submit(
     chatId: string,
@@ -85,7 +83,6 @@ export class ChatService implements OnModuleDestroy {
     attachments: readonly string[] = [],
     options: SubmitOptions = {},
   ): SubmitResult {
-    const untrusted = options.untrusted ?? this.untrustedOf?.(chatId) ?? [];
     return this.lanes.enqueue({
       chatId,
       content,
@@ -93,7 +90,8 @@ export class ChatService implements OnModuleDestroy {
       attachments,
       ...(options.headless === true ? { headless: true } : {}),
       ...(options.source ? { source: options.source } : {}),
-      ...(untrusted.length > 0 ? { untrusted } : {}),
+      ...(options.untrustedSources && options.untrustedSources.length > 0 ? { untrustedSources: options.untrustedSources } : {}),
+      ...(options.toolAllowlist ? { toolAllowlist: options.toolAllowlist } : {}),
     });
   }
 

@@ -30,6 +30,7 @@ import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
 import { UNTITLED_SESSION_TITLE } from '../memory/sessions.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { SpendLimitError } from '../usage/usage.errors';
+import { RunawayStoppedError } from '../agent/runaway-guard';
 import { ChatTitleService, fallbackTitle } from './chat-title';
 import { CHAT_LOGGER, type CancelCause, type RunningTurn, type TurnJob } from './chat-lanes';
 import { buildTurnContext } from './turn-context';
@@ -153,6 +154,7 @@ export class TurnPipeline {
         keepToolResultsTurns: this.config.contextKeepToolResultsTurns,
         signal,
         attachments: attachments.map(({ name, path, size, mime }) => ({ name, path, size, mime })),
+        ...(job.untrustedSources ? { untrustedSources: job.untrustedSources } : {}),
       });
       const { skillReceipts } = context;
       const user = job.source ? { ...context.user, source: job.source } : context.user;
@@ -175,9 +177,9 @@ export class TurnPipeline {
           signal,
           temporaryTools: context.temporaryTools,
           headless: job.headless === true,
+          ...(job.toolAllowlist ? { toolAllowlist: job.toolAllowlist } : {}),
           acceptsImages,
           userImages,
-          ...(job.untrusted ? { untrustedSources: job.untrusted } : {}),
           listener: turnEventsListener(chatId, streamId, (event) => out.emit(event)),
         });
       } catch (err) {
@@ -218,6 +220,7 @@ export class TurnPipeline {
           tool_calls: outcome.toolCalls,
           failed_tool_calls: outcome.failedToolCalls,
           iteration_limit_reached: outcome.iterationLimitReached,
+          runaway: outcome.runaway?.reason,
           prompt_tokens: outcome.usage.prompt_tokens,
           completion_tokens: outcome.usage.completion_tokens,
           total_tokens: outcome.usage.total_tokens,
@@ -316,8 +319,9 @@ export class TurnPipeline {
       this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }), ids);
     }
     if (metadataBefore) await this.persistence.restoreMetadata(chatId, metadataBefore, ids);
-    // a refused model call (spend limit) is kept like a failed one: the user message with its error, Retry later
-    if (user && (err instanceof ModelCallError || err instanceof SpendLimitError)) {
+    // a refused model call (spend limit) and a turn the runaway guard stopped are kept like a failed model call: the
+    // user message with its error
+    if (user && (err instanceof ModelCallError || err instanceof SpendLimitError || err instanceof RunawayStoppedError)) {
       await this.persistence.persistFailed(chatId, user, { kind: code, message: detail }, out.alone(), ids, supersedes);
     }
     out.emit({

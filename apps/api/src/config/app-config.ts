@@ -20,6 +20,7 @@ import {
   type LogLevel,
 } from './env-values';
 
+import { loadSubagentConfig, type SubagentConfig } from './subagent-config';
 export { ConfigError, EXEC_ENV_ALLOWLIST, parseTrustedProxies, type LogLevel } from './env-values';
 
 /**
@@ -77,6 +78,12 @@ export interface AppConfig {
   modelTitles: boolean;
   /** ReAct iterations before the final no-tools answer */
   maxIterations: number;
+  /** sub-agents of the `delegate` tool: depth, concurrency, iteration cap (subagent-config.ts) */
+  subagents: SubagentConfig;
+  /** CASHCODE_MAX_TOOL_CALLS (default 50, 1–1000): tool calls one turn may run before the runaway guard stops it */
+  maxToolCallsPerTurn: number;
+  /** CASHCODE_TOOL_REPEAT_LIMIT (default 3, 2–100): identical calls (tool, arguments, result) that stop a turn */
+  toolRepeatLimit: number;
   /** CASHCODE_ATTACHMENT_MAX_BYTES (default 10 MiB): bytes of one file uploaded into a chat's attachments folder */
   attachmentMaxBytes: number;
   /** CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES (default 25 MiB): bytes of all files of one upload request */
@@ -99,6 +106,8 @@ export interface AppConfig {
   execNetwork: boolean;
   /** CASHCODE_APPROVAL_TIMEOUT_SEC (default 600, 1–86400): a pending approval request is denied after this long */
   approvalTimeoutSec: number;
+  /** CASHCODE_AUTOMATION_MIN_INTERVAL_SEC (default 60, 1–3600): the shortest automation interval (tests lower it) */
+  automationMinIntervalSec: number;
   fetchAllowPrivate: boolean;
   fetchMaxChars: number;
   /** web_fetch: one deadline for connect, headers and body of all hops (openspec builtin-tools: 15 s) */
@@ -294,6 +303,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       10_000_000,
     ),
     maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
+    subagents: loadSubagentConfig(env),
+    maxToolCallsPerTurn: parseInteger('CASHCODE_MAX_TOOL_CALLS', env['CASHCODE_MAX_TOOL_CALLS'], 50, 1, 1000),
+    toolRepeatLimit: parseInteger('CASHCODE_TOOL_REPEAT_LIMIT', env['CASHCODE_TOOL_REPEAT_LIMIT'], 3, 2, 100),
     attachmentMaxBytes: parseInteger('CASHCODE_ATTACHMENT_MAX_BYTES', env['CASHCODE_ATTACHMENT_MAX_BYTES'], 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     attachmentMaxRequestBytes: parseInteger(
       'CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES',
@@ -317,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     execSandbox: parseSandboxMode('CASHCODE_EXEC_SANDBOX', env['CASHCODE_EXEC_SANDBOX']),
     execNetwork: parseBoolean('CASHCODE_EXEC_NETWORK', env['CASHCODE_EXEC_NETWORK'], true),
     approvalTimeoutSec: parseInteger('CASHCODE_APPROVAL_TIMEOUT_SEC', env['CASHCODE_APPROVAL_TIMEOUT_SEC'], 600, 1, 86_400),
+    automationMinIntervalSec: parseInteger('CASHCODE_AUTOMATION_MIN_INTERVAL_SEC', env['CASHCODE_AUTOMATION_MIN_INTERVAL_SEC'], 60, 1, 3_600),
     fetchAllowPrivate: parseBoolean('CASHCODE_FETCH_ALLOW_PRIVATE', env['CASHCODE_FETCH_ALLOW_PRIVATE'], false),
     fetchMaxChars: parseInteger('CASHCODE_FETCH_MAX_CHARS', env['CASHCODE_FETCH_MAX_CHARS'], 3000, 100, 1_000_000),
     fetchTimeoutMs: parseInteger('CASHCODE_FETCH_TIMEOUT_MS', env['CASHCODE_FETCH_TIMEOUT_MS'], 15_000, 100, 600_000),

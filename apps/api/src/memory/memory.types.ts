@@ -2,7 +2,16 @@
  * Chat memory shapes: history.jsonl records, metadata.json and the in-memory message list the agent sends to the
  * model (ChatMessage, defined in common/ because the agent and the turn-completed event use it too).
  */
-import type { AttachmentReceipt, ChannelMessageSource, McpConnectorReceipt, Money, SessionChannelInfo, SkillReceipt, TokenUsage } from '@cashcode/contracts';
+import type {
+  AttachmentReceipt,
+  ChannelMessageSource,
+  McpConnectorReceipt,
+  Money,
+  SessionChannelInfo,
+  SkillReceipt,
+  TokenUsage,
+  UntrustedSource,
+} from '@cashcode/contracts';
 
 export type { ChatMessage, ToolCallRecord } from '../common/chat-message';
 import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
@@ -50,6 +59,12 @@ export interface HistoryRecord {
   supersedes?: number;
   /** additive (user records): the uploaded files the message referred to (the model's text names their paths) */
   attachments?: AttachmentReceipt[];
+  /**
+   * additive (summary records): the untrusted sources of what the summary covers, so a summary of untrusted content
+   * stays untrusted; (user records) untrusted content the message itself brings, e.g. a channel message of someone
+   * other than the owner
+   */
+  untrusted_sources?: UntrustedSource[];
 }
 
 /** Why the turn of a persisted user message failed. */
@@ -80,6 +95,8 @@ export interface UserTurnInput {
   selected_mcp_connectors?: McpConnectorReceipt[];
   /** a message that came through a channel: who sent it */
   source?: ChannelMessageSource;
+  /** untrusted content the message itself brings (a channel message of someone other than the owner); persisted */
+  untrusted_sources?: UntrustedSource[];
 }
 
 /** A chat as the agent sees it: the smart-loaded history (from the last summary on) and metadata.json, cached per process. */

@@ -19,6 +19,7 @@ import type {
   ToolRisk,
   WarningEvent,
   UntrustedSource,
+  ProposedAutomation,
 } from '@cashcode/contracts';
 
 import type { ElicitationCardState, ToolProgressState } from './tool-live-state';
@@ -54,6 +55,10 @@ export interface ApprovalState {
   untrustedSources?: UntrustedSource[];
   /** risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
   memoryEntry?: string;
+  /** the call is a sub-agent's: the parent's delegate call and the task it gave */
+  subagent?: { callId: string; task: string };
+  /** risk `schedule_task`: the automation the agent proposes (well-formed only) */
+  proposedAutomation?: ProposedAutomation;
   /** the decision this client sent and the server has not settled yet */
   sent: ApprovalDecision | null;
   /** set by `approval_resolved` (or locally when the turn ended first) */
@@ -78,6 +83,33 @@ export interface ToolBlockState {
   progress?: ToolProgressState;
   /** an MCP server asked the user for input during the call */
   elicitation?: ElicitationCardState;
+  /** a `delegate` call: its sub-agent's live progress (subagent-events.ts) */
+  subagent?: SubagentState;
+}
+
+/** One tool call of a sub-agent, as its nested card lists it. */
+export interface SubagentStepState {
+  callId: string;
+  name: string;
+  arguments: string;
+  status: 'running' | 'ok' | 'error';
+  result: string | null;
+  durationMs: number | null;
+}
+
+/** A sub-agent of a `delegate` call while it runs (and once it ended, until the history replaces the turn). */
+export interface SubagentState {
+  task: string;
+  tools: string[];
+  maxIterations: number;
+  status: 'running' | 'ok' | 'failed' | 'cancelled';
+  /** failed: the server's code and detail */
+  code: string | null;
+  detail: string | null;
+  steps: SubagentStepState[];
+  /** the child's answer text so far */
+  text: string;
+  durationMs: number | null;
 }
 
 export interface ChatMessage {

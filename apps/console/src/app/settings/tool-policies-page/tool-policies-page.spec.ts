@@ -13,7 +13,7 @@ const PROBLEM = { 'Content-Type': 'application/problem+json' };
 
 function policies(): ToolPoliciesResponse {
   return {
-    defaults: { read: 'allow', write: 'ask', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask' },
+    defaults: { read: 'allow', write: 'ask', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask' },
     tools: {},
     servers: {},
     rules: [{ id: 'r1', scope: { kind: 'exec_program', program: 'git' }, created_at: new Date().toISOString() }],
@@ -76,7 +76,7 @@ describe('ToolPoliciesPage', () => {
     const sandbox = element.querySelector('[data-testid="tools-sandbox-state"]')!;
     expect(sandbox.textContent).toContain('UNCONFINED');
     expect(element.querySelector('[data-testid="tools-sandbox"]')?.textContent).toContain('bwrap is not installed');
-    expect(all(element, 'tools-default-row').map((row) => row.getAttribute('data-risk'))).toEqual(['read', 'write', 'network', 'exec', 'mcp', 'memory_write']);
+    expect(all(element, 'tools-default-row').map((row) => row.getAttribute('data-risk'))).toEqual(['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'schedule_task']);
     expect(all(element, 'tools-tool-row').map((row) => row.getAttribute('data-tool'))).toEqual(['read_file', 'exec', 'github/create_issue']);
     expect(element.querySelector('[data-testid="tools-server"]')?.textContent).toContain('Create an issue');
     const rule = element.querySelector('[data-testid="tools-rule-row"]')!;
@@ -93,8 +93,8 @@ describe('ToolPoliciesPage', () => {
   it('Scenario: a changed select saves the policy; a refusal is shown clearly', async () => {
     const { fixture, element } = await render();
     const selects = fixture.debugElement.queryAll(By.directive(PolicySelect));
-    // defaults (6), then read_file, exec, the github server, github/create_issue
-    const exec = selects[7].componentInstance as PolicySelect;
+    // defaults (7), then read_file, exec, the github server, github/create_issue
+    const exec = selects[8].componentInstance as PolicySelect;
     expect(exec.label()).toBe('Policy for exec');
     exec.changed.emit('deny');
     const put = http.expectOne({ method: 'PUT', url: '/api/settings/tool-policies' });
