@@ -15,3 +15,4 @@ export * from './error-codes';
 export * from './attachments';
 export * from './usage';
 export * from './backup';
+export * from './channels';

@@ -3,6 +3,7 @@
  * (ProblemDetails).
  */
 import type { ExecSandboxStatus } from './approvals';
+import type { ChannelMessageSource, SessionChannel } from './channels';
 import type { AttachmentReceipt } from './attachments';
 import type { LoadedSkillReceipt } from './skills';
 import type { Money } from './usage';
@@ -86,6 +87,8 @@ export interface SessionSummary {
   title: string;
   /** local YYYY-MM-DDTHH:MM:SS, no offset */
   updated_at: string;
+  /** additive: the chat belongs to a channel conversation (e.g. a Telegram sender) */
+  channel?: SessionChannel;
 }
 export interface SessionListResponse {
   sessions: SessionSummary[];
@@ -130,6 +133,8 @@ export interface PublicMessage {
    * shown collapsed; never part of `content` and never sent back to the model in later turns
    */
   reasoning?: string;
+  /** additive (user rows): the message arrived through a channel from this sender (absent: the owner's console) */
+  source?: ChannelMessageSource;
 }
 export interface PublicTurnError {
   kind: string;
