@@ -11,6 +11,7 @@ import { normalizeAttachments } from './attachments/attachment-rules';
 import { normalizeLoadedSkills, normalizePersistedReceipts } from './capability-picker/capability-rules';
 import type { ChatMessage, ChatState, ChatThread, ToolBlockState } from './chat-types';
 import { withThread } from './thread-updates';
+import { normalizeMessageSource } from '../channels/channel-rules';
 import { isMoney } from '../usage/usage-format';
 
 /**
@@ -75,6 +76,8 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
     if (loadedSkills.length > 0) row.loadedSkills = loadedSkills;
     const attachments = message.role === 'user' ? normalizeAttachments(message.attachments) : [];
     if (attachments.length > 0) row.attachments = attachments;
+    const source = message.role === 'user' ? normalizeMessageSource(message.source) : undefined;
+    if (source) row.source = source;
     return row;
   });
   const live = liveTurnMessages(state.threads[chatId]);

@@ -1,0 +1,56 @@
+import { EN_MESSAGES } from '../core/i18n/messages.en';
+import { interpolate, type MessageKey, type MessageParams } from '../core/i18n/i18n';
+import {
+  expiryText,
+  messageSourceText,
+  minutesLeft,
+  normalizeMessageSource,
+  normalizeSessionChannel,
+  statusKey,
+  statusTone,
+} from './channel-rules';
+
+const t = (key: MessageKey, params?: MessageParams) => interpolate(EN_MESSAGES[key], params);
+
+describe('channel rules', () => {
+  it('gives each connection state its own tone and label', () => {
+    expect(statusTone('connected')).toBe('ok');
+    expect(statusTone('connecting')).toBe('pending');
+    expect(statusTone('error')).toBe('error');
+    expect(statusTone('disabled')).toBe('off');
+    expect(t(statusKey('connected'))).toBe('Connected');
+    expect(t(statusKey('error'))).toBe('Error');
+    expect(t(statusKey('disabled'))).toBe('Off');
+  });
+
+  it('counts the minutes a pairing code has left, rounded up, and says when it expired', () => {
+    const now = Date.parse('2026-12-04T08:00:00Z');
+    expect(minutesLeft('2026-12-04T08:09:30Z', now)).toBe(10);
+    expect(minutesLeft('2026-12-04T08:00:01Z', now)).toBe(1);
+    expect(minutesLeft('2026-12-04T07:59:59Z', now)).toBe(0);
+    expect(minutesLeft('not a time', now)).toBe(0);
+    expect(expiryText('2026-12-04T08:05:00Z', now, t)).toBe('expires in 5 min');
+    expect(expiryText('2026-12-04T07:00:00Z', now, t)).toBe('expired');
+  });
+
+  it('reads a channel source and says "via Telegram · <name>"', () => {
+    const source = normalizeMessageSource({ channel: 'telegram', account: 'cash_bot', sender_id: 4242, display_name: 'Alice' });
+    expect(source).toEqual({ channel: 'telegram', account: 'cash_bot', sender_id: '4242', display_name: 'Alice' });
+    expect(messageSourceText(source!, t)).toBe('via Telegram · Alice');
+  });
+
+  it('ignores a malformed source or channel instead of showing it', () => {
+    expect(normalizeMessageSource(null)).toBeUndefined();
+    expect(normalizeMessageSource('telegram')).toBeUndefined();
+    expect(normalizeMessageSource({ channel: 'smoke-signals', display_name: 'Alice' })).toBeUndefined();
+    expect(normalizeMessageSource({ channel: 'telegram', display_name: '  ' })).toBeUndefined();
+    expect(normalizeSessionChannel({ kind: 'telegram', display_name: 'Bob', sender_id: '7', chat_type: 'weird' })).toEqual({
+      kind: 'telegram',
+      display_name: 'Bob',
+      sender_id: '7',
+      chat_type: 'private',
+    });
+    expect(normalizeSessionChannel({ kind: 'telegram' })).toBeUndefined();
+    expect(normalizeSessionChannel(undefined)).toBeUndefined();
+  });
+});
