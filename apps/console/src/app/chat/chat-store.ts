@@ -430,7 +430,9 @@ export class ChatStore {
     } else if (event.event === 'done') {
       // an action stopped before anything was persisted left the old branch on the server: show it again
       const actionLeftNothing = this.actionsRunning.delete(event.chat_id) && event.answer_cursor === undefined;
-      if (before.threads[event.chat_id]?.resync || actionLeftNothing) void this.loadHistory(event.chat_id);
+      if (before.threads[event.chat_id]?.resync || actionLeftNothing || ranElsewhere(before.threads[event.chat_id])) {
+        void this.loadHistory(event.chat_id);
+      }
       void this.loadSessions();
     } else if (event.event === 'error' && typeof event.chat_id === 'string') {
       if (!this.state().threads[event.chat_id]?.generating) this.actionsRunning.delete(event.chat_id);
@@ -527,4 +529,13 @@ function hasPendingApproval(state: ChatState, event: ApprovalRequestEvent): bool
   const thread = state.threads[event.chat_id];
   const at = thread ? findCall(thread, event.call_id) : null;
   return at !== null && isPending(thread.messages[at.message].tools[at.tool].approval);
+}
+
+/**
+ * A turn this console neither sent nor replayed streamed into an open chat (a channel message, another client): its
+ * answer was shown as it came, but its user message only exists in the history, so the history is read again.
+ */
+function ranElsewhere(thread: ChatThread | undefined): boolean {
+  const last = thread?.messages[thread.messages.length - 1];
+  return thread !== undefined && !thread.generating && last?.role === 'assistant' && last.streaming;
 }
