@@ -5,6 +5,7 @@ import { AgentModule } from './agent/agent.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { AttachmentsModule } from './attachments/attachments.module';
 import { BackupModule } from './backup/backup.module';
+import { ChannelsModule } from './channels/channels.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
@@ -46,6 +47,7 @@ export class AppModule {
         OpenAiCompatModule,
         MetricsModule,
         BackupModule,
+        ChannelsModule,
       ],
     };
   }

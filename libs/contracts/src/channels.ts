@@ -1,108 +1,148 @@
 /**
- * Channels (openspec channels): messaging apps that reach the agent, each conversation a normal CashCode chat.
- * Telegram is the first channel. Nobody talks to the agent through a channel until the owner approves their pairing
- * code; the bot token is write-only (the settings carry only a masked hint).
+ * Channels (`/api/channels*`, openspec channels): messaging apps through which the owner (and, in groups, people the
+ * owner let in) reach the agent. A channel conversation is a normal chat of the server; these are the shapes of the
+ * settings page, the pairing list, the session-list badge and the `source` of a channel message in history.
  */
 
-/** The kinds of channel the server knows. */
 export type ChannelKind = 'telegram';
+export const CHANNEL_KINDS: readonly ChannelKind[] = ['telegram'];
 
-/** The connection state of a channel: `error` carries the reason in `error`. */
+/** `connecting`: polling is (re)starting or backing off after an outage; `error`: stopped until the settings change. */
 export type ChannelStatus = 'disabled' | 'connecting' | 'connected' | 'error';
 
-/** Where a Telegram message came from. */
-export type TelegramChatType = 'private' | 'group' | 'supergroup';
-
-/** `GET /api/channels` — one entry per channel kind, for the Settings → Channels list. */
-export interface ChannelSummary {
+export interface ChannelListEntry {
   kind: ChannelKind;
   enabled: boolean;
   status: ChannelStatus;
 }
+
+/** `GET /api/channels` */
 export interface ChannelListResponse {
-  channels: ChannelSummary[];
+  channels: ChannelListEntry[];
 }
 
-/** `GET`/`PUT /api/channels/telegram` — the Telegram settings, the token masked. */
+/** The model a channel's turns use (the console picks it per message; a channel has one). */
+export interface ChannelModelSelection {
+  provider: string;
+  model: string;
+}
+
+/** `GET /api/channels/telegram` (and the answer of PUT): the bot token is never returned, only whether one is set. */
 export interface TelegramChannelSettings {
   enabled: boolean;
-  /** a bot token is stored */
   token_set: boolean;
-  /** the token's last characters for recognition, e.g. `…AbCd`; null when none is stored */
+  /** the token's last four characters after an ellipsis, e.g. `…AbCd`; null without a token */
   token_hint: string | null;
-  /** the Bot API origin the token is bound to */
+  /** the Bot API server the token is bound to (CASHCODE_TELEGRAM_API_ROOT, default https://api.telegram.org) */
   api_root: string;
-  /** group chats may reach the agent (only messages that mention the bot) */
   groups_enabled: boolean;
   status: ChannelStatus;
-  /** the reason of `status: 'error'` */
+  /** why the status is `error` (or why `connecting` is retrying); null otherwise */
   error: string | null;
-  /** the bot's `@username` (without `@`) once the token was checked */
+  /** the bot's @username once getMe answered; null before */
   bot_username: string | null;
+  /**
+   * additive: the model the channel's turns use; null → the last model a console turn used, else the background
+   * model of the LLM settings
+   */
+  model: ChannelModelSelection | null;
 }
 
-/** `PUT /api/channels/telegram` — every field optional; `token: ""` clears the stored token. */
+/** `PUT /api/channels/telegram`: every field optional; `token` is write-only and `""` clears it. */
 export interface UpdateTelegramChannelRequest {
   enabled?: boolean;
-  /** write-only: never returned */
   token?: string;
   groups_enabled?: boolean;
+  /** additive: null clears the channel's own model choice */
+  model?: ChannelModelSelection | null;
 }
 
-/** A sender who asked to talk to the agent and waits for the owner's approval of their code. */
-export interface TelegramPendingPairing {
+export type TelegramChatType = 'private' | 'group' | 'supergroup';
+
+/**
+ * A pairing request: someone wrote to the bot and got `code`. In a group it is the group that asks to be let in
+ * (`sender_id` is the group's chat id, `display_name` its title); approving it lets the group's members talk to the
+ * agent as untrusted senders, never as the owner.
+ */
+export interface TelegramPairingRequest {
   code: string;
   sender_id: string;
   display_name: string;
   username: string | null;
   chat_type: TelegramChatType;
-  /** ISO 8601 */
+  /** ISO 8601 with offset */
   requested_at: string;
-  /** ISO 8601: the code stops working then */
   expires_at: string;
 }
 
-/** A sender the owner approved (`POST …/pairings/{code}/approve` answers with one). */
+/**
+ * An approved sender. `kind: 'user'` (paired from a private chat) is the owner: its messages are the owner's and only
+ * it may press approval buttons. `kind: 'group'` is a group whose members may talk to the agent (untrusted input).
+ */
 export interface TelegramApprovedSender {
   sender_id: string;
   display_name: string;
   username: string | null;
-  /** ISO 8601 */
   approved_at: string;
+  /** additive */
+  kind: 'user' | 'group';
 }
 
 /** `GET /api/channels/telegram/pairings` */
 export interface TelegramPairingsResponse {
-  pending: TelegramPendingPairing[];
+  pending: TelegramPairingRequest[];
   senders: TelegramApprovedSender[];
 }
 
-/** additive on a session list entry: the chat belongs to a channel conversation. */
-export interface SessionChannel {
+/** Session-list entries of a chat that belongs to a channel conversation (`GET /api/sessions`). */
+export interface SessionChannelInfo {
   kind: ChannelKind;
   display_name: string;
   sender_id: string;
   chat_type: TelegramChatType;
 }
 
-/** additive on a stored (and listed) user message that arrived through a channel: who sent it, from where. */
+/** A channel user message's `source` in history (`GET /api/sessions/{id}/messages` returns it on the user row). */
 export interface ChannelMessageSource {
   channel: ChannelKind;
-  /** the bot's id or username */
+  /** the bot's @username (or its id before getMe answered) */
   account: string;
   sender_id: string;
   display_name: string;
+  /** additive: false for a group member who is not the owner (untrusted input) */
+  owner?: boolean;
 }
 
-/** REST paths of the channels (sub-routes built with `channelPath`). */
-export const CHANNEL_API_PATHS = {
-  channels: '/api/channels',
-  telegram: '/api/channels/telegram',
-  telegramPairings: '/api/channels/telegram/pairings',
-  telegramSenders: '/api/channels/telegram/senders',
-} as const;
+const MAX_PERSISTED_NAME_CHARS = 256;
 
-/** `base` followed by the URL-encoded `segments`, e.g. `channelPath(CHANNEL_API_PATHS.telegramSenders, id)`. */
-export function channelPath(base: (typeof CHANNEL_API_PATHS)[keyof typeof CHANNEL_API_PATHS], ...segments: string[]): string {
-  return [base, ...segments.map((segment) => encodeURIComponent(segment))].join('/');
+function shortString(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value.length <= MAX_PERSISTED_NAME_CHARS;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/** A persisted `channel` entry of a chat's metadata as the session list shows it; null when it is not a valid one. */
+export function sessionChannelInfo(value: unknown): SessionChannelInfo | null {
+  const record = asRecord(value);
+  if (!record || !(CHANNEL_KINDS as readonly unknown[]).includes(record['kind'])) return null;
+  const { display_name: name, sender_id: sender, chat_type: type } = record;
+  if (!shortString(name) || !shortString(sender) || !['private', 'group', 'supergroup'].includes(type as string)) return null;
+  return { kind: record['kind'] as ChannelKind, display_name: name, sender_id: sender, chat_type: type as TelegramChatType };
+}
+
+/** A persisted `source` of a user record; null when absent or not a valid one. */
+export function channelMessageSource(value: unknown): ChannelMessageSource | null {
+  const record = asRecord(value);
+  if (!record || !(CHANNEL_KINDS as readonly unknown[]).includes(record['channel'])) return null;
+  const { account, sender_id: sender, display_name: name, owner } = record;
+  if (!shortString(account) || !shortString(sender) || !shortString(name)) return null;
+  return {
+    channel: record['channel'] as ChannelKind,
+    account,
+    sender_id: sender,
+    display_name: name,
+    ...(typeof owner === 'boolean' ? { owner } : {}),
+  };
 }

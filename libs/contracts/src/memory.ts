@@ -83,10 +83,11 @@ export interface DreamTriggerResponse {
 
 /**
  * Content the model read that nobody vouches for: a fetched page, search results, an MCP tool's or resource's text, a
- * Skill's resource file. `name` says which (the URL, the query, `<server>/<tool>`, `<skill>/<path>`).
+ * Skill's resource file, a channel message from someone who is not the owner. `name` says which (the URL, the query,
+ * `<server>/<tool>`, `<skill>/<path>`, `telegram <sender>`).
  */
-export type UntrustedSourceKind = 'web_fetch' | 'web_search' | 'mcp_tool' | 'mcp_resource' | 'skill_resource';
-export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = ['web_fetch', 'web_search', 'mcp_tool', 'mcp_resource', 'skill_resource'];
+export type UntrustedSourceKind = 'web_fetch' | 'web_search' | 'mcp_tool' | 'mcp_resource' | 'skill_resource' | 'channel_message';
+export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = ['web_fetch', 'web_search', 'mcp_tool', 'mcp_resource', 'skill_resource', 'channel_message'];
 
 export interface UntrustedSource {
   kind: UntrustedSourceKind;

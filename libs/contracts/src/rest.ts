@@ -3,7 +3,7 @@
  * (ProblemDetails).
  */
 import type { ExecSandboxStatus } from './approvals';
-import type { ChannelMessageSource, SessionChannel } from './channels';
+import type { ChannelMessageSource, SessionChannelInfo } from './channels';
 import type { AttachmentReceipt } from './attachments';
 import type { LoadedSkillReceipt } from './skills';
 import type { Money } from './usage';
@@ -87,8 +87,8 @@ export interface SessionSummary {
   title: string;
   /** local YYYY-MM-DDTHH:MM:SS, no offset */
   updated_at: string;
-  /** additive: the chat belongs to a channel conversation (e.g. a Telegram sender) */
-  channel?: SessionChannel;
+  /** additive: the chat belongs to a channel conversation (its icon and the sender's name in the list) */
+  channel?: SessionChannelInfo;
 }
 export interface SessionListResponse {
   sessions: SessionSummary[];
@@ -96,6 +96,8 @@ export interface SessionListResponse {
 export interface PublicMessage {
   role: 'user' | 'assistant';
   content: string;
+  /** additive (user rows): the message came through a channel (who sent it, through which account) */
+  source?: ChannelMessageSource;
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
   /** additive: true on the partial assistant answer of a cancelled turn */
@@ -133,8 +135,6 @@ export interface PublicMessage {
    * shown collapsed; never part of `content` and never sent back to the model in later turns
    */
   reasoning?: string;
-  /** additive (user rows): the message arrived through a channel from this sender (absent: the owner's console) */
-  source?: ChannelMessageSource;
 }
 export interface PublicTurnError {
   kind: string;

@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { LlmProvider, Money, TokenUsage } from '@cashcode/contracts';
+import type { LlmProvider, Money, TokenUsage, UntrustedSource } from '@cashcode/contracts';
 import { logIds, type LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -57,6 +57,8 @@ export interface RunRequest {
    * messages as a user message with `image_url` parts (this turn only). Default false: placeholders only.
    */
   acceptsImages?: boolean;
+  /** untrusted content already in the context that no tool call shows (a channel group member's messages) */
+  untrustedSources?: readonly UntrustedSource[];
   /**
    * no one can answer this turn's questions (the OpenAI-compatible endpoint, openspec openai-compat): a call whose
    * policy is `ask` is denied at once with a clear result (unless a rule or Skill pre-approves it) and MCP elicitations
@@ -208,6 +210,7 @@ export class AgentRunner {
     const counts = { modelCalls: 0, toolCalls: 0, failedToolCalls: 0 };
     // the untrusted content the model has in its context: the history's, then what this turn's calls read
     const untrusted = UntrustedContext.fromHistory(request.messages, (name) => this.tools.get(name));
+    for (const source of request.untrustedSources ?? []) untrusted.add(source);
     const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,
       ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),

@@ -6,7 +6,7 @@
  * What a turn does is the executor's (TurnPipeline); the lanes only decide when it runs.
  */
 import { Logger } from '@nestjs/common';
-import type { MessageMetadata } from '@cashcode/contracts';
+import type { ChannelMessageSource, MessageMetadata, UntrustedSource } from '@cashcode/contracts';
 import { logIds } from '../common/log-context';
 import { errorType, formatEvent } from '../common/log-format';
 import type { ChatActionPlan } from './chat-actions';
@@ -34,6 +34,10 @@ export interface TurnJob {
   plan?: ChatActionPlan;
   /** workspace-relative paths of the chat's uploaded files the message refers to (checked when the turn starts) */
   attachments?: readonly string[];
+  /** a message that came through a channel: who sent it (recorded on the user record) */
+  source?: ChannelMessageSource;
+  /** untrusted senders whose messages are in the conversation (a channel group's members): memory provenance */
+  untrusted?: readonly UntrustedSource[];
 }
 
 export interface RunningTurn {

@@ -10,7 +10,7 @@
  */
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Subject, type Subscription } from 'rxjs';
-import type { MessageMetadata, ServerEvent } from '@cashcode/contracts';
+import type { ChannelMessageSource, MessageMetadata, ServerEvent, UntrustedSource } from '@cashcode/contracts';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
@@ -31,6 +31,10 @@ export interface ChatOutboundEvent {
 /** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
 export interface SubmitOptions {
   headless?: boolean;
+  /** a channel message: who sent it, recorded with the user message (openspec channels) */
+  source?: ChannelMessageSource;
+  /** the untrusted senders of the conversation (channel group members), counted like untrusted tool results */
+  untrusted?: readonly UntrustedSource[];
 }
 
 @Injectable()
@@ -71,7 +75,15 @@ export class ChatService implements OnModuleDestroy {
     attachments: readonly string[] = [],
     options: SubmitOptions = {},
   ): SubmitResult {
-    return this.lanes.enqueue({ chatId, content, metadata, attachments, ...(options.headless === true ? { headless: true } : {}) });
+    return this.lanes.enqueue({
+      chatId,
+      content,
+      metadata,
+      attachments,
+      ...(options.headless === true ? { headless: true } : {}),
+      ...(options.source ? { source: options.source } : {}),
+      ...(options.untrusted && options.untrusted.length > 0 ? { untrusted: options.untrusted } : {}),
+    });
   }
 
   /**

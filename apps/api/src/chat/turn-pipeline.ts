@@ -125,7 +125,7 @@ export class TurnPipeline {
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
       // a continuation has no user message of its own: a failure persists nothing
-      failedUser = plan?.kind === 'continue' ? null : { content };
+      failedUser = plan?.kind === 'continue' ? null : { content, ...(job.source ? { source: job.source } : {}) };
 
       // automatic title: only for an untitled chat without history; survives a failure of this turn. The model
       // writes a better one after the turn succeeded (chat-title.ts).
@@ -154,7 +154,8 @@ export class TurnPipeline {
         signal,
         attachments: attachments.map(({ name, path, size, mime }) => ({ name, path, size, mime })),
       });
-      const { skillReceipts, user } = context;
+      const { skillReceipts } = context;
+      const user = job.source ? { ...context.user, source: job.source } : context.user;
       for (const warning of context.warnings) out.emit({ event: 'warning', chat_id: chatId, ...warning });
       if (plan?.kind !== 'continue') failedUser = user;
 
@@ -176,6 +177,7 @@ export class TurnPipeline {
           headless: job.headless === true,
           acceptsImages,
           userImages,
+          ...(job.untrusted ? { untrustedSources: job.untrusted } : {}),
           listener: turnEventsListener(chatId, streamId, (event) => out.emit(event)),
         });
       } catch (err) {

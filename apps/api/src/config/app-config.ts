@@ -149,6 +149,8 @@ export interface AppConfig {
    */
   contextKeepToolResultsTurns: number;
   searxngUrl: string | null;
+  /** CASHCODE_TELEGRAM_API_ROOT: the Bot API server (a self-hosted one, or a test stand-in); default https://api.telegram.org */
+  telegramApiRoot: string;
   /** read-only built-in Skills (openspec skills), <rootDir>/apps/api/src/skills/builtin */
   skillsBuiltinDir: string;
   /** user Skills: <dataDir>/skills/user */
@@ -340,6 +342,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       100_000,
     ),
     searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),
+    telegramApiRoot: parseUrl('CASHCODE_TELEGRAM_API_ROOT', env['CASHCODE_TELEGRAM_API_ROOT']) ?? 'https://api.telegram.org',
     skillsBuiltinDir: join(rootDir, 'apps', 'api', 'src', 'skills', 'builtin'),
     skillsUserDir: join(dataDir, 'skills', 'user'),
     skillsAgentDir: join(dataDir, 'skills', 'agent'),

@@ -243,6 +243,7 @@ function userRecord(user: UserTurnInput): PendingRecord {
   if (user.selected_mcp_connectors && user.selected_mcp_connectors.length > 0) {
     record.selected_mcp_connectors = user.selected_mcp_connectors;
   }
+  if (user.source) record.source = { ...user.source };
   return record;
 }
 

@@ -2,7 +2,7 @@
  * Chat memory shapes: history.jsonl records, metadata.json and the in-memory message list the agent sends to the
  * model (ChatMessage, defined in common/ because the agent and the turn-completed event use it too).
  */
-import type { AttachmentReceipt, McpConnectorReceipt, Money, SkillReceipt, TokenUsage } from '@cashcode/contracts';
+import type { AttachmentReceipt, ChannelMessageSource, McpConnectorReceipt, Money, SessionChannelInfo, SkillReceipt, TokenUsage } from '@cashcode/contracts';
 
 export type { ChatMessage, ToolCallRecord } from '../common/chat-message';
 import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
@@ -18,6 +18,8 @@ export interface HistoryRecord {
   content: string;
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
+  /** additive (user records): the message came through a channel (openspec channels) */
+  source?: ChannelMessageSource;
   tool_calls?: ToolCallRecord[];
   tool_call_id?: string;
   name?: string;
@@ -76,6 +78,8 @@ export interface UserTurnInput {
   attachments?: AttachmentReceipt[];
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
+  /** a message that came through a channel: who sent it */
+  source?: ChannelMessageSource;
 }
 
 /** A chat as the agent sees it: the smart-loaded history (from the last summary on) and metadata.json, cached per process. */
@@ -107,6 +111,8 @@ export interface StoredSessionSummary {
   title: string | null;
   /** mtime of history.jsonl, or of the chat directory when there is no history */
   updatedAt: Date;
+  /** the channel conversation the chat belongs to (metadata.json `channel`, written by the channels module) */
+  channel?: SessionChannelInfo;
 }
 
 /** Outcome of adding a line to MEMORY.md. */

@@ -1,14 +1,8 @@
+import { channelMessageSource } from '@cashcode/contracts';
+
 import { EN_MESSAGES } from '../core/i18n/messages.en';
 import { interpolate, type MessageKey, type MessageParams } from '../core/i18n/i18n';
-import {
-  expiryText,
-  messageSourceText,
-  minutesLeft,
-  normalizeMessageSource,
-  normalizeSessionChannel,
-  statusKey,
-  statusTone,
-} from './channel-rules';
+import { expiryText, messageSourceText, minutesLeft, statusKey, statusTone } from './channel-rules';
 
 const t = (key: MessageKey, params?: MessageParams) => interpolate(EN_MESSAGES[key], params);
 
@@ -33,24 +27,10 @@ describe('channel rules', () => {
     expect(expiryText('2026-12-04T07:00:00Z', now, t)).toBe('expired');
   });
 
-  it('reads a channel source and says "via Telegram · <name>"', () => {
-    const source = normalizeMessageSource({ channel: 'telegram', account: 'cash_bot', sender_id: 4242, display_name: 'Alice' });
-    expect(source).toEqual({ channel: 'telegram', account: 'cash_bot', sender_id: '4242', display_name: 'Alice' });
+  it('says "via Telegram · <name>" for a channel source', () => {
+    const source = channelMessageSource({ channel: 'telegram', account: 'cash_bot', sender_id: '4242', display_name: 'Alice' });
     expect(messageSourceText(source!, t)).toBe('via Telegram · Alice');
-  });
-
-  it('ignores a malformed source or channel instead of showing it', () => {
-    expect(normalizeMessageSource(null)).toBeUndefined();
-    expect(normalizeMessageSource('telegram')).toBeUndefined();
-    expect(normalizeMessageSource({ channel: 'smoke-signals', display_name: 'Alice' })).toBeUndefined();
-    expect(normalizeMessageSource({ channel: 'telegram', display_name: '  ' })).toBeUndefined();
-    expect(normalizeSessionChannel({ kind: 'telegram', display_name: 'Bob', sender_id: '7', chat_type: 'weird' })).toEqual({
-      kind: 'telegram',
-      display_name: 'Bob',
-      sender_id: '7',
-      chat_type: 'private',
-    });
-    expect(normalizeSessionChannel({ kind: 'telegram' })).toBeUndefined();
-    expect(normalizeSessionChannel(undefined)).toBeUndefined();
+    const member = channelMessageSource({ channel: 'telegram', account: 'cash_bot', sender_id: '77', display_name: 'Bob', owner: false });
+    expect(messageSourceText(member!, t)).toBe('via Telegram group · Bob (not the owner)');
   });
 });

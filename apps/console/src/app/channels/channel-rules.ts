@@ -1,9 +1,9 @@
 /**
  * Pure rules of Settings → Channels and of channel chats (openspec console "Requirement: Settings → Channels",
  * "Requirement: Channel chats in the chat list"): status tones, pairing expiry, the "via Telegram · <name>" line of a
- * user message and the normalised `source` of a loaded history row.
+ * user message.
  */
-import type { ChannelKind, ChannelMessageSource, ChannelStatus, SessionChannel, TelegramChatType } from '@cashcode/contracts';
+import type { ChannelKind, ChannelMessageSource, ChannelStatus, TelegramChatType } from '@cashcode/contracts';
 
 import type { MessageKey } from '../core/i18n/i18n';
 import type { Translate } from '../shared/relative-time';
@@ -13,9 +13,6 @@ export const CHANNEL_POLL_MS = 3_000;
 
 /** Brand names are not translated. */
 export const CHANNEL_NAMES: Readonly<Record<ChannelKind, string>> = { telegram: 'Telegram' };
-
-const KINDS: readonly ChannelKind[] = ['telegram'];
-const CHAT_TYPES: readonly TelegramChatType[] = ['private', 'group', 'supergroup'];
 
 export type StatusTone = 'ok' | 'pending' | 'error' | 'off';
 
@@ -64,47 +61,9 @@ export function expiryText(expiresAt: string, now: number, t: Translate): string
   return minutes === 0 ? t('channels.expired') : t('channels.expiresIn', { n: minutes });
 }
 
-function isKind(value: unknown): value is ChannelKind {
-  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
-}
-
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value : null;
-}
-
-/** The `source` of a loaded user row, when it is a well-formed channel source (anything else: none). */
-export function normalizeMessageSource(raw: unknown): ChannelMessageSource | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const record = raw as Record<string, unknown>;
-  const channel = record['channel'];
-  const senderId = record['sender_id'];
-  const name = text(record['display_name']);
-  if (!isKind(channel) || name === null) return undefined;
-  return {
-    channel,
-    account: typeof record['account'] === 'string' ? record['account'] : '',
-    sender_id: typeof senderId === 'string' || typeof senderId === 'number' ? String(senderId) : '',
-    display_name: name,
-  };
-}
-
-/** The `channel` of a session list entry, when it is well formed (anything else: a plain chat). */
-export function normalizeSessionChannel(raw: unknown): SessionChannel | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const record = raw as Record<string, unknown>;
-  const kind = record['kind'];
-  const name = text(record['display_name']);
-  if (!isKind(kind) || name === null) return undefined;
-  const chatType = record['chat_type'];
-  return {
-    kind,
-    display_name: name,
-    sender_id: String(record['sender_id'] ?? ''),
-    chat_type: CHAT_TYPES.includes(chatType as TelegramChatType) ? (chatType as TelegramChatType) : 'private',
-  };
-}
-
 /** "via Telegram · Alice" for a user message that arrived through a channel. */
 export function messageSourceText(source: ChannelMessageSource, t: Translate): string {
-  return t('channels.via', { channel: CHANNEL_NAMES[source.channel], name: source.display_name });
+  const params = { channel: CHANNEL_NAMES[source.channel], name: source.display_name };
+  // a group member who is not the owner: untrusted input, said so
+  return source.owner === false ? t('channels.viaMember', params) : t('channels.via', params);
 }

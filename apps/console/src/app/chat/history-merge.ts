@@ -3,6 +3,7 @@
  * projection cannot hold yet: a running turn rebuilt from `turn_replay` stays after them (and history reloads when it
  * ends), and an approval still waiting for the user is kept. Persisted tool calls become the blocks a live turn shows.
  */
+import { channelMessageSource } from '@cashcode/contracts';
 import type { PublicMessage, PublicToolRecord } from '@cashcode/contracts';
 
 import { reportedUsage } from './answer-stats';
@@ -11,7 +12,6 @@ import { normalizeAttachments } from './attachments/attachment-rules';
 import { normalizeLoadedSkills, normalizePersistedReceipts } from './capability-picker/capability-rules';
 import type { ChatMessage, ChatState, ChatThread, ToolBlockState } from './chat-types';
 import { withThread } from './thread-updates';
-import { normalizeMessageSource } from '../channels/channel-rules';
 import { isMoney } from '../usage/usage-format';
 
 /**
@@ -76,7 +76,7 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
     if (loadedSkills.length > 0) row.loadedSkills = loadedSkills;
     const attachments = message.role === 'user' ? normalizeAttachments(message.attachments) : [];
     if (attachments.length > 0) row.attachments = attachments;
-    const source = message.role === 'user' ? normalizeMessageSource(message.source) : undefined;
+    const source = message.role === 'user' ? channelMessageSource(message.source) : null;
     if (source) row.source = source;
     return row;
   });

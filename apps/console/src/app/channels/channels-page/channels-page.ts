@@ -1,7 +1,7 @@
 import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
 import { MatButtonModule } from '@angular/material/button';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
-import type { ChannelSummary } from '@cashcode/contracts';
+import type { ChannelListEntry } from '@cashcode/contracts';
 
 import { errorMessage } from '../../core/api/api-error';
 import { I18n } from '../../core/i18n/i18n';
@@ -22,7 +22,7 @@ export class ChannelsPage {
   protected readonly i18n = inject(I18n);
   private readonly api = inject(ChannelsApi);
 
-  protected readonly channels = signal<ChannelSummary[] | null>(null);
+  protected readonly channels = signal<ChannelListEntry[] | null>(null);
   protected readonly loadError = signal<string | null>(null);
 
   constructor() {

@@ -18,6 +18,7 @@ const NO_TOKEN: TelegramChannelSettings = {
   status: 'disabled',
   error: null,
   bot_username: null,
+  model: null,
 };
 const CONNECTED: TelegramChannelSettings = {
   ...NO_TOKEN,
@@ -42,7 +43,7 @@ const PENDING: TelegramPairingsResponse = {
   ],
   senders: [],
 };
-const ALICE = { sender_id: '4242', display_name: 'Alice Example', username: 'alice', approved_at: '2026-12-04T08:01:00Z' };
+const ALICE = { sender_id: '4242', display_name: 'Alice Example', username: 'alice', approved_at: '2026-12-04T08:01:00Z', kind: 'user' } as const;
 const TOKEN = '123456789:AAHfiqksKZ8WmR2zSjiQ7_v4TMAKdiHwXyZ';
 
 describe('TelegramCard', () => {

@@ -893,6 +893,8 @@ export const EN_MESSAGES = {
   'channels.revokeTitle': 'Revoke {name}?',
   'channels.revokeBody': 'Their messages are no longer answered. Their chats stay in the chat list.',
   'channels.via': 'via {channel} · {name}',
+  'channels.viaMember': 'via {channel} group · {name} (not the owner)',
+  'channels.senderGroup': 'Group (its members are not the owner)',
   'channels.sessionIcon': '{channel} chat with {name}',
 
   // usage, prices and spend limits

@@ -883,6 +883,8 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'channels.revokeTitle': '撤销 {name}？',
   'channels.revokeBody': '其消息将不再得到回复。其对话仍保留在对话列表中。',
   'channels.via': '来自 {channel} · {name}',
+  'channels.viaMember': '来自 {channel} 群组 · {name}（非主人）',
+  'channels.senderGroup': '群组（成员不是主人）',
   'channels.sessionIcon': '与 {name} 的 {channel} 对话',
 
   // usage, prices and spend limits
