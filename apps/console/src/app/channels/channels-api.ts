@@ -1,7 +1,9 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
+import { API_PATHS } from '@cashcode/contracts';
 import type {
   ChannelListResponse,
+  LlmModelsResponse,
   TelegramApprovedSender,
   TelegramChannelSettings,
   TelegramPairingsResponse,
@@ -48,6 +50,11 @@ export class ChannelsApi {
     return firstValueFrom(
       this.http.post<TelegramApprovedSender>(path(PATHS.telegramPairings, code, 'approve'), {}),
     );
+  }
+
+  /** the models the LLM settings offer (the channel's model is chosen among them) */
+  models(): Promise<LlmModelsResponse> {
+    return firstValueFrom(this.http.get<LlmModelsResponse>(API_PATHS.llmModels));
   }
 
   revoke(senderId: string): Promise<unknown> {

@@ -1,5 +1,7 @@
 import { DestroyRef, Injectable, inject, signal } from '@angular/core';
 import type {
+  ChannelModelSelection,
+  LlmModelEntry,
   TelegramApprovedSender,
   TelegramChannelSettings,
   TelegramPairingsResponse,
@@ -27,6 +29,8 @@ export class TelegramChannelStore {
   /** the last action failed: the problem's message */
   readonly error = signal<string | null>(null);
   readonly busy = signal(false);
+  /** the models the channel may use (empty when the list could not be read) */
+  readonly models = signal<LlmModelEntry[]>([]);
 
   private timer: ReturnType<typeof setInterval> | null = null;
   /** bumped by every action: a refresh answered for an older generation is dropped */
@@ -40,6 +44,10 @@ export class TelegramChannelStore {
   /** Loads once, then polls until stop() (or the card goes away). */
   start(): void {
     void this.refresh(true);
+    this.api.models().then(
+      (response) => this.models.set(response.models),
+      () => this.models.set([]),
+    );
     if (this.timer === null) this.timer = setInterval(() => void this.refresh(false), CHANNEL_POLL_MS);
   }
 
@@ -81,6 +89,11 @@ export class TelegramChannelStore {
 
   setGroups(groupsEnabled: boolean): Promise<boolean> {
     return this.update({ groups_enabled: groupsEnabled });
+  }
+
+  /** null: the last model a console turn used (the server's default for channels) */
+  setModel(model: ChannelModelSelection | null): Promise<boolean> {
+    return this.update({ model });
   }
 
   approve(code: string): Promise<boolean> {

@@ -72,6 +72,13 @@ describe('TelegramCard', () => {
   async function create(settings: TelegramChannelSettings, pairings: TelegramPairingsResponse = EMPTY): Promise<void> {
     fixture = TestBed.createComponent(TelegramCard);
     fixture.detectChanges();
+    http.expectOne('/api/settings/llm/models').flush({
+      models: [
+        { provider: 'openai_compatible', id: 'gpt-test' },
+        { provider: 'ollama', id: 'qwen3:8b' },
+      ],
+      providers: {},
+    });
     await answerLoad(settings, pairings);
   }
 
@@ -248,6 +255,32 @@ describe('TelegramCard', () => {
     put.flush({ ...CONNECTED, token_set: false, token_hint: null, status: 'disabled', bot_username: null });
     await settle();
     expect(text('telegram-token-none')).toBe('No token saved');
+  });
+
+  it('Scenario: Choosing the model for Telegram turns saves it at once', async () => {
+    await create(CONNECTED);
+    const select = byTestId<HTMLSelectElement>('telegram-model')!;
+    expect([...select.options].map((option) => option.textContent?.trim())).toEqual([
+      'The last model used in the console',
+      'gpt-test (openai_compatible)',
+      'qwen3:8b (ollama)',
+    ]);
+    expect(select.value).toBe('');
+    select.value = 'ollama/qwen3:8b';
+    select.dispatchEvent(new Event('change'));
+    await settle();
+    const put = http.expectOne((request) => request.method === 'PUT' && request.url === '/api/channels/telegram');
+    expect(put.request.body).toEqual({ model: { provider: 'ollama', model: 'qwen3:8b' } });
+    put.flush({ ...CONNECTED, model: { provider: 'ollama', model: 'qwen3:8b' } });
+    await settle();
+    expect(byTestId<HTMLSelectElement>('telegram-model')!.value).toBe('ollama/qwen3:8b');
+    byTestId<HTMLSelectElement>('telegram-model')!.value = '';
+    byTestId<HTMLSelectElement>('telegram-model')!.dispatchEvent(new Event('change'));
+    await settle();
+    const reset = http.expectOne((request) => request.method === 'PUT');
+    expect(reset.request.body).toEqual({ model: null });
+    reset.flush(CONNECTED);
+    await settle();
   });
 
   it('the switches save at once and flip back when the server refuses', async () => {

@@ -1,11 +1,11 @@
-import { ChangeDetectionStrategy, Component, DestroyRef, inject, signal } from '@angular/core';
+import { ChangeDetectionStrategy, Component, DestroyRef, computed, inject, signal } from '@angular/core';
 import { MatButtonModule } from '@angular/material/button';
 import { MatDialog } from '@angular/material/dialog';
 import { MatFormFieldModule } from '@angular/material/form-field';
 import { MatInputModule } from '@angular/material/input';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
 import { MatSlideToggleModule, type MatSlideToggleChange } from '@angular/material/slide-toggle';
-import type { ChannelStatus, TelegramApprovedSender, TelegramChatType } from '@cashcode/contracts';
+import type { ChannelModelSelection, ChannelStatus, TelegramApprovedSender, TelegramChatType } from '@cashcode/contracts';
 
 import { I18n } from '../../core/i18n/i18n';
 import { confirmAction } from '../../shared/confirm-dialog/confirm-dialog';
@@ -36,6 +36,14 @@ export class TelegramCard {
   protected readonly token = signal('');
   protected readonly tokenError = signal<string | null>(null);
   protected readonly now = signal(Date.now());
+
+  /** the model choices: the LLM settings' models, and the channel's own choice even when no longer listed */
+  protected readonly modelOptions = computed(() => {
+    const options = this.store.models().map((entry) => ({ provider: entry.provider as string, model: entry.id }));
+    const chosen = this.store.settings()?.model;
+    if (chosen && !options.some((option) => sameModel(option, chosen))) options.unshift({ ...chosen });
+    return options.map((option) => ({ value: modelValue(option), label: `${option.model} (${option.provider})`, selection: option }));
+  });
 
   constructor() {
     this.store.start();
@@ -111,6 +119,18 @@ export class TelegramCard {
     if (!ok) change.source.checked = !change.checked;
   }
 
+  protected isChosen(value: string): boolean {
+    const chosen = this.store.settings()?.model;
+    return chosen ? modelValue(chosen) === value : value === '';
+  }
+
+  protected async onModel(event: Event): Promise<void> {
+    const select = event.target as HTMLSelectElement;
+    const option = this.modelOptions().find((entry) => entry.value === select.value);
+    const ok = await this.store.setModel(option ? option.selection : null);
+    if (!ok) select.value = modelValue(this.store.settings()?.model ?? null);
+  }
+
   protected async onApprove(code: string): Promise<void> {
     await this.store.approve(code);
   }
@@ -125,4 +145,13 @@ export class TelegramCard {
     });
     if (confirmed) await this.store.revoke(sender);
   }
+}
+
+function sameModel(a: ChannelModelSelection, b: ChannelModelSelection): boolean {
+  return a.provider === b.provider && a.model === b.model;
+}
+
+/** `<provider>/<model>` (a provider name has no `/`); '' for the default */
+function modelValue(selection: ChannelModelSelection | null): string {
+  return selection ? `${selection.provider}/${selection.model}` : '';
 }

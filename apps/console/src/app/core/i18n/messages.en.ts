@@ -892,6 +892,8 @@ export const EN_MESSAGES = {
   'channels.revokeNamed': 'Revoke {name}',
   'channels.revokeTitle': 'Revoke {name}?',
   'channels.revokeBody': 'Their messages are no longer answered. Their chats stay in the chat list.',
+  'channels.model': 'Model for Telegram turns',
+  'channels.modelDefault': 'The last model used in the console',
   'channels.via': 'via {channel} · {name}',
   'channels.viaMember': 'via {channel} group · {name} (not the owner)',
   'channels.senderGroup': 'Group (its members are not the owner)',

@@ -882,6 +882,8 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'channels.revokeNamed': '撤销 {name}',
   'channels.revokeTitle': '撤销 {name}？',
   'channels.revokeBody': '其消息将不再得到回复。其对话仍保留在对话列表中。',
+  'channels.model': 'Telegram 对话使用的模型',
+  'channels.modelDefault': '控制台最近使用的模型',
   'channels.via': '来自 {channel} · {name}',
   'channels.viaMember': '来自 {channel} 群组 · {name}（非主人）',
   'channels.senderGroup': '群组（成员不是主人）',
