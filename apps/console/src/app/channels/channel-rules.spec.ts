@@ -17,9 +17,10 @@ describe('channel rules', () => {
     expect(t(statusKey('disabled'))).toBe('Off');
   });
 
-  it('counts the minutes a pairing code has left, rounded up, and says when it expired', () => {
+  it('counts the whole minutes a pairing code has left (at least 1) and says when it expired', () => {
     const now = Date.parse('2026-12-04T08:00:00Z');
-    expect(minutesLeft('2026-12-04T08:09:30Z', now)).toBe(10);
+    expect(minutesLeft('2026-12-04T08:09:30Z', now)).toBe(9);
+    expect(minutesLeft('2026-12-04T09:00:00.500Z', now)).toBe(60);
     expect(minutesLeft('2026-12-04T08:00:01Z', now)).toBe(1);
     expect(minutesLeft('2026-12-04T07:59:59Z', now)).toBe(0);
     expect(minutesLeft('not a time', now)).toBe(0);

@@ -48,11 +48,11 @@ export function chatTypeKey(type: TelegramChatType): MessageKey {
   return 'channels.chatType.private';
 }
 
-/** Whole minutes until a pairing code expires (rounded up); 0 once it expired or for an unreadable time. */
+/** Whole minutes until a pairing code expires (at least 1 while it is valid); 0 once it expired or for an unreadable time. */
 export function minutesLeft(expiresAt: string, now: number): number {
   const at = Date.parse(expiresAt);
   if (Number.isNaN(at) || at <= now) return 0;
-  return Math.ceil((at - now) / 60_000);
+  return Math.max(1, Math.floor((at - now) / 60_000));
 }
 
 /** "expires in 9 min" or "expired". */
