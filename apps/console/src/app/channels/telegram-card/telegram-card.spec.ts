@@ -38,7 +38,7 @@ const PENDING: TelegramPairingsResponse = {
       username: 'alice',
       chat_type: 'private',
       requested_at: '2026-12-04T08:00:00Z',
-      expires_at: new Date(Date.now() + 9 * 60_000).toISOString(),
+      expires_at: new Date(Date.now() + 9.5 * 60_000).toISOString(),
     },
   ],
   senders: [],
