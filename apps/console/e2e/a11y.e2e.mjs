@@ -124,6 +124,7 @@ describe('Accessibility', { timeout: 600_000 }, () => {
     { name: 'settings-tools', open: async (page) => (await page.goto(`${api.url}/settings/tools`), page.locator('main h1').first().waitFor()) },
     { name: 'usage', open: async (page) => (await page.goto(`${api.url}/usage`), page.getByTestId('usage-totals').waitFor()) },
     { name: 'settings-usage', open: async (page) => (await page.goto(`${api.url}/settings/usage`), page.getByTestId('limits-form').waitFor()) },
+    { name: 'settings-channels', open: async (page) => (await page.goto(`${api.url}/settings/channels`), page.getByTestId('telegram-status').waitFor()) },
   ];
 
   for (const theme of ['light', 'dark']) {
