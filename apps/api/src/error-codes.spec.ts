@@ -13,6 +13,7 @@ import { MemoryError, type MemoryErrorCode } from './memory/memory.errors';
 import { SkillError, type SkillErrorCode } from './skills/skills.errors';
 import { SpendLimitError, UsageError, type UsageErrorCode } from './usage/usage.errors';
 import { BackupError, type BackupErrorCode } from './backup/backup.errors';
+import { ChannelError, type ChannelErrorCode } from './channels/channels.errors';
 import { type DomainError, domainErrorEvent } from './common/domain-error';
 import { toProblemInit } from './common/problem-details.filter';
 
@@ -92,6 +93,7 @@ const ATTACHMENTS: Record<AttachmentErrorCode, true> = {
 };
 const USAGE: Record<UsageErrorCode, true> = { invalid_usage_query: true, invalid_usage_settings: true, settings_save_failed: true };
 const BACKUP: Record<BackupErrorCode, true> = { backup_running: true, backup_failed: true };
+const CHANNELS: Record<ChannelErrorCode, true> = { validation: true, not_found: true };
 const OPENAI_COMPAT_SETTINGS: Record<OpenAiCompatSettingsErrorCode, true> = { key_not_found: true, too_many_keys: true, settings_save_failed: true };
 const CHAT_ACTION_REFUSALS: Record<Extract<ChatActionCheck, { ok: false }>['code'] | 'turn_running', true> = {
   turn_running: true,
@@ -129,6 +131,7 @@ function domainErrors(): DomainError[] {
     ...codes(PROVIDER).map((kind) => new ModelCallError({ kind, retryable: false, retryAfterMs: null, message: 'x' })),
     ...codes(USAGE).map((code) => new UsageError(code, 'x')),
     ...codes(BACKUP).map((code) => new BackupError(code, 'x')),
+    ...codes(CHANNELS).map((code) => new ChannelError(code, 'x')),
     new SpendLimitError({
       id: 'day',
       scope: 'global',

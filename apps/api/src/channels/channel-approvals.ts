@@ -48,6 +48,10 @@ export function approvalQuestion(event: ApprovalRequestEvent): string {
     `**Approval needed:** \`${event.tool}\` · risk **${event.risk}**${event.server ? ` · MCP server \`${event.server}\`` : ''}`,
     fence(shown),
   ];
+  if (event.memory_entry) lines.push('Would remember:', fence(event.memory_entry));
+  if (event.untrusted_sources && event.untrusted_sources.length > 0) {
+    lines.push(`Untrusted content in the context: ${event.untrusted_sources.map((source) => `\`${source.name.replace(/`/g, "'")}\``).join(', ')}`);
+  }
   if (event.cwd) lines.push(`in \`${event.cwd}\``);
   if (event.sandboxed === false) lines.push('Runs **outside** the sandbox.');
   lines.push(`Expires ${event.expires_at}.`);

@@ -21,8 +21,14 @@ function isNotModified(error: unknown): boolean {
 
 /** The visible text of a rendering (tags dropped, entities decoded): what is sent when the HTML is refused. */
 export function plainOf(rendered: string): string {
-  return rendered
-    .replace(/<[^>]*>/g, '')
+  let text = '';
+  let inTag = false;
+  for (const char of rendered) {
+    if (char === '<') inTag = true;
+    else if (char === '>' && inTag) inTag = false;
+    else if (!inTag) text += char;
+  }
+  return text
     .replace(/&(amp|lt|gt|quot);/g, (_all, name: string) => (name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : '"'));
 }
 

@@ -176,11 +176,16 @@ export class TelegramChannelService implements OnModuleInit, OnModuleDestroy {
     await this.stopPolling();
     const settings = this.settings;
     if (!settings || !settings.enabled || !this.usableToken(settings)) return;
+    // sends wait out a 429 and retry a 5xx a few times; the poll leaves outages to the poller's own backoff and status
     const api = new Api(settings.token, { apiRoot: this.apiRoot });
-    api.config.use(autoRetry({ maxRetryAttempts: MAX_RETRY_ATTEMPTS, maxDelaySeconds: MAX_RETRY_AFTER_SEC }));
+    api.config.use(autoRetry({ maxRetryAttempts: MAX_RETRY_ATTEMPTS, maxDelaySeconds: MAX_RETRY_AFTER_SEC, rethrowHttpErrors: true }));
+    const pollApi = new Api(settings.token, { apiRoot: this.apiRoot });
+    pollApi.config.use(
+      autoRetry({ maxRetryAttempts: MAX_RETRY_ATTEMPTS, maxDelaySeconds: MAX_RETRY_AFTER_SEC, rethrowHttpErrors: true, rethrowInternalServerErrors: true }),
+    );
     const fileBase = `${this.apiRoot}/file/bot${settings.token}`;
     const statePath = join(this.config.dataDir, 'channels', 'telegram', 'state.json');
-    const poller: TelegramPoller = new TelegramPoller(api, statePath, {
+    const poller: TelegramPoller = new TelegramPoller(pollApi, statePath, {
       connected: async (me) => {
         if (this.poller !== poller) return;
         const adapter = new TelegramAdapter(api, me, fileBase);

@@ -136,7 +136,8 @@ export function splitPlain(text: string, limit = TELEGRAM_MESSAGE_LIMIT): string
       end++;
     }
     if (end < rest.length) {
-      const cut = Math.max(rest.lastIndexOf('\n', end), rest.lastIndexOf(' ', end));
+      const newline = rest.lastIndexOf('\n', end - 1);
+      const cut = newline > end / 2 ? newline : rest.lastIndexOf(' ', end - 1);
       if (cut > end / 2) end = cut + 1;
       // never cut a surrogate pair
       const code = rest.charCodeAt(end - 1);

@@ -82,12 +82,19 @@ export class TelegramPoller {
     const signal = this.controller.signal;
     let backoff = FIRST_BACKOFF_MS;
     let me: UserFromGetMe | null = null;
+    let recovering = false;
     this.hooks.state({ status: 'connecting', error: null });
     while (!this.stopped) {
       try {
-        if (!me) {
-          me = await this.api.getMe(grammySignal(signal));
-          await this.hooks.connected(me);
+        // at the start, and after an outage: a quick getMe says "connected" before the next long poll waits
+        if (!me || recovering) {
+          const fresh = await this.api.getMe(grammySignal(signal));
+          if (!me) {
+            me = fresh;
+            await this.hooks.connected(me);
+          }
+          recovering = false;
+          backoff = FIRST_BACKOFF_MS;
           this.hooks.state({ status: 'connected', me });
           this.logger.log(formatEvent('telegram.connected', { bot_id: me.id }));
         }
@@ -96,8 +103,6 @@ export class TelegramPoller {
           { offset, timeout: POLL_TIMEOUT_SEC, allowed_updates: [...ALLOWED_UPDATES] },
           grammySignal(signal),
         );
-        if (backoff !== FIRST_BACKOFF_MS) this.hooks.state({ status: 'connected', me });
-        backoff = FIRST_BACKOFF_MS;
         for (const update of updates) {
           if (this.stopped) return;
           if (update.update_id < offset) continue;
@@ -121,6 +126,7 @@ export class TelegramPoller {
         const reason = `${outageReason(error)} Retrying in ${Math.round(backoff / 1000)} s.`;
         this.logger.warn(formatEvent('telegram.poll.failed', { error_type: errorType(error), retry_ms: backoff }));
         this.hooks.state({ status: 'connecting', error: reason });
+        recovering = true;
         await sleep(backoff, signal);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
