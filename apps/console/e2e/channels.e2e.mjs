@@ -172,6 +172,21 @@ describe('CashCode console: Settings → Channels and channel chats', { timeout:
     const userTexts = lastRequest.messages.filter((message) => message.role === 'user').map((message) => JSON.stringify(message.content));
     assert.ok(userTexts.some((text) => text.includes('What is the weather today?')), 'the Telegram message is not in the continued chat');
     assert.ok(userTexts.at(-1).includes('And tomorrow?'));
+
+    // Alice writes again while the chat is open: the answer streams in, then her message shows with its source
+    fake.enqueue({ content: 'You are welcome, Alice.' });
+    telegram.queueMessage({ from: ALICE, text: 'Thanks!' });
+    await page.getByTestId('assistant-text').filter({ hasText: 'You are welcome, Alice.' }).waitFor();
+    await page.getByTestId('user-message').filter({ hasText: 'Thanks!' }).waitFor();
+    assert.equal(await page.getByTestId('message-source').count(), 2);
+    const rows = await page.locator('li.cc-row[data-role="user"]').evaluateAll((nodes) =>
+      nodes.map((node) => [node.querySelector('[data-testid="user-message"]')?.textContent.trim(), node.querySelector('[data-testid="message-source"]')?.textContent.trim() ?? null]),
+    );
+    assert.deepEqual(rows, [
+      ['What is the weather today?', 'via Telegram · Alice Example'],
+      ['And tomorrow?', null],
+      ['Thanks!', 'via Telegram · Alice Example'],
+    ]);
     assert.deepEqual(pageErrors, []);
   });
 });

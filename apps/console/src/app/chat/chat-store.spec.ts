@@ -130,6 +130,7 @@ describe('ChatStore', () => {
     // the turn came from Telegram: this console sent nothing, the answer streams in
     sockets[0].emit({ event: 'delta', chat_id: 'tg-1', text: 'Sunny', stream_id: 1 });
     expect(store.messages().map((message) => message.content)).toEqual(['Sunny']);
+    sockets[0].emit({ event: 'stream_end', chat_id: 'tg-1', stream_id: 1 });
     sockets[0].emit({ event: 'done', chat_id: 'tg-1', duration_sec: 1, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, cancelled: false });
     const source = { channel: 'telegram', account: 'cash_test_bot', sender_id: '4242', display_name: 'Alice Example' };
     http.expectOne('/api/sessions/tg-1/messages').flush({
