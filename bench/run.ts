@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runBackupBench } from './backup-bench';
+import { runChannelsBench } from './channels-bench';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
 import { runOpenAiBench } from './openai-bench';
@@ -30,6 +31,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   usage: runUsageBench,
   restart: runRestartBench,
   backup: runBackupBench,
+  channels: runChannelsBench,
 };
 
 async function main(): Promise<void> {

@@ -75,7 +75,7 @@ describe('Telegram channel rails (e2e)', () => {
     expect(audit.body.entries.find((entry) => entry.call_id === 'tg1')).toMatchObject({ decision: 'allow_once', by: 'user' });
   });
 
-  it('Scenario: A button pressed by someone other than the owner, a forged button and another chat\'s button are refused', async () => {
+  it("Scenario: A button pressed by someone other than the owner, a forged button and another chat's button are refused", async () => {
     const other = { id: 7373, first_name: 'Carol' };
     await pairOwner(t, tg, other);
     // a compound command: no standing rule can cover it, so there is no "Always" button

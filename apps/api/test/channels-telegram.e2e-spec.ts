@@ -56,7 +56,6 @@ describe('Telegram channel (e2e)', () => {
     const [answer] = await botMessages(tg, OWNER.id, 1, before);
     await settled(tg, answer!, (text) => text === 'Hello Ada!');
     expect(answer!.text).toBe('Hello <b>Ada</b>!');
-    expect(tg.callsOf('sendChatAction').length).toBeGreaterThan(0);
     // the conversation is a chat of the server, listed with the channel and the sender's name
     const sessions = await api<SessionListResponse>(t, 'GET', '/api/sessions');
     const session = sessions.body.sessions.find((entry) => entry.channel);
@@ -100,14 +99,16 @@ describe('Telegram channel (e2e)', () => {
 
   it('Scenario: An answer streams by editing one message', async () => {
     const chunks = Array.from({ length: 12 }, (_, i) => `part ${i} `);
-    fake.enqueue({ chunks, chunkDelayMs: 250 });
+    fake.enqueue({ chunks, chunkDelayMs: 250, delayMs: 700 });
     const before = tg.messagesIn(OWNER.id).length;
     tg.queueMessage({ from: OWNER, text: 'stream please' });
     const [answer] = await botMessages(tg, OWNER.id, 1, before);
     // Telegram trims the ends of a message's text
     const final = await settled(tg, answer!, (text) => text.trim() === chunks.join('').trim());
     expect(final.trim()).toBe(chunks.join('').trim());
-    // one message, edited as the text grew (throttled: far fewer edits than chunks), the last edit the whole answer
+    // "typing…" while the answer had not started, then one message, edited as the text grew (throttled: far fewer
+    // edits than chunks), the last edit the whole answer
+    expect(tg.callsOf('sendChatAction').length).toBeGreaterThan(0);
     expect(tg.messagesIn(OWNER.id).slice(before)).toHaveLength(1);
     expect(answer!.versions.length).toBeGreaterThan(1);
     expect(answer!.versions.length).toBeLessThan(chunks.length);

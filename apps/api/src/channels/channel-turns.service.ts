@@ -46,6 +46,9 @@ interface Route {
   conversationId: string;
 }
 
+/** how long a turn may go without text before the conversation shows "typing…" */
+const TYPING_DELAY_MS = 500;
+
 const HELP = [
   'Commands:',
   '/new: start a new chat',
@@ -261,7 +264,11 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
       return;
     }
     this.logger.log(formatEvent('channel.message.accepted', { channel: adapter.kind, chat_id: entry.chat_id, queued: result.queued }));
-    if (!this.streams.has(entry.chat_id)) void adapter.typing(conversation.id).catch(() => undefined);
+    // "typing…" only when the answer does not start at once (a quick answer saves the Bot API call)
+    const chatId = entry.chat_id;
+    setTimeout(() => {
+      if (!this.streams.get(chatId)?.answered) void adapter.typing(conversation.id).catch(() => undefined);
+    }, TYPING_DELAY_MS).unref();
   }
 
   /** A fresh chat for the conversation (the first message, or `/new`), its `channel` badge in metadata.json. */

@@ -12,6 +12,7 @@ import { Api } from 'grammy';
 import { autoRetry } from '@grammyjs/auto-retry';
 import type { Update } from 'grammy/types';
 import type { ChannelStatus, LlmProvider, TelegramApprovedSender, TelegramChannelSettings, TelegramPairingsResponse, UpdateTelegramChannelRequest } from '@cashcode/contracts';
+import { registerSecretValue, unregisterSecretValue } from '../../common/redact';
 import { urlSecretBinding } from '../../common/secret-binding';
 import { errorType, formatEvent } from '../../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -49,6 +50,7 @@ export class TelegramChannelService implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     try {
       this.settings = await this.store.read();
+      registerSecretValue(this.settings.token);
     } catch (error) {
       this.logger.error(formatEvent('telegram.settings.unreadable', { error_type: errorType(error) }));
       return;
@@ -79,6 +81,7 @@ export class TelegramChannelService implements OnModuleInit, OnModuleDestroy {
         throw new ChannelError('validation', 'token is not a Telegram bot token (digits, a colon, then the secret from @BotFather)', { field: 'token' });
       }
       const origin = urlSecretBinding(this.apiRoot) ?? '';
+      const previous = this.settings?.token ?? '';
       this.settings = await this.store.update((draft) => {
         if (body.enabled !== undefined) draft.enabled = body.enabled;
         if (body.groups_enabled !== undefined) draft.groups_enabled = body.groups_enabled;
@@ -88,6 +91,10 @@ export class TelegramChannelService implements OnModuleInit, OnModuleDestroy {
           draft.token_origin = token === '' ? '' : origin;
         }
       });
+      if (previous !== this.settings.token) {
+        unregisterSecretValue(previous);
+        registerSecretValue(this.settings.token);
+      }
       this.logger.log(formatEvent('telegram.settings.updated', { enabled: this.settings.enabled, token_set: this.settings.token !== '' }));
       await this.restart();
       return this.view(this.settings);
