@@ -150,6 +150,7 @@ describe('Accessibility', { timeout: 600_000 }, () => {
         await page.getByTestId('schedule-description').waitFor();
       },
     },
+    { name: 'settings-channels', open: async (page) => (await page.goto(`${api.url}/settings/channels`), page.getByTestId('telegram-status').waitFor()) },
   ];
 
   for (const theme of ['light', 'dark']) {

@@ -5,6 +5,7 @@
  */
 import type {
   ApprovalDecision,
+  ChannelMessageSource,
   ApprovalResolver,
   AttachmentReceipt,
   ExecCommandSpan,
@@ -144,6 +145,8 @@ export interface ChatMessage {
   resumed?: boolean;
   /** user rows: the uploaded files the message referred to */
   attachments?: AttachmentReceipt[];
+  /** user rows of loaded history: the message arrived through a channel from this sender (absent: the owner's console) */
+  source?: ChannelMessageSource;
 }
 
 /** A selected Skill or MCP connector the turn ran without. */
