@@ -7,6 +7,7 @@
  *   common, config, events  →  usage  →  llm-settings  →  memory  →  agent  →  approvals  →  health, mcp  →  skills
  *                                                                                      →  chat, evolution
  *                                                                                      →  openai-compat (on chat)
+ *                                                                                      →  automations (on chat)
  *                                                                                      →  metrics (observes all)
  *
  *   common        config (the AppConfig type)
@@ -28,8 +29,12 @@
  *                 transport on top of chat: the OpenAI-compatible `/v1`)
  *   metrics       chat, mcp, agent, approvals, common, config, events (`GET /metrics`: an observer on top that reads the
  *                 chat's event stream and the gateway, MCP and tool registry state; nothing imports it)
+ *   channels      chat, attachments, approvals, agent, memory, llm-settings, common, config, events (messaging channels
+ *                 such as Telegram: a transport on top of chat; nothing imports it)
  *   backup        common, config, events (backups, restores and the data format: it reads the directories as files,
  *                 never through a feature's store; only the root files import it)
+ *   automations   chat, skills, mcp, agent, approvals, memory, llm-settings, common, config, events (scheduled prompts
+ *                 run as chat turns through ChatService; nothing imports it)
  *   (root files: app.module.ts, bootstrap.ts, server.ts, main.ts: anything; no folder imports them)
  *
  * Modules talk upwards only through events (events/app-events.ts: chat publishes turn.completed, memory and
@@ -49,7 +54,7 @@ import cashcode from './scripts/lint/no-type-cycle.mjs';
 const API = 'apps/api/src';
 
 /** Every API folder that some other folder may be forbidden to import (common, config and events never are). */
-const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'attachments', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat', 'metrics', 'backup'];
+const FEATURE_FOLDERS = ['llm-settings', 'memory', 'agent', 'approvals', 'health', 'attachments', 'mcp', 'skills', 'chat', 'evolution', 'openai-compat', 'metrics', 'backup', 'automations', 'channels'];
 
 /** folder → the feature folders it may import (besides common, config and events) */
 const ALLOWED = {
@@ -71,6 +76,9 @@ const ALLOWED = {
   'openai-compat': ['chat', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   metrics: ['chat', 'mcp', 'agent', 'approvals'],
   backup: [],
+  automations: ['chat', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
+  // messaging channels: a transport on top of chat, like openai-compat; nothing imports it
+  channels: ['chat', 'attachments', 'approvals', 'agent', 'memory', 'llm-settings'],
 };
 
 /** The no-restricted-imports block of one API folder: a relative import that climbs into a forbidden folder. */

@@ -5,15 +5,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { runAutomationsBench } from './automations-bench';
 import { runBackupBench } from './backup-bench';
 import { runBrowserBench } from './browser-bench';
+import { runChannelsBench } from './channels-bench';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
 import { runOpenAiBench } from './openai-bench';
+import { runPoisoningBench } from './poisoning-bench';
 import { runPrefixBench } from './prefix-bench';
 import { runRestartBench } from './restart-bench';
 import { runServerBench, type Figure } from './server-bench';
 import { runSkillsBench } from './skills-bench';
+import { runSubagentBench } from './subagent-bench';
 import { runTextBench } from './text-bench';
 import { runToolBench } from './tool-bench';
 import { runUsageBench } from './usage-bench';
@@ -32,6 +36,10 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   restart: runRestartBench,
   backup: runBackupBench,
   browser: runBrowserBench,
+  poisoning: runPoisoningBench,
+  automations: runAutomationsBench,
+  delegate: runSubagentBench,
+  channels: runChannelsBench,
 };
 
 async function main(): Promise<void> {

@@ -13,7 +13,7 @@ module.exports = {
     '^@cashcode/contracts$': '<rootDir>/../../libs/contracts/src/index.ts',
     '^@cashcode/skill-format$': '<rootDir>/../../libs/skill-format/src/index.ts',
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@standard-schema)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@standard-schema|marked)/)'],
   transform: {
     '^.+\\.[tj]s$': [
       '@swc/jest',

@@ -4,8 +4,10 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule } from './agent/agent.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { AttachmentsModule } from './attachments/attachments.module';
+import { AutomationsModule } from './automations/automations.module';
 import { BackupModule } from './backup/backup.module';
 import { BrowserToolModule } from './agent/browser/browser-tool.module';
+import { ChannelsModule } from './channels/channels.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
@@ -19,6 +21,7 @@ import { MemoryModule } from './memory/memory.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenAiCompatModule } from './openai-compat/openai-compat.module';
 import { SkillsModule } from './skills/skills.module';
+import { SubagentsModule } from './agent/subagents/subagents.module';
 import { UsageModule } from './usage/usage.module';
 
 /** Root module; built with the boot-validated configuration (main.ts, or a test with its own temp dirs). */
@@ -39,6 +42,7 @@ export class AppModule {
         MemoryModule,
         AgentModule,
         BrowserToolModule,
+        SubagentsModule,
         ApprovalsModule,
         ChatModule,
         AttachmentsModule,
@@ -48,6 +52,8 @@ export class AppModule {
         OpenAiCompatModule,
         MetricsModule,
         BackupModule,
+        AutomationsModule,
+        ChannelsModule,
       ],
     };
   }

@@ -13,6 +13,8 @@ import { MemoryError, type MemoryErrorCode } from './memory/memory.errors';
 import { SkillError, type SkillErrorCode } from './skills/skills.errors';
 import { SpendLimitError, UsageError, type UsageErrorCode } from './usage/usage.errors';
 import { BackupError, type BackupErrorCode } from './backup/backup.errors';
+import { RunawayStoppedError } from './agent/runaway-guard';
+import { ChannelError, type ChannelErrorCode } from './channels/channels.errors';
 import { type DomainError, domainErrorEvent } from './common/domain-error';
 import { toProblemInit } from './common/problem-details.filter';
 
@@ -56,6 +58,8 @@ const MEMORY: Record<MemoryErrorCode, true> = {
   dream_run_not_found: true,
   dream_run_not_revertible: true,
   dream_snapshot_missing: true,
+  dream_run_not_held: true,
+  dream_proposal_stale: true,
   memory_entry_not_found: true,
 };
 const SKILLS: Record<SkillErrorCode, true> = { permission: true, conflict: true, not_found: true, validation: true, publication: true };
@@ -92,6 +96,7 @@ const ATTACHMENTS: Record<AttachmentErrorCode, true> = {
 };
 const USAGE: Record<UsageErrorCode, true> = { invalid_usage_query: true, invalid_usage_settings: true, settings_save_failed: true };
 const BACKUP: Record<BackupErrorCode, true> = { backup_running: true, backup_failed: true };
+const CHANNELS: Record<ChannelErrorCode, true> = { validation: true, not_found: true };
 const OPENAI_COMPAT_SETTINGS: Record<OpenAiCompatSettingsErrorCode, true> = { key_not_found: true, too_many_keys: true, settings_save_failed: true };
 const CHAT_ACTION_REFUSALS: Record<Extract<ChatActionCheck, { ok: false }>['code'] | 'turn_running', true> = {
   turn_running: true,
@@ -129,6 +134,7 @@ function domainErrors(): DomainError[] {
     ...codes(PROVIDER).map((kind) => new ModelCallError({ kind, retryable: false, retryAfterMs: null, message: 'x' })),
     ...codes(USAGE).map((code) => new UsageError(code, 'x')),
     ...codes(BACKUP).map((code) => new BackupError(code, 'x')),
+    ...codes(CHANNELS).map((code) => new ChannelError(code, 'x')),
     new SpendLimitError({
       id: 'day',
       scope: 'global',
@@ -142,6 +148,7 @@ function domainErrors(): DomainError[] {
       resets_at: '2026-01-02T00:00:00+00:00',
     }),
     new LlmNotConfiguredError(null),
+    new RunawayStoppedError({ reason: 'repeated_call', tool: 'read_file', count: 3 }),
   ];
 }
 

@@ -37,6 +37,7 @@ const REVIEWED: Readonly<Record<string, readonly [string, string]>> = {
   web_fetch: ['network', 'GET only; the SSRF guard refuses loopback, so not the API'],
   web_search: ['network', 'queries a search engine'],
   browser: ['network', 'every page request goes through the SSRF guard (not the API); downloads land in the workspace only; form submissions ask'],
+  delegate: ['read', "starts a sub-agent with a subset of the turn's tools; each of its calls passes the same gate"],
   skill_search: ['read', 'reads the Skill catalog'],
   skill_load: ['read', 'loads a Skill; its allowed-tools apply only with the owner\'s grant for that content'],
   skill_read_resource: ['read', 'reads a loaded Skill\'s files'],
@@ -45,6 +46,7 @@ const REVIEWED: Readonly<Record<string, readonly [string, string]>> = {
   mcp_prepare: ['read', 'connects a server the owner configured; never changes the catalog'],
   mcp_list_resources: ['read', 'reads a connected server\'s resources'],
   mcp_read_resource: ['read', 'reads a connected server\'s resource'],
+  schedule_task: ['schedule_task', 'always asks the owner; creates an automation that runs with approvals denied, never a permission'],
 };
 
 interface CompletionBody {

@@ -91,8 +91,8 @@ describe('prefix of a chat that saves memories', () => {
     }
     // the saves of turns 5, 10 and 15 change nothing before the conversation: only the boundaries do
     expect(broken).toEqual([12, 20]);
-    expect(shares.reduce((sum, share) => sum + share, 0) / shares.length).toBeGreaterThanOrEqual(0.95);
-    expect(Math.min(...shares)).toBeGreaterThanOrEqual(0.9);
+    // every non-boundary request reuses at least 95 % of its bytes: a tool result appended to it is small next to it
+    expect(Math.min(...shares)).toBeGreaterThanOrEqual(0.95);
     // the memories reached the model through the conversation, and the snapshot of the boundary took them
     expect(await fs.readFile(join(t.config.memoryDir, 'MEMORY.md'), 'utf8')).toContain('The user likes topic 15');
     const last = requests.at(-1)!.rendered.toString('utf8');

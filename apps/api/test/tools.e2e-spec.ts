@@ -193,7 +193,7 @@ describe('built-in tools through a turn', () => {
       ]);
       expect(toolMessages(fake.completions[2]).slice(1).map((m) => m.content)).toEqual([
         'buy milk\nTODO: call mom\n',
-        'Matches for `TODO` (1 in total):\nnotes/todo.md:2: TODO: call mom',
+        '1 match:\nnotes/todo.md\n2:TODO: call mom',
         'Directory: notes\n\n[file] todo.md',
         'Replaced the specified content in notes/todo.md',
       ]);

@@ -55,6 +55,23 @@ describe('Accessibility', { timeout: 600_000 }, () => {
     });
     assert.equal(saved.status, 200);
     assert.equal((await rest('POST', '/api/skills', { name: SKILL, content: SKILL_MD })).status, 201);
+    const automation = await rest('POST', '/api/automations', {
+      name: 'Morning brief',
+      prompt: 'Summarise what is new.',
+      schedule: { kind: 'cron', expression: '0 8 * * 1-5', timezone: 'Europe/Berlin' },
+      enabled: true,
+      llm: null,
+      tools: null,
+      mcp_servers: null,
+      skills: null,
+      approvals: 'deny',
+      budget: null,
+      max_run_seconds: 600,
+      chat_mode: 'single',
+      missed: 'run_once',
+      delivery: null,
+    });
+    assert.equal(automation.status, 201, JSON.stringify(automation.body));
     browser = await launchBrowser();
 
     // one chat with a user message, an answer with Markdown and a tool card
@@ -124,6 +141,16 @@ describe('Accessibility', { timeout: 600_000 }, () => {
     { name: 'settings-tools', open: async (page) => (await page.goto(`${api.url}/settings/tools`), page.locator('main h1').first().waitFor()) },
     { name: 'usage', open: async (page) => (await page.goto(`${api.url}/usage`), page.getByTestId('usage-totals').waitFor()) },
     { name: 'settings-usage', open: async (page) => (await page.goto(`${api.url}/settings/usage`), page.getByTestId('limits-form').waitFor()) },
+    { name: 'automations', open: async (page) => (await page.goto(`${api.url}/automations`), page.getByTestId('automation-row').first().waitFor()) },
+    {
+      name: 'automation-editor',
+      open: async (page) => {
+        await page.goto(`${api.url}/automations`);
+        await page.getByTestId('automation-new').click();
+        await page.getByTestId('schedule-description').waitFor();
+      },
+    },
+    { name: 'settings-channels', open: async (page) => (await page.goto(`${api.url}/settings/channels`), page.getByTestId('telegram-status').waitFor()) },
   ];
 
   for (const theme of ['light', 'dark']) {

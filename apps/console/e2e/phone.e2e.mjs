@@ -89,6 +89,7 @@ describe('Phone layout and connection pill', { timeout: 600_000 }, () => {
     { name: 'settings-tools', path: () => `${api.url}/settings/tools`, ready: (page) => page.locator('main h1').first().waitFor() },
     { name: 'usage', path: () => `${api.url}/usage`, ready: (page) => page.getByTestId('usage-totals').waitFor() },
     { name: 'settings-usage', path: () => `${api.url}/settings/usage`, ready: (page) => page.getByTestId('limits-form').waitFor() },
+    { name: 'settings-channels', path: () => `${api.url}/settings/channels`, ready: (page) => page.getByTestId('telegram-status').waitFor() },
   ];
 
   /** the elements wider than the viewport (a page that scrolls sideways names its culprits) */

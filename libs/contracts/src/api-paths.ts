@@ -35,6 +35,8 @@ export const API_PATHS = {
   dream: '/api/memory/dream',
   memoryProvenance: '/api/memory/provenance',
   memoryProvenanceVerify: '/api/memory/provenance/verify',
+  memoryEntries: '/api/memory/entries',
+  trustedSources: '/api/settings/trusted-sources',
   usageSummary: '/api/usage/summary',
   usageRecords: '/api/usage/records',
   usageExport: '/api/usage/export.csv',
@@ -44,6 +46,9 @@ export const API_PATHS = {
   usageLimitsStatus: '/api/usage/limits/status',
   /** `POST`: a backup archive of everything the server owns (openspec backup) */
   backup: '/api/backup',
+  /** scheduled prompts and their runs (openspec automations) */
+  automations: '/api/automations',
+  automationsPreview: '/api/automations/preview',
   metrics: '/metrics',
 } as const;
 

@@ -7,7 +7,10 @@
  */
 
 import type { BrowserActionDetail } from './browser';
+import type { ProposedAutomation } from './automations';
 import type { UntrustedSource } from './memory';
+import type { TrustedSourceAuditRecord } from './memory-trust';
+import type { SubagentRef } from './subagents';
 
 /**
  * `memory_write` (additive) is no tool's own class: it is the risk of a call that writes long-term memory or a Skill
@@ -15,8 +18,12 @@ import type { UntrustedSource } from './memory';
  * `browser_action` (additive) is no tool's own class either: it is the risk of a `browser` call that submits a form or
  * acts on a page outside the allowed domains; its default asks the owner.
  */
-export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write' | 'browser_action';
-export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'browser_action'];
+export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write' | 'schedule_task' | 'browser_action';
+/**
+ * `schedule_task` (additive): the agent proposes an automation; it always asks the owner (a `deny` policy refuses it,
+ * no policy, rule or Skill allows it unasked).
+ */
+export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'schedule_task', 'browser_action'];
 
 export type ToolPolicy = 'allow' | 'ask' | 'deny';
 export const TOOL_POLICIES: readonly ToolPolicy[] = ['allow', 'ask', 'deny'];
@@ -77,6 +84,10 @@ export interface ApprovalRequestEvent {
   untrusted_sources?: UntrustedSource[];
   /** additive, risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
   memory_entry?: string;
+  /** additive, risk `schedule_task`: the automation the agent proposes */
+  automation?: ProposedAutomation;
+  /** additive: the call is a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
+  subagent?: SubagentRef;
   /** additive, risk `browser_action`: the action, the element and the page */
   browser?: BrowserActionDetail;
 }
@@ -187,6 +198,10 @@ export interface ApprovalAuditEntry {
    * `tool` = `skill_pre_approvals`, empty chat and call ids); absent for tool-call decisions
    */
   skill_grant?: SkillGrantAuditRecord;
+  /** additive: the owner trusted or stopped trusting a source (`tool` = `trusted_sources`, empty chat and call ids) */
+  trusted_source?: TrustedSourceAuditRecord;
+  /** additive: the call was a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
+  subagent?: SubagentRef;
 }
 
 /** What a grant or revocation of a Skill's pre-approvals concerned (in the approvals audit). */

@@ -17,6 +17,9 @@ export const PROBLEM_CODES = [
   'dream_run_not_revertible',
   'dream_snapshot_missing',
   'memory_entry_not_found',
+  'dream_run_not_held',
+  'dream_proposal_stale',
+  'trusted_source_invalid',
   // Skill evolution
   'proposal_not_found',
   'proposal_not_pending',
@@ -69,6 +72,16 @@ export const PROBLEM_CODES = [
   // backups
   'backup_running',
   'backup_failed',
+  // automations
+  'invalid_automation',
+  'invalid_schedule',
+  'invalid_timezone',
+  'invalid_budget',
+  'unknown_tool',
+  'unknown_mcp_server',
+  'unknown_skill',
+  'automation_running',
+  'automation_save_failed',
 ] as const;
 
 /** The `code`s of WS `error` events that are not also REST problem codes. */
@@ -105,8 +118,12 @@ export const WS_ERROR_CODES = [
   'transient',
   'fatal',
   'cancelled',
+  // the runaway guard ended a turn whose model kept calling tools after it was told to answer
+  'runaway_stopped',
   // a Skill tool error reported by its Skill error code
   'publication',
+  // an automation run refused a model call: its budget per run was reached
+  'budget_exceeded',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];

@@ -16,3 +16,7 @@ export * from './attachments';
 export * from './usage';
 export * from './backup';
 export * from './browser';
+export * from './memory-trust';
+export * from './automations';
+export * from './subagents';
+export * from './channels';

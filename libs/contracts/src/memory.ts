@@ -28,7 +28,8 @@ export interface UpdateMemoryDocumentRequest {
   hash: string;
 }
 
-export type DreamTrigger = 'schedule' | 'manual' | 'revert';
+export type DreamTrigger = 'schedule' | 'manual' | 'revert' | 'apply';
+// `apply` (additive): the owner applied the proposal of a `held` run
 
 /**
  * - `updated`: MEMORY.md was rewritten (a snapshot of the previous text was kept)
@@ -37,7 +38,9 @@ export type DreamTrigger = 'schedule' | 'manual' | 'revert';
  * - `failed`: a model call failed or timed out, or MEMORY.md changed during the run; nothing written, cursor kept
  * - `reverted`: MEMORY.md was restored from the snapshot of an earlier run
  */
-export type DreamOutcome = 'updated' | 'unchanged' | 'rejected' | 'failed' | 'reverted';
+export type DreamOutcome = 'updated' | 'unchanged' | 'rejected' | 'failed' | 'reverted' | 'held';
+// `held` (additive): the rewrite would drop or change entries the owner verified; nothing written, the proposal is
+// kept for the owner's review (`POST /api/memory/dreams/{id}/apply` writes it)
 
 export interface DreamRun {
   /** `<epoch ms>-<8 hex>` */
@@ -65,6 +68,31 @@ export interface DreamRun {
   revertible: boolean;
   /** for a `revert` run: the run whose snapshot was restored */
   reverted_run_id?: string;
+  /**
+   * additive: where the entries the diff adds or removes came from (the provenance log), and the unverified entries
+   * from untrusted context Dream kept out of its rewrite (`change: kept_unpromoted`)
+   */
+  provenance?: DreamEntryProvenance[];
+  /** additive, for a `held` run: the verified entries the proposal would drop or change */
+  verified_dropped?: string[];
+  /** additive, for an `apply` run: the held run whose proposal was written */
+  applied_run_id?: string;
+}
+
+/**
+ * - `verified`: the owner's latest mark
+ * - `untrusted`: written while untrusted content was in the model's context, not verified
+ * - `trusted`: written without untrusted content in context
+ * - `unknown`: no provenance record (a line edited outside the server): never treated as trusted
+ */
+export type MemoryEntryTrust = 'unknown' | 'untrusted' | 'trusted' | 'verified';
+
+/** One entry of a Dream diff with its source. */
+export interface DreamEntryProvenance {
+  entry: string;
+  change: 'added' | 'removed' | 'kept_unpromoted';
+  trust: MemoryEntryTrust;
+  untrusted_sources: UntrustedSource[];
 }
 
 export interface DreamRunListResponse {
@@ -83,10 +111,28 @@ export interface DreamTriggerResponse {
 
 /**
  * Content the model read that nobody vouches for: a fetched page, search results, an MCP tool's or resource's text, a
- * Skill's resource file. `name` says which (the URL, the query, `<server>/<tool>`, `<skill>/<path>`).
+ * Skill's resource file, a file attached to a message, a message of someone other than the owner (a channel).
+ * `name` says which (the URL, the query, `<server>/<tool>`, `<skill>/<path>`, the workspace path, the sender).
  */
-export type UntrustedSourceKind = 'web_fetch' | 'web_search' | 'mcp_tool' | 'mcp_resource' | 'skill_resource' | 'browser';
-export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = ['web_fetch', 'web_search', 'mcp_tool', 'mcp_resource', 'skill_resource', 'browser'];
+export type UntrustedSourceKind =
+  | 'web_fetch'
+  | 'web_search'
+  | 'mcp_tool'
+  | 'mcp_resource'
+  | 'skill_resource'
+  | 'attachment'
+  | 'channel_message'
+  | 'browser';
+export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = [
+  'web_fetch',
+  'web_search',
+  'mcp_tool',
+  'mcp_resource',
+  'skill_resource',
+  'attachment',
+  'channel_message',
+  'browser',
+];
 
 export interface UntrustedSource {
   kind: UntrustedSourceKind;

@@ -3,6 +3,7 @@
  * (ProblemDetails).
  */
 import type { ExecSandboxStatus } from './approvals';
+import type { ChannelMessageSource, SessionChannelInfo } from './channels';
 import type { AttachmentReceipt } from './attachments';
 import type { BrowserStatus } from './browser';
 import type { LoadedSkillReceipt } from './skills';
@@ -89,6 +90,8 @@ export interface SessionSummary {
   title: string;
   /** local YYYY-MM-DDTHH:MM:SS, no offset */
   updated_at: string;
+  /** additive: the chat belongs to a channel conversation (its icon and the sender's name in the list) */
+  channel?: SessionChannelInfo;
 }
 export interface SessionListResponse {
   sessions: SessionSummary[];
@@ -96,6 +99,8 @@ export interface SessionListResponse {
 export interface PublicMessage {
   role: 'user' | 'assistant';
   content: string;
+  /** additive (user rows): the message came through a channel (who sent it, through which account) */
+  source?: ChannelMessageSource;
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
   /** additive: true on the partial assistant answer of a cancelled turn */

@@ -17,7 +17,9 @@ export type ModelCallPurpose =
   | 'dream'
   | 'title'
   | 'evolution'
-  | 'connection_test';
+  | 'connection_test'
+  /** additive: one model call of a sub-agent (openspec subagents), with its parent chat's id */
+  | 'subagent';
 export const MODEL_CALL_PURPOSES: readonly ModelCallPurpose[] = [
   'chat',
   'api',
@@ -26,6 +28,7 @@ export const MODEL_CALL_PURPOSES: readonly ModelCallPurpose[] = [
   'title',
   'evolution',
   'connection_test',
+  'subagent',
 ];
 /** The purposes counted by a `background` limit. */
 export const BACKGROUND_PURPOSES: readonly ModelCallPurpose[] = ['consolidation', 'dream', 'title', 'evolution'];

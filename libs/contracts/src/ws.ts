@@ -8,6 +8,8 @@ import type { LlmSelection } from './llm-provider';
 import type { Money, SpendLimitStatus, UsageWarningEvent } from './usage';
 import type { ApprovalFrame, ApprovalRequestEvent, ApprovalResolvedEvent } from './approvals';
 import type { ElicitationFrame, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
+import type { AutomationRunEvent } from './automations';
+import type { SubagentServerEvent } from './subagents';
 
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,64}$/;
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -278,6 +280,8 @@ export type ServerEvent =
   | ElicitationRequestEvent
   | ElicitationResolvedEvent
   | TurnReplayEvent
-  | UsageWarningEvent;
+  | UsageWarningEvent
+  | AutomationRunEvent
+  | SubagentServerEvent;
 
 export type ServerEventName = ServerEvent['event'];

@@ -196,7 +196,8 @@ describe(AgentRunner.name, () => {
     const wireHistory = [
       { role: 'system', content: history[0]!.content },
       { role: 'user', content: 'earlier question 天气' },
-      { role: 'assistant', content: '[TOOL_CALLS: echo_word]', tool_calls: oldCalls },
+      // the history's placeholder is not sent: the calls are
+      { role: 'assistant', content: '', tool_calls: oldCalls },
       { role: 'tool', content: 'old result', tool_call_id: 'call_old' },
       { role: 'assistant', content: 'earlier answer' },
       { role: 'user', content: 'now' },
@@ -211,8 +212,8 @@ describe(AgentRunner.name, () => {
       expect(bodies).toHaveLength(4);
       expect(bodies[0]).toBe(sdkBody(wireHistory));
       const round = [
-        // the tool-call message as the next turn's history gives it back (`[TOOL_CALLS: …]`): a cacheable prefix
-        { role: 'assistant', content: '[TOOL_CALLS: echo_word]', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo_word', arguments: '{"w":"x"}' } }] },
+        // the tool-call message as the next turn's history gives it back (empty content): a cacheable prefix
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo_word', arguments: '{"w":"x"}' } }] },
         { role: 'tool', content: 'écho « ok » 🙂', tool_call_id: 'call_1' },
       ];
       expect(bodies[1]).toBe(sdkBody([...wireHistory, ...round]));

@@ -12,18 +12,22 @@
  * carrying the partial turn (complete tool rounds only).
  */
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { LlmProvider, Money, TokenUsage } from '@cashcode/contracts';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { LlmProvider, Money, TokenUsage, UntrustedSource } from '@cashcode/contracts';
 import { logIds, type LogIds } from '../common/log-context';
+import type { ChildRun, SubagentNotice } from './subagents/child-run';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { AGENT_RUNAWAY_EVENT } from '../events/app-events';
+import { AppEventBus } from '../events/event-bus';
 import { toolCallsContent } from '../memory/history-record';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { AgentTool } from './agent-tool';
 import type { ProviderClient } from '../llm-settings/provider-client';
 import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway, type WireMessage } from './model-gateway';
+import { RunawayGuard, runawayNudge, RunawayStoppedError, type RunawayLimits, type RunawayTrip } from './runaway-guard';
 import { ToolExecutor, type ToolListener } from './tool-executor';
-import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolExecution, type ToolScope } from './tool-registry';
+import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolAllowlist, type ToolExecution, type ToolScope } from './tool-registry';
 import { UntrustedContext } from './untrusted-context';
 import { toolImagesMessage, toWireMessage, withUserImages, type UserImage } from './wire-messages';
 
@@ -39,6 +43,8 @@ export const MAX_ITERATIONS_NUDGE =
 export interface RunnerListener extends ToolListener {
   delta(text: string): void;
   reasoning?(text: string): void;
+  /** a sub-agent started by one of the turn's `delegate` calls started, did something, or ended (openspec subagents) */
+  subagent?(notice: SubagentNotice): void;
 }
 
 export interface RunRequest {
@@ -52,6 +58,8 @@ export interface RunRequest {
   signal: AbortSignal;
   /** `mcp_*` tools visible for this turn only */
   temporaryTools?: ReadonlySet<string>;
+  /** the only tools the turn may see and run (an automation's subset); absent: every tool */
+  toolAllowlist?: ToolAllowlist;
   /**
    * whether the model takes image input (from the LLM settings of the model); tool images then follow the tool
    * messages as a user message with `image_url` parts (this turn only). Default false: placeholders only.
@@ -67,7 +75,7 @@ export interface RunRequest {
    * what the turn's model calls are recorded as in the usage ledger (openspec usage): `chat` (default) for a turn of a
    * chat, `api` for a stateless OpenAI-compatible request (recorded without its throwaway chat id)
    */
-  purpose?: 'chat' | 'api';
+  purpose?: 'chat' | 'api' | 'subagent';
   /** sampling options of the client's request, passed to every model call of the turn when set */
   temperature?: number;
   maxTokens?: number;
@@ -76,7 +84,26 @@ export interface RunRequest {
    * last user message (this turn only, never persisted), else they are left out
    */
   userImages?: readonly UserImage[];
+  /** stricter runaway-guard limits for this turn (an automation's, a child run's); default: the configuration's */
+  runaway?: Partial<RunawayLimits>;
   listener: RunnerListener;
+  /** a sub-agent's run (openspec subagents, agent/subagents/): its place, tools and limit */
+  child?: ChildRun;
+  /** untrusted content the run starts with besides its history's (a child gets its parent's) */
+  untrustedSources?: readonly UntrustedSource[];
+}
+
+/** A run in progress as a tool call of it sees it (a `delegate` call starts its child from it). */
+export interface ActiveRun {
+  readonly request: RunRequest;
+  /** 0 for a chat turn, the child's depth for a sub-agent */
+  readonly depth: number;
+  /** the tools its model was offered for the current round of calls */
+  tools: readonly string[];
+  /** the untrusted content in its context */
+  readonly untrusted: UntrustedContext;
+  /** adds a sub-agent's model calls to the run's usage and cost (null cost: a call without a price) */
+  absorb(usage: TokenUsage, cost: Money | null): void;
 }
 
 export interface RunOutcome {
@@ -94,8 +121,12 @@ export interface RunOutcome {
   /** model calls made */
   modelCalls: number;
   iterationLimitReached: boolean;
+  /** the runaway guard stopped the tool calls and the model answered after its instruction (runaway-guard.ts) */
+  runaway?: RunawayTrip;
   toolCalls: number;
   failedToolCalls: number;
+  /** the untrusted content the run had in its context at its end (a sub-agent's answer carries it to its parent) */
+  untrustedSources?: UntrustedSource[];
 }
 
 /** The part of a cancelled turn that may be persisted. */
@@ -158,17 +189,26 @@ interface TurnState {
 @Injectable()
 export class AgentRunner {
   private readonly logger = new Logger(AgentRunner.name);
+  /** the runs in progress by their signal: what a tool call of a run may hand to a sub-agent (activeRun) */
+  private readonly active = new WeakMap<AbortSignal, ActiveRun>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tools: ToolRegistry,
     private readonly executor: ToolExecutor,
     @Inject(MODEL_GATEWAY) private readonly gateway: ModelGateway,
+    @Optional() private readonly events?: AppEventBus,
   ) {}
+
+  /** The run a tool call belongs to, by the signal its ToolContext carries (undefined once the run ended). */
+  activeRun(signal: AbortSignal): ActiveRun | undefined {
+    return this.active.get(signal);
+  }
 
   /**
    * Runs one turn. Throws AgentCancelledError when the signal aborts, ModelCallError when the model fails for good,
-   * SpendLimitError when a spend limit refuses a model call. Tool problems never end the turn.
+   * SpendLimitError when a spend limit refuses a model call, RunawayStoppedError when the model kept calling tools
+   * after the runaway guard told it to answer. Tool problems never end the turn.
    */
   async run(request: RunRequest): Promise<RunOutcome> {
     const state: TurnState = {
@@ -196,18 +236,43 @@ export class AgentRunner {
         });
       }
       throw err;
+    } finally {
+      this.active.delete(request.signal);
     }
   }
 
   private async loop(request: RunRequest, state: TurnState): Promise<RunOutcome> {
-    const scope: ToolScope = { chatId: request.chatId, temporary: request.temporaryTools ?? new Set() };
+    const child = request.child;
+    const scope: ToolScope = {
+      chatId: request.chatId,
+      temporary: request.temporaryTools ?? new Set(),
+      ...(request.toolAllowlist ? { allow: request.toolAllowlist } : {}),
+      ...(child ? { only: child.tools } : {}),
+    };
     // the conversation as sent to the model: the history, then this turn's tool rounds
     const wire: WireMessage[] = request.messages.map(toWireMessage);
     if (request.acceptsImages === true) withUserImages(wire, request.userImages ?? []);
-    const maxIterations = Math.max(1, this.config.maxIterations);
+    const maxIterations = Math.max(1, child?.maxIterations ?? this.config.maxIterations);
     const counts = { modelCalls: 0, toolCalls: 0, failedToolCalls: 0 };
     // the untrusted content the model has in its context: the history's, then what this turn's calls read
     const untrusted = UntrustedContext.fromHistory(request.messages, (name) => this.tools.get(name));
+    for (const source of request.untrustedSources ?? []) untrusted.add(source);
+    const run: ActiveRun = {
+      request,
+      depth: child?.depth ?? 0,
+      tools: [],
+      untrusted,
+      absorb: (usage, cost) => {
+        addUsage(state.usage, usage);
+        addCost(state, cost);
+      },
+    };
+    this.active.set(request.signal, run);
+    // a turn may be given stricter limits than the configuration's, never looser ones
+    const guard = new RunawayGuard({
+      repeatLimit: Math.min(this.config.toolRepeatLimit, request.runaway?.repeatLimit ?? Infinity),
+      maxToolCalls: Math.min(this.config.maxToolCallsPerTurn, request.runaway?.maxToolCalls ?? Infinity),
+    });
     const outcome = (content: string, iterationLimitReached: boolean, truncated = false): RunOutcome => ({
       content,
       ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
@@ -217,15 +282,20 @@ export class AgentRunner {
       ...(state.cost ? { cost: state.cost } : {}),
       ...counts,
       iterationLimitReached,
+      untrustedSources: untrusted.sources,
     });
 
     for (let iteration = 1; iteration <= maxIterations; iteration++) {
       if (request.signal.aborted) throw new ToolExecutionCancelledError();
-      const call = await this.callModel(request, state, wire, this.tools.visibleTools(scope), iteration);
+      const visible = this.tools.visibleTools(scope);
+      run.tools = visible.map((tool) => tool.name);
+      const call = await this.callModel(request, state, wire, visible, iteration);
       counts.modelCalls++;
       if (call.toolCalls.length === 0) return outcome(call.content, false, call.finishReason === 'length');
       const assistant: ChatMessage = { role: 'assistant', content: call.content, tool_calls: call.toolCalls };
-      const results = await this.executor.executeCalls(
+      // the calls past the turn's ceiling do not run (runaway-guard.ts)
+      const admitted = guard.admit(call.toolCalls.length);
+      const ran = await this.executor.executeCalls(
         {
           chatId: request.chatId,
           turnId: request.turnId,
@@ -235,12 +305,14 @@ export class AgentRunner {
           ids: state.ids,
           listener: request.listener,
           untrusted,
+          ...(child ? { subagent: child.ref } : {}),
         },
-        call.toolCalls,
+        call.toolCalls.slice(0, admitted),
       );
+      const results = [...ran, ...guard.notRun(call.toolCalls.slice(admitted), request.listener)];
       // a tool round becomes part of the turn only once every result is in (cancel keeps complete rounds only). The
-      // model gets the tool-call message as the history will give it back on the next turn (`[TOOL_CALLS: …]`, the
-      // `tool_calls` record's content), so the next turn's request starts with this one's bytes (a cacheable prefix)
+      // model gets the tool-call message as the history will give it back on the next turn (the `tool_calls` record's
+      // `[TOOL_CALLS: …]` content, sent as ""), so the next turn's request starts with this one's bytes (a cacheable prefix)
       // `replay` (thinking blocks, a reasoning field) goes back within this turn only, as the provider requires
       const sent: WireMessage = toWireMessage({ ...assistant, content: toolCallsContent(call.toolCalls) });
       wire.push(call.replay !== undefined ? { ...sent, replay: call.replay } : sent);
@@ -263,14 +335,45 @@ export class AgentRunner {
       const images = request.acceptsImages === true ? toolImagesMessage(call.toolCalls, results) : null;
       if (images) wire.push(images);
       state.currentContent = '';
+      const trip = guard.recordRound(call.toolCalls, results);
+      if (trip) {
+        const final = await this.answerAfterRunaway(request, state, wire, trip, iteration + 1);
+        counts.modelCalls++;
+        return { ...outcome(final.content, false, final.finishReason === 'length'), runaway: trip };
+      }
     }
 
     this.logger.log(formatEvent('agent.iteration.limit_reached', { max_iterations: maxIterations }), state.ids);
+    // a sub-agent at its limit fails (its parent is told); only a turn gets a last answer without tools
+    if (child) return outcome('', true);
     // the nudge goes to the model only; it is never persisted
     wire.push({ role: 'user', content: MAX_ITERATIONS_NUDGE });
     const final = await this.callModel(request, state, wire, [], maxIterations + 1);
     counts.modelCalls++;
     return outcome(final.content, true, final.finishReason === 'length');
+  }
+
+  /**
+   * The runaway guard tripped: the model gets one instruction to answer (for the model only, never persisted) and one
+   * more call without tools. Still asking for tools ends the turn with RunawayStoppedError.
+   */
+  private async answerAfterRunaway(
+    request: RunRequest,
+    state: TurnState,
+    wire: WireMessage[],
+    trip: RunawayTrip,
+    iteration: number,
+  ): Promise<ModelAnswer> {
+    this.logger.warn(formatEvent('agent.runaway.tripped', { reason: trip.reason, tool: trip.tool, count: trip.count }), state.ids);
+    wire.push({ role: 'user', content: runawayNudge(trip) });
+    const final = await this.callModel(request, state, wire, [], iteration);
+    const stopped = final.toolCalls.length > 0;
+    this.events?.emit(AGENT_RUNAWAY_EVENT, { chatId: request.chatId, turnId: request.turnId, reason: trip.reason, outcome: stopped ? 'stopped' : 'answered' });
+    if (stopped) {
+      this.logger.warn(formatEvent('agent.runaway.stopped', { reason: trip.reason }), state.ids);
+      throw new RunawayStoppedError(trip);
+    }
+    return final;
   }
 
   /** One model call through the gateway; its text is the turn's current content, its tool calls get unique ids. */
@@ -313,7 +416,8 @@ export class AgentRunner {
     addUsage(state.usage, answer.usage);
     const toolCalls: ToolCallRecord[] = answer.toolCalls.map((call) => {
       let id = call.id;
-      if (!id || state.usedCallIds.has(id)) id = generateCallId();
+      // a sub-agent's ids are the server's own: unique in the chat, whatever its model sends
+      if (!id || state.usedCallIds.has(id) || request.child) id = generateCallId();
       state.usedCallIds.add(id);
       return { ...call, id };
     });

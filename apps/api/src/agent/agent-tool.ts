@@ -3,8 +3,11 @@
  * See openspec/specs/agent-runner/spec.md "Requirement: Tool execution" (the three result projections) and
  * "Requirement: Deferred tool view" (the registry).
  */
-import type { BrowserActionDetail, MemoryRequester, UntrustedSource } from '@cashcode/contracts';
+import type { ApprovalRequestEvent, BrowserActionDetail, MemoryRequester, UntrustedSource } from '@cashcode/contracts';
 import type { ElicitationAsk, ElicitationOutcome } from './elicitations';
+
+/** Additive members of a tool's approval request. */
+export type ApprovalDetails = Pick<ApprovalRequestEvent, 'automation'>;
 
 /** A JSON Schema object describing the tool's parameters (OpenAI function `parameters`). */
 export type JsonSchemaObject = {
@@ -34,6 +37,8 @@ export interface ToolContext {
   requestedBy?: MemoryRequester;
   /** the call ran after the owner's approval (not a plain allow) */
   approved?: boolean;
+  /** the tool call's id (a `delegate` call names its child's events and transcript after it) */
+  callId?: string;
 }
 
 /** One progress report of a running call (an MCP `notifications/progress`). */
@@ -62,6 +67,11 @@ export interface ToolResult {
   ok?: boolean;
   /** images of the result (the texts carry a placeholder for each); only the model sees them, and only this turn */
   images?: ToolImage[];
+  /**
+   * the untrusted content behind the result (a sub-agent's answer written after it read a page): the sources join the
+   * turn's untrusted context and the model gets the result framed as untrusted (untrusted-context.ts)
+   */
+  untrusted?: UntrustedSource[];
 }
 
 /** The MCP server tool behind a wrapper (policy keys, risk class, approval requests). */
@@ -85,6 +95,11 @@ export interface AgentTool {
    * assistant message; the others run in order.
    */
   readonly readOnly: boolean;
+  /**
+   * A tool whose effects are gated one by one elsewhere (`delegate`: each call of its child passes the ToolGate) may
+   * run concurrently with the other concurrent calls of its message; absent: only read-only tools do.
+   */
+  readonly concurrent?: boolean;
   /** set by MCP tool wrappers: the server tool behind this tool */
   readonly mcp?: McpToolIdentity;
   /**
@@ -94,6 +109,11 @@ export interface AgentTool {
    * rewrites the start of the request); absent: always offered.
    */
   appliesTo?(scope: { chatId: string; temporary: ReadonlySet<string> }): boolean;
+  /**
+   * What the owner's approval card shows besides the arguments (schedule_task: the automation it would create, with a
+   * readable schedule); null when the arguments are invalid — then nothing is asked and the tool refuses the call.
+   */
+  approvalDetails?(args: Record<string, unknown>): ApprovalDetails | null;
   /**
    * A call that needs the owner's approval whatever the tool's own risk class (a browser click that submits a form):
    * judged synchronously by the approval gate from what the tool knows when the call arrives; null when the tool's

@@ -13,6 +13,7 @@ import type {
   ApprovalResolvedEvent,
   ElicitationRequestEvent,
   ElicitationResolvedEvent,
+  SubagentRef,
 } from '@cashcode/contracts';
 import type { LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
@@ -81,6 +82,8 @@ export interface ToolRound {
   listener: ToolListener;
   /** the untrusted content of the turn's context; the round adds the sources of its own calls (absent: a fresh one) */
   untrusted?: UntrustedContext;
+  /** the round is a sub-agent's (openspec subagents): its approval requests name it */
+  subagent?: SubagentRef;
 }
 
 /** The first `max` code points of a text, without splitting the whole (possibly large) text into an array. */
@@ -116,13 +119,13 @@ export class ToolExecutor {
     let index = 0;
     while (index < calls.length) {
       const first = calls[index] as ToolCallRecord;
-      if (!this.tools.isReadOnly(first.function.name)) {
+      if (!this.tools.runsConcurrently(first.function.name)) {
         results[index] = await this.executeOne(round, first, verdicts[index] ?? null);
         index++;
         continue;
       }
       let end = index;
-      while (end < calls.length && this.tools.isReadOnly((calls[end] as ToolCallRecord).function.name)) end++;
+      while (end < calls.length && this.tools.runsConcurrently((calls[end] as ToolCallRecord).function.name)) end++;
       let next = index;
       const stop = end;
       const worker = async (): Promise<void> => {
@@ -144,7 +147,7 @@ export class ToolExecutor {
       resolved: (event) => round.listener.approvalResolved?.(event),
     };
     return calls.map((call) => {
-      const tool = this.tools.runnable(call.function.name, round.scope);
+      const tool = this.tools.runnable(call.function.name, round.scope, call.function.arguments);
       // unknown, not activated or with invalid arguments: the registry answers without running anything
       if (!tool || !parseToolArguments(call.function.arguments).ok) return null;
       const gate = this.gate.gate({
@@ -156,6 +159,7 @@ export class ToolExecutor {
         ...(round.headless ? { headless: true } : {}),
         // the sources the model had seen when it wrote this message (not those of its own calls)
         untrustedSources: round.untrusted?.sources ?? [],
+        ...(round.subagent ? { subagent: round.subagent } : {}),
       });
       if (gate.plainAllow) return null;
       this.announce(round, call);
@@ -196,6 +200,7 @@ export class ToolExecutor {
         {
           chatId: round.chatId,
           turnId: round.turnId,
+          callId: call.id,
           signal: round.signal,
           untrustedSources: round.untrusted?.sources ?? [],
           requestedBy: round.headless ? 'api' : 'owner',
@@ -243,6 +248,12 @@ export class ToolExecutor {
    * failed call read nothing from its source (the refusal is the server's own text), except an MCP tool's error.
    */
   private frameUntrusted(round: ToolRound, call: ToolCallRecord, result: ToolExecution): ToolExecution {
+    // a result that carries untrusted content of its own (a sub-agent's answer): every source joins the context
+    const [first, ...rest] = result.untrusted ?? [];
+    if (first && round.untrusted) {
+      for (const carried of [first, ...rest]) round.untrusted.add(carried);
+      return { ...result, model: round.untrusted.wrap(result.model, first) };
+    }
     const source = untrustedSourceOf(call.function.name, call.function.arguments, this.tools.get(call.function.name)?.mcp);
     // a failed call read nothing, except an MCP tool whose error text is the server's own
     if (source === null || !round.untrusted || (!result.ok && source.kind !== 'mcp_tool')) return result;

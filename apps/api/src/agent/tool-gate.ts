@@ -7,7 +7,7 @@
  * Implemented by `approvals/approvals.service.ts` (bound to TOOL_GATE in AgentModule): the agent never imports the
  * approvals code, so the gate can grow without the loop knowing how it decides.
  */
-import type { ApprovalRequestEvent, ApprovalResolvedEvent, UntrustedSource } from '@cashcode/contracts';
+import type { ApprovalRequestEvent, ApprovalResolvedEvent, SubagentRef, UntrustedSource } from '@cashcode/contracts';
 import type { AgentTool } from './agent-tool';
 
 /** Injection token of the ToolGate. */
@@ -34,6 +34,8 @@ export interface ApprovalCall {
    * then needs the owner's approval (risk `memory_write`)
    */
   untrustedSources?: readonly UntrustedSource[];
+  /** the call is a sub-agent's: the owner's card names it (`subagent` of the approval_request) */
+  subagent?: SubagentRef;
 }
 
 /** What the loop does with a call: run it, or give the model `model` as the (failed) result. */

@@ -12,6 +12,7 @@
  *   tool error text with the retry hint. Only cancellation (the turn's AbortSignal) propagates.
  */
 import { Injectable } from '@nestjs/common';
+import type { UntrustedSource } from '@cashcode/contracts';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { MAX_JSON_DEPTH, parseJsonLimited } from '../common/json-limits';
 import { TOOL_ERROR_HINT } from '../common/model-hints';
@@ -41,6 +42,21 @@ export interface ToolScope {
   chatId: string;
   /** tools of explicitly selected connectors, visible for this turn only, never persisted */
   temporary: ReadonlySet<string>;
+  /**
+   * a sub-agent's run (openspec subagents): the only tools it is offered and may run, a subset of its parent turn's;
+   * absent: every visible tool
+   */
+  only?: ReadonlySet<string>;
+  /** the only tools this turn may see and run (an automation's subset); absent: every tool */
+  allow?: ToolAllowlist;
+}
+
+/**
+ * Which tools a turn may use. Asked without `args` for the tool list the model sees, and with the call's arguments
+ * before a call runs (a Skill or MCP server named in the arguments can be refused there).
+ */
+export interface ToolAllowlist {
+  allows(tool: AgentTool, args?: Record<string, unknown>): boolean;
 }
 
 /** The outcome of one tool call, in the three projections of openspec agent-runner "Requirement: Tool execution". */
@@ -57,6 +73,8 @@ export interface ToolExecution {
   durationMs: number;
   /** images for the model (ToolResult.images) */
   images?: ToolImage[];
+  /** the untrusted sources behind the result (ToolResult.untrusted) */
+  untrusted?: UntrustedSource[];
 }
 
 /** Raised by `execute` only when the turn was cancelled while the tool ran. */
@@ -139,6 +157,13 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Whether the scope's allowlist lets this call run (arguments that do not parse are the registry's to refuse). */
+function allowedCall(tool: AgentTool, scope: ToolScope, rawArguments: string | undefined): boolean {
+  if (!scope.allow) return true;
+  const parsed = rawArguments === undefined ? null : parseToolArguments(rawArguments);
+  return scope.allow.allows(tool, parsed?.ok ? parsed.args : undefined);
+}
+
 /** A tool as the model sees it: the chat-completions function schema. */
 export function toolSchema(tool: AgentTool): ChatCompletionFunctionTool {
   return {
@@ -202,11 +227,12 @@ export class ToolRegistry {
    * The tool a call would run in this scope: null for an unknown tool or an `mcp_*` tool that is not activated (the
    * registry answers those without running anything).
    */
-  runnable(name: string, scope: ToolScope): AgentTool | null {
+  runnable(name: string, scope: ToolScope, rawArguments?: string): AgentTool | null {
+    if (scope.only && !scope.only.has(name)) return null;
     const meta = this.metaTools.get(name);
+    const tool = meta ?? this.tools.get(name);
+    if (!tool || !allowedCall(tool, scope, rawArguments)) return null;
     if (meta) return meta;
-    const tool = this.tools.get(name);
-    if (!tool) return null;
     if (name.startsWith(MCP_TOOL_PREFIX) && !this.isUsable(name, scope)) return null;
     return tool;
   }
@@ -216,6 +242,12 @@ export class ToolRegistry {
     return this.get(name)?.readOnly === true;
   }
 
+  /** Whether a call may run concurrently with the read-only calls of its message (read-only or `concurrent`). */
+  runsConcurrently(name: string): boolean {
+    const tool = this.get(name);
+    return tool?.readOnly === true || tool?.concurrent === true;
+  }
+
   /**
    * The tools the model sees for one call of this turn (openspec agent-runner), in visibility order: the built-in and
    * meta tools (mcp_prepare too) by name, then the chat's activated MCP tools in activation order, then this turn's temporary ones by
@@ -223,7 +255,8 @@ export class ToolRegistry {
    */
   visibleTools(scope: ToolScope): AgentTool[] {
     const visible = new Map<string, AgentTool>();
-    const applies = (tool: AgentTool) => tool.appliesTo?.(scope) ?? true;
+    const applies = (tool: AgentTool) =>
+      (!scope.only || scope.only.has(tool.name)) && (tool.appliesTo?.(scope) ?? true) && (scope.allow?.allows(tool) ?? true);
     for (const tool of this.metaTools.values()) if (applies(tool)) visible.set(tool.name, tool);
     for (const tool of this.tools.values()) {
       if (visible.has(tool.name) || this.metaTools.has(tool.name) || !applies(tool)) continue;
@@ -253,12 +286,16 @@ export class ToolRegistry {
         ok: normalized.ok ?? !isToolFailureText(model),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         ...(normalized.images && normalized.images.length > 0 ? { images: normalized.images } : {}),
+        ...(normalized.untrusted && normalized.untrusted.length > 0 ? { untrusted: normalized.untrusted } : {}),
       };
     };
     // the hint is for the model (and the persisted history the model sees again); the client gets the error alone
     const failure = (text: string): ToolExecution => finish({ model: text + TOOL_ERROR_HINT, public: text, ok: false });
 
     if (ctx.signal.aborted) throw new ToolExecutionCancelledError();
+    if (scope.only && !scope.only.has(name)) {
+      return failure(`Error: Tool '${name}' is not available to this sub-agent. Available: ${[...scope.only].join(', ')}`);
+    }
     const meta = this.metaTools.get(name);
     const tool = meta ?? this.tools.get(name);
     if (!tool) {
@@ -275,6 +312,9 @@ export class ToolRegistry {
     const parsed = parseToolArguments(rawArguments);
     if (!parsed.ok) {
       return failure(`Error: Invalid arguments for ${name}: ${parsed.reason}. Call the tool again with a JSON object.`);
+    }
+    if (scope.allow && !scope.allow.allows(tool, parsed.args)) {
+      return failure(`Error: The tool '${name}' is not available in this run (with these arguments); use only the tools you were given.`);
     }
     try {
       const result = await raceAbort(Promise.resolve().then(() => tool.execute(parsed.args, ctx)), ctx.signal);

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { UntrustedSource } from '@cashcode/contracts';
 import type { ChatMessage } from '../common/chat-message';
-import { untrustedSourceOf } from '../common/untrusted-sources';
+import { untrustedSourcesOfMessages } from '../common/untrusted-sources';
 import type { AgentTool } from './agent-tool';
 
 export { untrustedSourceOf } from '../common/untrusted-sources';
@@ -40,17 +40,10 @@ export class UntrustedContext {
     );
   }
 
-  /** The sources of a conversation's earlier tool results (the history a turn starts from). */
+  /** The sources of a conversation's earlier messages (the history a turn starts from). */
   static fromHistory(messages: readonly ChatMessage[], lookup: (name: string) => AgentTool | undefined): UntrustedContext {
     const context = new UntrustedContext();
-    const argumentsById = new Map<string, string>();
-    for (const message of messages) {
-      if (message.role === 'assistant') {
-        for (const call of message.tool_calls ?? []) argumentsById.set(call.id, call.function.arguments);
-      } else if (message.role === 'tool') {
-        context.add(untrustedSourceOf(message.name, argumentsById.get(message.tool_call_id) ?? '{}', lookup(message.name)?.mcp));
-      }
-    }
+    for (const source of untrustedSourcesOfMessages(messages, (name) => lookup(name)?.mcp)) context.add(source);
     return context;
   }
 }

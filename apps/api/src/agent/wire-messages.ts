@@ -4,6 +4,7 @@
  * never persisted: they live in the request of this turn only.
  */
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { isToolCallsContent } from '../memory/history-record';
 import type { ChatMessage, ToolCallRecord } from '../memory/memory.types';
 import type { ToolExecution } from './tool-registry';
 
@@ -19,8 +20,10 @@ export function toWireMessage(message: ChatMessage): ChatCompletionMessageParam 
     case 'tool':
       return { role: 'tool', content: message.content, tool_call_id: message.tool_call_id };
     case 'assistant':
+      // the history's `[TOOL_CALLS: …]` placeholder is for people and titles: the model has the calls themselves, and a
+      // placeholder in its context invites it to write one as text instead of calling; "" costs no prompt bytes
       return message.tool_calls && message.tool_calls.length > 0
-        ? { role: 'assistant', content: message.content, tool_calls: message.tool_calls }
+        ? { role: 'assistant', content: isToolCallsContent(message.content) ? '' : message.content, tool_calls: message.tool_calls }
         : { role: 'assistant', content: message.content };
     case 'system':
       return { role: 'system', content: message.content };

@@ -59,9 +59,15 @@ export function approvalRequest(evaluated: Evaluated, expiresAt: number, sandbox
     const cwd = execCwd(call.rawArguments);
     if (cwd !== undefined) event.cwd = cwd;
   }
+  if (call.subagent) event.subagent = { ...call.subagent };
   if (call.tool.mcp) {
     event.server = call.tool.mcp.server;
     event.destructive = call.tool.mcp.destructive;
+  }
+  if (call.tool.approvalDetails) {
+    const parsed = parseToolArguments(call.rawArguments);
+    const details = parsed.ok ? call.tool.approvalDetails(parsed.args) : null;
+    if (details) Object.assign(event, details);
   }
   if (evaluated.untrustedSources !== undefined) {
     event.untrusted_sources = evaluated.untrustedSources.map((source) => ({ ...source }));

@@ -7,6 +7,8 @@ import { ApprovalAuditController, ToolPoliciesController } from './approvals.con
 import { ApprovalsService } from './approvals.service';
 import { ToolPoliciesService } from './tool-policies.service';
 import { ToolPolicyStore } from './tool-policy-store';
+import { TrustedSourceStore } from './trusted-source-store';
+import { TrustedSourcesController } from './trusted-sources.controller';
 
 /**
  * Tool policies and approvals (openspec approvals): the policy store, the audit log, the approval service and their
@@ -18,15 +20,16 @@ import { ToolPolicyStore } from './tool-policy-store';
 @Global()
 @Module({
   imports: [AgentModule, SandboxModule],
-  controllers: [ToolPoliciesController, ApprovalAuditController],
+  controllers: [ToolPoliciesController, ApprovalAuditController, TrustedSourcesController],
   providers: [
     ToolPolicyStore,
     ToolPoliciesService,
     ApprovalAuditLog,
     ApprovalsService,
+    TrustedSourceStore,
     // a typed factory: the compiler checks that the service fits the agent's ToolGate
     { provide: TOOL_GATE, useFactory: (approvals: ApprovalsService): ToolGate => approvals, inject: [ApprovalsService] },
   ],
-  exports: [ApprovalsService, ApprovalAuditLog, TOOL_GATE],
+  exports: [ApprovalsService, ApprovalAuditLog, TrustedSourceStore, TOOL_GATE],
 })
 export class ApprovalsModule {}

@@ -18,6 +18,7 @@ import { logIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ApprovalAuditLog } from './approval-audit';
+import { TrustedSourceStore } from './trusted-source-store';
 import { approvalRequest, approvalTime, approvalVerdict, auditPreview, headlessDenial } from './approval-texts';
 import { coveredByRules, evaluateCall, type Evaluated, type PreApprovalSource } from './call-evaluation';
 import { ToolPoliciesService } from './tool-policies.service';
@@ -60,6 +61,7 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
     private readonly rules: ToolPoliciesService,
     private readonly audit: ApprovalAuditLog,
     private readonly sandbox: ExecSandboxService,
+    private readonly trusted: TrustedSourceStore,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -80,7 +82,9 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
 
   /** The gate of one call (synchronous evaluation; nothing is emitted until `open`). */
   gate(call: ApprovalCall): ApprovalGate {
-    const evaluated = evaluateCall(call, this.policies.current, this.preApprovalSource);
+    // content from a source the owner trusts no longer makes an owner-gated write ask (trusted-sources.ts)
+    const counted = { ...call, untrustedSources: this.trusted.stillUntrusted(call.untrustedSources) };
+    const evaluated = evaluateCall(counted, this.policies.current, this.preApprovalSource);
     if (evaluated === null || (evaluated.policy === 'allow' && !evaluated.preApproved)) return PLAIN_ALLOW;
     let opened: Promise<ApprovalVerdict> | null = null;
     return {
@@ -215,6 +219,7 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
       preview: auditPreview(evaluated),
     };
     if (evaluated.server !== undefined) entry.server = evaluated.server;
+    if (call.subagent) entry.subagent = { ...call.subagent };
     this.logger.log(
       formatEvent('approval.resolved', { tool: evaluated.name, call_id: call.callId, decision, by }),
       logIds({ chatId: call.chatId, turnId: call.turnId }),

@@ -38,6 +38,14 @@ describe('memory writes from untrusted context', () => {
     }
   });
 
+  it('schedule_task keeps its own always-ask risk after untrusted content, names the sources, and the memory_write default cannot relax it', () => {
+    const scheduling: AgentTool = { ...tool('schedule_task'), approvalDetails: () => ({ name: 'n' }) as never };
+    const relaxed = state({ defaults: { ...DEFAULT_RISK_POLICIES, memory_write: 'allow' }, tools: { schedule_task: 'allow' } });
+    const evaluated = evaluateCall(call(scheduling), relaxed, null);
+    expect(evaluated).toMatchObject({ risk: 'schedule_task', policy: 'ask', preApproved: false, untrustedSources: [page] });
+    expect(alwaysScope(evaluated!)).toBeUndefined();
+  });
+
   it('without untrusted content the usual policy applies; an MCP tool of the same name is not a memory write', () => {
     expect(evaluateCall(call(tool('save_memory'), []), state(), null)).toMatchObject({ risk: 'write', policy: 'allow' });
     const mcp = tool('save_memory', { server: 's', tool: 'save_memory', readOnly: false, destructive: false });

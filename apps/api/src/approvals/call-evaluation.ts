@@ -11,7 +11,7 @@ import { parseToolArguments } from '../agent/tool-registry';
 import { alwaysExecScope, commandCovered, ruleMatchers } from './command-analysis';
 import { emptyPreApprovals, toolPreApproved, type PreApprovals } from './skill-pre-approvals';
 import type { ToolPolicyState } from './tool-policy-store';
-import { EXEC_TOOL, MEMORY_WRITING_TOOLS, policyKey, toolRisk } from './tool-risk';
+import { EXEC_TOOL, MEMORY_WRITING_TOOLS, policyKey, SCHEDULE_TASK_TOOL, toolRisk } from './tool-risk';
 
 /** Where the Skills loaded in a chat's current turn plug in their `allowed-tools` (SkillTurnService). */
 export interface PreApprovalSource {
@@ -104,6 +104,22 @@ export function evaluateCall(call: ApprovalCall, state: Readonly<ToolPolicyState
     const policy = state.tools[tool.name] === 'deny' ? 'deny' : state.defaults[escalation.risk];
     return { call, name: tool.name, risk: escalation.risk, policy, preApproved: false, browser: escalation.browser };
   }
+  if (!tool.mcp && tool.name === SCHEDULE_TASK_TOOL) {
+    // the agent proposing an automation always asks the owner (openspec automations "Requirement: The agent proposes,
+    // the owner decides"): `deny` refuses it, nothing allows it unasked; invalid arguments ask nothing (the tool refuses)
+    const args = parseToolArguments(call.rawArguments);
+    if (!args.ok || !tool.approvalDetails?.(args.args)) return null;
+    const policy = state.tools[tool.name] === 'deny' || state.defaults.schedule_task === 'deny' ? 'deny' : 'ask';
+    // the card names the untrusted sources the turn read, like a memory write's
+    return {
+      call,
+      name: tool.name,
+      risk: 'schedule_task',
+      policy,
+      preApproved: false,
+      ...(untrusted.length > 0 ? { untrustedSources: [...untrusted] } : {}),
+    };
+  }
   const policy = effectivePolicy(state, tool, risk);
   const evaluated: Evaluated = { call, name: tool.name, risk, policy, preApproved: false };
   if (tool.mcp) evaluated.server = tool.mcp.server;
@@ -119,7 +135,7 @@ export function evaluateCall(call: ApprovalCall, state: Readonly<ToolPolicyState
 export function alwaysScope(evaluated: Evaluated): StandingRuleScope | undefined {
   const tool = evaluated.call.tool;
   // a rule for save_memory would let every later untrusted page write memory unasked
-  if (evaluated.risk === 'memory_write') return undefined;
+  if (evaluated.risk === 'memory_write' || evaluated.risk === 'schedule_task') return undefined;
   // each form submission is its own decision
   if (evaluated.risk === 'browser_action') return undefined;
   if (evaluated.command !== undefined) return alwaysExecScope(evaluated.command) ?? undefined;

@@ -34,6 +34,7 @@ export const DEFAULT_RISK_POLICIES: Readonly<Record<ToolRisk, ToolPolicy>> = {
   mcp: 'ask',
   // a memory or Skill write from a turn that read untrusted content (call-evaluation.ts)
   memory_write: 'ask',
+  schedule_task: 'ask',
   // a browser click, typing or key that submits a form, or any of them outside the allowed domains (call-evaluation.ts)
   browser_action: 'ask',
 };

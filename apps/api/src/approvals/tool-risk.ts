@@ -26,6 +26,8 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   mcp_prepare: 'read',
   mcp_list_resources: 'read',
   mcp_read_resource: 'read',
+  // the call itself does nothing: each call of its sub-agent passes the gate with its own risk (openspec subagents)
+  delegate: 'read',
   write_file: 'write',
   edit_file: 'write',
   save_memory: 'write',
@@ -35,9 +37,17 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   // reading pages; a click that submits a form or acts outside the allowed domains is `browser_action` (call-evaluation.ts)
   browser: 'network',
   exec: 'exec',
+  schedule_task: 'schedule_task',
 };
 
-/** Built-in tools that write long-term memory or a Skill: risk `memory_write` when the turn read untrusted content. */
+/** The tool whose calls always ask the owner (risk `schedule_task`): the agent proposing an automation. */
+export const SCHEDULE_TASK_TOOL = 'schedule_task';
+
+/**
+ * Built-in tools that write long-term memory or a Skill: risk `memory_write` (the owner is asked) when the turn's context
+ * holds untrusted content that no trusted source covers (ApprovalsService.gate, trusted-sources.ts). schedule_task is not
+ * here: it always asks (risk `schedule_task`), and its card names the untrusted sources too.
+ */
 export const MEMORY_WRITING_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'agent_skill_manage']);
 
 export function toolRisk(tool: AgentTool): ToolRisk {

@@ -69,7 +69,11 @@ const DATA_EXCLUDED = new Set(['.cashcode.lock', BACKUP_WORK_DIR, 'memory-index'
 const REDACTABLE = new Set(['data/mcp/servers.json', 'config/settings/llm.json']);
 /** Files that are nothing but credentials: archived only with secrets. */
 function isSecret(root: BackupRoot, rel: string): boolean {
-  return (root === 'config' && rel === 'settings/api-token') || (root === 'data' && (rel === 'mcp/oauth' || rel.startsWith('mcp/oauth/')));
+  // settings/telegram.json holds the Telegram bot token (channels/telegram/telegram-settings.store.ts)
+  return (
+    (root === 'config' && (rel === 'settings/api-token' || rel === 'settings/telegram.json')) ||
+    (root === 'data' && (rel === 'mcp/oauth' || rel.startsWith('mcp/oauth/')))
+  );
 }
 
 function classify(root: BackupRoot, rel: string): SourceKind {

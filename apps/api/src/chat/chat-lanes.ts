@@ -6,7 +6,8 @@
  * What a turn does is the executor's (TurnPipeline); the lanes only decide when it runs.
  */
 import { Logger } from '@nestjs/common';
-import type { MessageMetadata } from '@cashcode/contracts';
+import type { ChannelMessageSource, MessageMetadata, UntrustedSource } from '@cashcode/contracts';
+import type { ToolAllowlist } from '../agent/tool-registry';
 import { logIds } from '../common/log-context';
 import { errorType, formatEvent } from '../common/log-format';
 import type { ChatActionPlan } from './chat-actions';
@@ -30,10 +31,16 @@ export interface TurnJob {
   content: string;
   metadata: MessageMetadata;
   headless?: boolean;
+  /** the only tools the turn may use (an automation's subset); absent: every tool */
+  toolAllowlist?: ToolAllowlist;
   /** a checked chat action (regenerate, edit, continue); absent for a plain message */
   plan?: ChatActionPlan;
   /** workspace-relative paths of the chat's uploaded files the message refers to (checked when the turn starts) */
   attachments?: readonly string[];
+  /** a message that came through a channel: who sent it (recorded on the user record) */
+  source?: ChannelMessageSource;
+  /** untrusted content the message itself brings (SubmitOptions.untrustedSources) */
+  untrustedSources?: readonly UntrustedSource[];
 }
 
 export interface RunningTurn {

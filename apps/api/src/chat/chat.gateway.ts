@@ -144,6 +144,11 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
     this.logger.log(formatEvent('ws.client.disconnected', { client_id: connection.clientId }));
   }
 
+  /** An event for every open connection, whatever chat it follows (e.g. `automation_run`). */
+  broadcast(event: ServerEvent): void {
+    for (const connection of this.connections.values()) this.reply(connection, event);
+  }
+
   private reply(connection: ChatConnection, event: ServerEvent): void {
     this.subscriptions.send(connection, event);
   }

@@ -10,10 +10,11 @@
  */
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Subject, type Subscription } from 'rxjs';
-import type { MessageMetadata, ServerEvent } from '@cashcode/contracts';
+import type { ChannelMessageSource, MessageMetadata, ServerEvent, UntrustedSource } from '@cashcode/contracts';
 import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
+import type { ToolAllowlist } from '../agent/tool-registry';
 import { UsageService } from '../usage/usage.service';
 import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionRequest } from './chat-actions';
 import { ChatLanes, type SubmitResult } from './chat-lanes';
@@ -28,9 +29,20 @@ export interface ChatOutboundEvent {
   event: ServerEvent;
 }
 
-/** How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint). */
+/**
+ * How a turn is run: `headless` when no one can answer approvals (the OpenAI-compatible endpoint, an automation that
+ * denies at once); `toolAllowlist`: the only tools the turn may use (an automation's subset).
+ */
 export interface SubmitOptions {
   headless?: boolean;
+  /** a channel message: who sent it, recorded with the user message (openspec channels) */
+  source?: ChannelMessageSource;
+  /**
+   * the message is (or carries) content from someone other than the owner — a channel message of a non-owner sender
+   * (`{kind: 'channel_message', name: <sender>}`): the turn's memory, Skill and automation writes then ask the owner
+   */
+  untrustedSources?: readonly UntrustedSource[];
+  toolAllowlist?: ToolAllowlist;
 }
 
 @Injectable()
@@ -71,7 +83,16 @@ export class ChatService implements OnModuleDestroy {
     attachments: readonly string[] = [],
     options: SubmitOptions = {},
   ): SubmitResult {
-    return this.lanes.enqueue({ chatId, content, metadata, attachments, ...(options.headless === true ? { headless: true } : {}) });
+    return this.lanes.enqueue({
+      chatId,
+      content,
+      metadata,
+      attachments,
+      ...(options.headless === true ? { headless: true } : {}),
+      ...(options.source ? { source: options.source } : {}),
+      ...(options.untrustedSources && options.untrustedSources.length > 0 ? { untrustedSources: options.untrustedSources } : {}),
+      ...(options.toolAllowlist ? { toolAllowlist: options.toolAllowlist } : {}),
+    });
   }
 
   /**

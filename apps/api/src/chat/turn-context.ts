@@ -14,9 +14,10 @@
  * A selection that cannot be honoured (a Skill that cannot load, a connector that cannot be prepared) is left out and
  * reported as a warning; the turn still runs. A leading `@word` that names no Skill is plain text.
  */
-import type { AttachmentReceipt, MessageMetadata } from '@cashcode/contracts';
+import type { AttachmentReceipt, MessageMetadata, UntrustedSource } from '@cashcode/contracts';
 import { contextWindow } from '../agent/context-window';
 import { withAttachmentsReference } from '../common/attachment-reference';
+import { attachmentSources, uniqueSources } from '../common/untrusted-sources';
 import type { ChatMessage } from '../common/chat-message';
 import { McpError } from '../mcp/mcp.errors';
 import type { UserTurnInput } from '../memory/memory.types';
@@ -43,6 +44,11 @@ export interface TurnContextInput {
   signal: AbortSignal;
   /** the uploaded files the message refers to, checked to belong to the chat */
   attachments?: readonly AttachmentReceipt[];
+  /**
+   * untrusted content the message itself brings — the hook for a channel message of someone other than the owner
+   * (`{kind: 'channel_message', name: <sender>}`); persisted on the user record, so later turns count it too
+   */
+  untrustedSources?: readonly UntrustedSource[];
 }
 
 export interface TurnContext {
@@ -82,6 +88,8 @@ export async function buildTurnContext(sources: TurnContextSources, input: TurnC
     if (!selected && skipped.name === selection.legacyName && skipped.code === 'skill_not_found') continue;
     warnings.push({ subject: 'skill', name: skipped.name, code: skipped.code, detail: skipped.detail });
   }
+  // what the message brings from others (its attachments, a channel sender) is untrusted content of the turn
+  const messageSources = uniqueSources([...attachmentSources(input.attachments), ...(input.untrustedSources ?? [])]);
   const skillReceipts: ChatMessage[] = explicitSkills.receipts.map((receipt) => ({ role: 'assistant', content: receipt }));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
@@ -89,13 +97,18 @@ export async function buildTurnContext(sources: TurnContextSources, input: TurnC
     // per-turn material goes at the end — the selected Skills' bodies (this turn only) right before the user message,
     // the attachment paths in it — so the request up to the history is the previous turn's (a cacheable prefix)
     ...(explicitSkills.systemMessage ? [{ role: 'system' as const, content: explicitSkills.systemMessage }] : []),
-    { role: 'user', content: withAttachmentsReference(taskText, input.attachments) },
+    userMessage(withAttachmentsReference(taskText, input.attachments), messageSources),
   ];
   const user: UserTurnInput = { content };
+  if (input.untrustedSources && input.untrustedSources.length > 0) user.untrusted_sources = uniqueSources(input.untrustedSources);
   if (input.attachments && input.attachments.length > 0) user.attachments = [...input.attachments];
   if (metadata.mentioned_skills) user.mentioned_skills = metadata.mentioned_skills;
   if (metadata.selected_mcp_connectors) user.selected_mcp_connectors = metadata.selected_mcp_connectors;
   return { messages, temporaryTools, skillReceipts, user, warnings };
+}
+
+function userMessage(content: string, sources: UntrustedSource[]): ChatMessage {
+  return sources.length > 0 ? { role: 'user', content, untrusted_sources: sources } : { role: 'user', content };
 }
 
 /**

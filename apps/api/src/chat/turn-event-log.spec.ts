@@ -20,6 +20,22 @@ describe('TurnEventLog', () => {
     expect(replay.events[3]).toEqual(delta('world!'));
   });
 
+  it("coalesces a sub-agent's consecutive answer text, per sub-agent", () => {
+    const log = new TurnEventLog('c', 7, user);
+    const text = (callId: string, piece: string): ServerEvent => ({
+      event: 'subagent_event',
+      chat_id: 'c',
+      stream_id: 7,
+      call_id: callId,
+      inner: { event: 'delta', text: piece },
+    });
+    log.record(text('d1', 'Hel'));
+    log.record(text('d1', 'lo'));
+    log.record(text('d2', 'Other'));
+    log.record(text('d1', '!'));
+    expect(log.replay().events).toEqual([text('d1', 'Hello'), text('d2', 'Other'), text('d1', '!')]);
+  });
+
   it('keeps only the last progress report of a tool call, where the first one was', () => {
     const log = new TurnEventLog('c', 7, user);
     log.record({ event: 'tool_call', chat_id: 'c', tool_name: 't', stream_id: 7, call_id: 'a', arguments: '{}' });

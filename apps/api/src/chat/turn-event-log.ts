@@ -50,6 +50,20 @@ export class TurnEventLog {
       });
       return;
     }
+    // a sub-agent's answer text is coalesced the same way (openspec subagents)
+    if (
+      event.event === 'subagent_event' &&
+      event.inner.event === 'delta' &&
+      last?.event === 'subagent_event' &&
+      last.inner.event === 'delta' &&
+      last.call_id === event.call_id
+    ) {
+      const text = last.inner.text + event.inner.text;
+      this.grow(Buffer.byteLength(event.inner.text, 'utf8'), () => {
+        this.entries[this.entries.length - 1] = { ...last, inner: { event: 'delta', text } };
+      });
+      return;
+    }
     if (event.event === 'tool_progress') {
       const index = this.entries.findIndex((entry) => entry.event === 'tool_progress' && entry.call_id === event.call_id);
       if (index >= 0) {

@@ -32,6 +32,8 @@ export function turnEventsListener(chatId: string, streamId: number, emit: (even
         ...(notice.message !== undefined ? { message: notice.message } : {}),
       }),
     elicitation: (event) => emit(event),
+    // a sub-agent's progress (openspec subagents): the notice with the turn's chat and stream
+    subagent: (notice) => emit({ ...notice, chat_id: chatId, stream_id: streamId } as ServerEvent),
     approvalRequest: (event) => emit(event),
     approvalResolved: (event) => emit(event),
     toolResult: (notice) =>

@@ -2,8 +2,8 @@
  * What a chat turn writes, and when. Before the turn: the fallback title of an untitled chat (kept even when the turn
  * fails). After it: the turn's records in one append (a plain turn, a regenerated or edited one that supersedes the
  * old records, or a continuation that replaces the stopped answer), with the answer's usage, cost and duration; a
- * cancelled turn the same way, marked cancelled; a turn whose model call failed (or was refused by a spend limit)
- * only the user message with its `error` marker; and after any failure, the chat metadata as it was (title aside).
+ * cancelled turn the same way, marked cancelled; a turn whose model call failed (or was refused by a spend limit, or
+ * stopped by the runaway guard) only the user message with its `error` marker; and after any failure, the chat metadata as it was (title aside).
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Money, ServerEvent, TokenUsage } from '@cashcode/contracts';

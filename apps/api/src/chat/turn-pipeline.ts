@@ -30,6 +30,7 @@ import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
 import { UNTITLED_SESSION_TITLE } from '../memory/sessions.service';
 import { SkillTurnService } from '../skills/skill-turn.service';
 import { SpendLimitError } from '../usage/usage.errors';
+import { RunawayStoppedError } from '../agent/runaway-guard';
 import { ChatTitleService, fallbackTitle } from './chat-title';
 import { CHAT_LOGGER, type CancelCause, type RunningTurn, type TurnJob } from './chat-lanes';
 import { buildTurnContext } from './turn-context';
@@ -125,7 +126,7 @@ export class TurnPipeline {
       const chat = await this.memory.getChat(chatId);
       metadataBefore = structuredClone(chat.metadata);
       // a continuation has no user message of its own: a failure persists nothing
-      failedUser = plan?.kind === 'continue' ? null : { content };
+      failedUser = plan?.kind === 'continue' ? null : { content, ...(job.source ? { source: job.source } : {}) };
 
       // automatic title: only for an untitled chat without history; survives a failure of this turn. The model
       // writes a better one after the turn succeeded (chat-title.ts).
@@ -153,8 +154,10 @@ export class TurnPipeline {
         keepToolResultsTurns: this.config.contextKeepToolResultsTurns,
         signal,
         attachments: attachments.map(({ name, path, size, mime }) => ({ name, path, size, mime })),
+        ...(job.untrustedSources ? { untrustedSources: job.untrustedSources } : {}),
       });
-      const { skillReceipts, user } = context;
+      const { skillReceipts } = context;
+      const user = job.source ? { ...context.user, source: job.source } : context.user;
       for (const warning of context.warnings) out.emit({ event: 'warning', chat_id: chatId, ...warning });
       if (plan?.kind !== 'continue') failedUser = user;
 
@@ -174,6 +177,7 @@ export class TurnPipeline {
           signal,
           temporaryTools: context.temporaryTools,
           headless: job.headless === true,
+          ...(job.toolAllowlist ? { toolAllowlist: job.toolAllowlist } : {}),
           acceptsImages,
           userImages,
           listener: turnEventsListener(chatId, streamId, (event) => out.emit(event)),
@@ -216,6 +220,7 @@ export class TurnPipeline {
           tool_calls: outcome.toolCalls,
           failed_tool_calls: outcome.failedToolCalls,
           iteration_limit_reached: outcome.iterationLimitReached,
+          runaway: outcome.runaway?.reason,
           prompt_tokens: outcome.usage.prompt_tokens,
           completion_tokens: outcome.usage.completion_tokens,
           total_tokens: outcome.usage.total_tokens,
@@ -236,6 +241,7 @@ export class TurnPipeline {
           toolCalls: outcome.toolCalls,
           failedToolCalls: outcome.failedToolCalls,
           iterationLimitReached: outcome.iterationLimitReached,
+          ...(outcome.runaway ? { runawayStopped: true } : {}),
         },
         ids,
       );
@@ -314,8 +320,9 @@ export class TurnPipeline {
       this.logger.error(formatEvent('agent.turn.failed', { error_kind: code, error_type: errorType(err) }), ids);
     }
     if (metadataBefore) await this.persistence.restoreMetadata(chatId, metadataBefore, ids);
-    // a refused model call (spend limit) is kept like a failed one: the user message with its error, Retry later
-    if (user && (err instanceof ModelCallError || err instanceof SpendLimitError)) {
+    // a refused model call (spend limit) and a turn the runaway guard stopped are kept like a failed model call: the
+    // user message with its error
+    if (user && (err instanceof ModelCallError || err instanceof SpendLimitError || err instanceof RunawayStoppedError)) {
       await this.persistence.persistFailed(chatId, user, { kind: code, message: detail }, out.alone(), ids, supersedes);
     }
     out.emit({

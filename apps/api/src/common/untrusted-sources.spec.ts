@@ -1,4 +1,4 @@
-import { untrustedSourceOf } from './untrusted-sources';
+import { attachmentSources, untrustedSourceOf } from './untrusted-sources';
 
 describe('untrustedSourceOf', () => {
   it('names pages, searches, MCP tools and resources and Skill resources; the server\'s own tools are trusted', () => {
@@ -10,7 +10,7 @@ describe('untrustedSourceOf', () => {
     expect(untrustedSourceOf('mcp_gone__tool', 'not json')).toEqual({ kind: 'mcp_tool', name: 'mcp_gone__tool' });
     expect(untrustedSourceOf('mcp_read_resource', '{"server_name":"docs","uri":"file:///a"}')).toEqual({ kind: 'mcp_resource', name: 'docs file:///a' });
     expect(untrustedSourceOf('skill_read_resource', '{"name":"pdf","path":"ref.md"}')).toEqual({ kind: 'skill_resource', name: 'pdf/ref.md' });
-    for (const name of ['read_file', 'save_memory', 'session_search', 'mcp_prepare', 'mcp_list_resources', 'exec']) {
+    for (const name of ['list_dir', 'save_memory', 'session_search', 'mcp_prepare', 'mcp_list_resources', 'exec']) {
       expect(untrustedSourceOf(name, '{}')).toBeNull();
     }
   });
@@ -19,4 +19,15 @@ describe('untrustedSourceOf', () => {
     expect(untrustedSourceOf('web_fetch', JSON.stringify({ url: `https://x.test/${'a'.repeat(1000)}` }))?.name).toHaveLength(300);
     expect(untrustedSourceOf('web_fetch', '[')).toEqual({ kind: 'web_fetch', name: 'a web page' });
   });
+});
+
+describe('attachments, marked messages and summaries', () => {
+  const receipt = { name: 'a.txt', path: 'attachments/c1/a.txt', size: 3, mime: 'text/plain' };
+
+  it('a file uploaded to a chat is an attachment source, by message and by read_file', () => {
+    expect(attachmentSources([receipt])).toEqual([{ kind: 'attachment', name: 'attachments/c1/a.txt' }]);
+    expect(untrustedSourceOf('read_file', '{"path":"./attachments/c1/a.txt"}')).toEqual({ kind: 'attachment', name: 'attachments/c1/a.txt' });
+    expect(untrustedSourceOf('read_file', '{"path":"notes/attachments.txt"}')).toBeNull();
+  });
+
 });

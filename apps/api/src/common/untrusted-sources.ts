@@ -3,7 +3,11 @@
  * a fetched page by its URL, search results by the query, an MCP tool by `<server>/<tool>`, an MCP resource by server
  * and URI, a Skill's resource file by `<skill>/<path>`. Shared by the agent loop (agent/untrusted-context.ts) and Dream.
  */
-import { isRecord, type UntrustedSource } from '@cashcode/contracts';
+import { isRecord, type AttachmentReceipt, type UntrustedSource } from '@cashcode/contracts';
+import type { ChatMessage } from './chat-message';
+
+/** The top folder of the workspace that holds the files uploaded to chats (`attachments/<chat_id>/<name>`). */
+export const ATTACHMENTS_FOLDER = 'attachments';
 
 /** longest source name kept (a URL or query may be long) */
 export const MAX_SOURCE_NAME_CHARS = 300;
@@ -43,6 +47,11 @@ export function untrustedSourceOf(
       return { kind: 'browser', name: clip(argument(rawArguments, 'url') || 'a browser page') };
     case 'mcp_read_resource':
       return { kind: 'mcp_resource', name: clip(`${argument(rawArguments, 'server_name')} ${argument(rawArguments, 'uri')}`.trim()) };
+    case 'read_file': {
+      // a file uploaded to a chat is someone else's content, whoever attached it
+      const path = argument(rawArguments, 'path').replace(/^\.\//, '');
+      return path.startsWith(`${ATTACHMENTS_FOLDER}/`) ? { kind: 'attachment', name: clip(path) } : null;
+    }
     case 'skill_read_resource':
       return { kind: 'skill_resource', name: clip(`${argument(rawArguments, 'name')}/${argument(rawArguments, 'path')}`) };
     default:
@@ -51,4 +60,41 @@ export function untrustedSourceOf(
       }
       return null;
   }
+}
+
+/** The attachments of a user message as untrusted sources, named by their workspace path. */
+export function attachmentSources(attachments: readonly AttachmentReceipt[] | undefined): UntrustedSource[] {
+  return (attachments ?? []).map((attachment) => ({ kind: 'attachment', name: clip(attachment.path) }));
+}
+
+/** Sources without repeats (same kind and name), in first-seen order. */
+export function uniqueSources(sources: Iterable<UntrustedSource>): UntrustedSource[] {
+  const out: UntrustedSource[] = [];
+  for (const source of sources) {
+    if (!out.some((known) => known.kind === source.kind && known.name === source.name)) out.push({ kind: source.kind, name: source.name });
+  }
+  return out;
+}
+
+/**
+ * The untrusted sources of a conversation: the marks its messages carry (a summary of untrusted content, a message's
+ * attachments, a channel sender) and its tool results from untrusted sources. `mcpOf`: the MCP tool behind a
+ * registered wrapper name, when known.
+ */
+export function untrustedSourcesOfMessages(
+  messages: readonly ChatMessage[],
+  mcpOf: (name: string) => { server: string; tool: string } | undefined = () => undefined,
+): UntrustedSource[] {
+  const found: UntrustedSource[] = [];
+  const argumentsById = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role === 'user' || message.role === 'assistant') found.push(...(message.untrusted_sources ?? []));
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) argumentsById.set(call.id, call.function.arguments);
+    } else if (message.role === 'tool') {
+      const source = untrustedSourceOf(message.name, argumentsById.get(message.tool_call_id) ?? '{}', mcpOf(message.name));
+      if (source) found.push(source);
+    }
+  }
+  return uniqueSources(found);
 }

@@ -21,6 +21,7 @@ import {
 } from './env-values';
 import { loadBrowserConfig, type BrowserConfig } from './browser-config';
 
+import { loadSubagentConfig, type SubagentConfig } from './subagent-config';
 export { ConfigError, EXEC_ENV_ALLOWLIST, parseTrustedProxies, type LogLevel } from './env-values';
 
 /**
@@ -78,6 +79,12 @@ export interface AppConfig {
   modelTitles: boolean;
   /** ReAct iterations before the final no-tools answer */
   maxIterations: number;
+  /** sub-agents of the `delegate` tool: depth, concurrency, iteration cap (subagent-config.ts) */
+  subagents: SubagentConfig;
+  /** CASHCODE_MAX_TOOL_CALLS (default 50, 1–1000): tool calls one turn may run before the runaway guard stops it */
+  maxToolCallsPerTurn: number;
+  /** CASHCODE_TOOL_REPEAT_LIMIT (default 3, 2–100): identical calls (tool, arguments, result) that stop a turn */
+  toolRepeatLimit: number;
   /** CASHCODE_ATTACHMENT_MAX_BYTES (default 10 MiB): bytes of one file uploaded into a chat's attachments folder */
   attachmentMaxBytes: number;
   /** CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES (default 25 MiB): bytes of all files of one upload request */
@@ -100,6 +107,8 @@ export interface AppConfig {
   execNetwork: boolean;
   /** CASHCODE_APPROVAL_TIMEOUT_SEC (default 600, 1–86400): a pending approval request is denied after this long */
   approvalTimeoutSec: number;
+  /** CASHCODE_AUTOMATION_MIN_INTERVAL_SEC (default 60, 1–3600): the shortest automation interval (tests lower it) */
+  automationMinIntervalSec: number;
   fetchAllowPrivate: boolean;
   /** the `browser` tool (browser-config.ts) */
   browser: BrowserConfig;
@@ -152,6 +161,8 @@ export interface AppConfig {
    */
   contextKeepToolResultsTurns: number;
   searxngUrl: string | null;
+  /** CASHCODE_TELEGRAM_API_ROOT: the Bot API server (a self-hosted one, or a test stand-in); default https://api.telegram.org */
+  telegramApiRoot: string;
   /** read-only built-in Skills (openspec skills), <rootDir>/apps/api/src/skills/builtin */
   skillsBuiltinDir: string;
   /** user Skills: <dataDir>/skills/user */
@@ -295,6 +306,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       10_000_000,
     ),
     maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
+    subagents: loadSubagentConfig(env),
+    maxToolCallsPerTurn: parseInteger('CASHCODE_MAX_TOOL_CALLS', env['CASHCODE_MAX_TOOL_CALLS'], 50, 1, 1000),
+    toolRepeatLimit: parseInteger('CASHCODE_TOOL_REPEAT_LIMIT', env['CASHCODE_TOOL_REPEAT_LIMIT'], 3, 2, 100),
     attachmentMaxBytes: parseInteger('CASHCODE_ATTACHMENT_MAX_BYTES', env['CASHCODE_ATTACHMENT_MAX_BYTES'], 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     attachmentMaxRequestBytes: parseInteger(
       'CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES',
@@ -318,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     execSandbox: parseSandboxMode('CASHCODE_EXEC_SANDBOX', env['CASHCODE_EXEC_SANDBOX']),
     execNetwork: parseBoolean('CASHCODE_EXEC_NETWORK', env['CASHCODE_EXEC_NETWORK'], true),
     approvalTimeoutSec: parseInteger('CASHCODE_APPROVAL_TIMEOUT_SEC', env['CASHCODE_APPROVAL_TIMEOUT_SEC'], 600, 1, 86_400),
+    automationMinIntervalSec: parseInteger('CASHCODE_AUTOMATION_MIN_INTERVAL_SEC', env['CASHCODE_AUTOMATION_MIN_INTERVAL_SEC'], 60, 1, 3_600),
     fetchAllowPrivate: parseBoolean('CASHCODE_FETCH_ALLOW_PRIVATE', env['CASHCODE_FETCH_ALLOW_PRIVATE'], false),
     browser: loadBrowserConfig(env),
     fetchMaxChars: parseInteger('CASHCODE_FETCH_MAX_CHARS', env['CASHCODE_FETCH_MAX_CHARS'], 3000, 100, 1_000_000),
@@ -344,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
       100_000,
     ),
     searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),
+    telegramApiRoot: parseUrl('CASHCODE_TELEGRAM_API_ROOT', env['CASHCODE_TELEGRAM_API_ROOT']) ?? 'https://api.telegram.org',
     skillsBuiltinDir: join(rootDir, 'apps', 'api', 'src', 'skills', 'builtin'),
     skillsUserDir: join(dataDir, 'skills', 'user'),
     skillsAgentDir: join(dataDir, 'skills', 'agent'),

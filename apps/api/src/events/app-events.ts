@@ -15,6 +15,7 @@
  * | skill_evolution.evaluated      | evolution (EvolutionEvaluator)     | tests and logs                                |
  * | model_call.recorded            | usage (UsageLedger)                | metrics                                       |
  * | server.listening               | bootstrap (createCashcodeApp)      | session index (sync), first-turn warm-up      |
+ * | agent.runaway_guard            | agent (AgentRunner)                | metrics                                       |
  */
 import type { DreamTriggerResponse, LlmProvider, TokenUsage, UsageRecord } from '@cashcode/contracts';
 import type { ChatMessage } from '../common/chat-message';
@@ -27,6 +28,15 @@ export const MCP_TOOLS_CHANGED_EVENT = 'mcp.tools.changed';
 export const SKILL_EVOLUTION_EVALUATED_EVENT = 'skill_evolution.evaluated';
 export const MODEL_CALL_RECORDED_EVENT = 'model_call.recorded';
 export const SERVER_LISTENING_EVENT = 'server.listening';
+export const AGENT_RUNAWAY_EVENT = 'agent.runaway_guard';
+
+/** The runaway guard stopped a turn's tool calls (agent/runaway-guard.ts) and the model answered or was stopped. */
+export interface AgentRunawayEvent {
+  chatId: string;
+  turnId: string;
+  reason: 'repeated_call' | 'tool_call_ceiling';
+  outcome: 'answered' | 'stopped';
+}
 
 /** After a successful turn has been persisted (not for failed or cancelled turns). */
 export interface TurnCompletedEvent {
@@ -46,6 +56,8 @@ export interface TurnCompletedEvent {
   toolCalls: number;
   failedToolCalls: number;
   iterationLimitReached: boolean;
+  /** the runaway guard stopped the turn's tool calls (the same call over and over, or too many calls) */
+  runawayStopped?: boolean;
 }
 
 /** After a session was deleted, so a running turn of that chat can be cancelled and its caches dropped. */
@@ -120,6 +132,7 @@ export interface AppEvents {
   /** after every model call was written to the usage ledger (refused calls included) */
   [MODEL_CALL_RECORDED_EVENT]: UsageRecord;
   [SERVER_LISTENING_EVENT]: ServerListeningEvent;
+  [AGENT_RUNAWAY_EVENT]: AgentRunawayEvent;
 }
 
 export type AppEventName = keyof AppEvents;

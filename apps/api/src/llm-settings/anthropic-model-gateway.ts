@@ -7,7 +7,12 @@
  * The stream's events (`message_start`, `content_block_start` / `_delta` / `_stop`, `message_delta`, `message_stop`,
  * `ping`, `error`) map to the loop's answer: `text_delta` → answer text (`onDelta`), `thinking_delta` → reasoning
  * (`onReasoning`), `tool_use` blocks with their `input_json_delta` fragments → tool calls, `stop_reason` → the finish
- * reason (`max_tokens` → `length`: the answer is cut, its unfinished tool calls dropped; `tool_use` → `tool_calls`).
+ * reason (`max_tokens` → `length`: the answer is cut, its unfinished tool calls dropped; `tool_use` → `tool_calls`;
+ * `pause_turn` and `model_context_window_exceeded` → `length` too: the answer stopped early and continue sends it back,
+ * as the API asks; `refusal` fails the call with a fixed message, so the refused answer never stays in the history,
+ * which the API requires before the conversation goes on). Only a `tool_use` block whose `content_block_stop` came is
+ * a tool call; unknown block, delta and event types (server tools, citations, later additions) are skipped; a body that
+ * ends before the message's stop reason (`message_delta`) or `message_stop` is a cut connection, not an answer.
  * Thinking blocks (with their signatures) and redacted thinking blocks come back as `replay` when the answer calls
  * tools: the loop sends them back unchanged on that assistant message, as the API requires within a tool loop.
  * Usage: `input_tokens` plus the cache reads and writes are the prompt (anthropic-usage.ts).
@@ -19,7 +24,9 @@ import { UsageService } from '../usage/usage.service';
 import { anthropicRequest } from './anthropic-messages';
 import { anthropicReportedUsage, mergeAnthropicUsage, type AnthropicUsage } from './anthropic-usage';
 import { GatewayAttempts, StreamAbortedError, type AttemptAnswer, type GatewayAnswer, type GatewayCall } from './gateway-attempts';
+import { ModelCallError } from './llm-provider';
 import { LlmSettingsService } from './llm-settings.service';
+import { PROVIDER_ERROR_MESSAGES } from './provider-errors';
 import { isAnthropicClient } from './provider-client';
 import type { ModelToolCall } from './tool-call-accumulator';
 
@@ -38,7 +45,7 @@ type Block =
   | { type: 'text' }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_use'; id: string; name: string; json: string; input: unknown }
+  | { type: 'tool_use'; id: string; name: string; json: string; input: unknown; stopped: boolean }
   | { type: 'other' };
 
 function startBlock(raw: Record<string, unknown>): Block {
@@ -56,6 +63,7 @@ function startBlock(raw: Record<string, unknown>): Block {
         name: typeof raw['name'] === 'string' ? raw['name'] : '',
         json: '',
         input: raw['input'],
+        stopped: false,
       };
     default:
       return { type: 'other' };
@@ -63,7 +71,7 @@ function startBlock(raw: Record<string, unknown>): Block {
 }
 
 function finishReasonOf(stopReason: unknown): GatewayAnswer['finishReason'] | undefined {
-  if (stopReason === 'max_tokens') return 'length';
+  if (stopReason === 'max_tokens' || stopReason === 'pause_turn' || stopReason === 'model_context_window_exceeded') return 'length';
   if (stopReason === 'tool_use') return 'tool_calls';
   return typeof stopReason === 'string' ? 'stop' : undefined;
 }
@@ -106,6 +114,9 @@ export class AnthropicModelGateway {
     let usage: AnthropicUsage | null = null;
     let reasoning = '';
     let finishReason: GatewayAnswer['finishReason'];
+    let refused = false;
+    /** a `message_delta` with its stop reason, or `message_stop`, arrived: the answer is whole */
+    let ended = false;
     for await (const raw of stream) {
       const event = raw as unknown as Record<string, unknown>;
       switch (event['type']) {
@@ -134,9 +145,21 @@ export class AnthropicModelGateway {
           }
           break;
         }
-        case 'message_delta':
+        case 'content_block_stop': {
+          const block = blocks.get(event['index'] as number);
+          if (block?.type === 'tool_use') block.stopped = true;
+          break;
+        }
+        case 'message_delta': {
           usage = mergeAnthropicUsage(usage, event['usage'] as AnthropicUsage | undefined);
-          finishReason = finishReasonOf((event['delta'] as { stop_reason?: unknown } | undefined)?.stop_reason) ?? finishReason;
+          const stopReason = (event['delta'] as { stop_reason?: unknown } | undefined)?.stop_reason;
+          if (stopReason === 'refusal') refused = true;
+          if (typeof stopReason === 'string') ended = true;
+          finishReason = finishReasonOf(stopReason) ?? finishReason;
+          break;
+        }
+        case 'message_stop':
+          ended = true;
           break;
         default:
           break;
@@ -144,13 +167,20 @@ export class AnthropicModelGateway {
     }
     // the stream ends quietly when its request is aborted: a cancelled call must never look like an answer
     if (call.signal.aborted) throw new StreamAbortedError();
+    // the body ended without the message's end: the connection was cut (retried while nothing was shown)
+    if (!ended) {
+      throw new ModelCallError({ kind: 'transient', retryable: true, retryAfterMs: null, message: PROVIDER_ERROR_MESSAGES.transient });
+    }
+    if (refused) {
+      throw new ModelCallError({ kind: 'fatal', retryable: false, retryAfterMs: null, message: PROVIDER_ERROR_MESSAGES.refusal });
+    }
     const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
     // a tool call cut by the output limit never runs: its arguments are incomplete
     const toolCalls: ModelToolCall[] =
       finishReason === 'length'
         ? []
         : ordered.flatMap((block) =>
-            block.type === 'tool_use'
+            block.type === 'tool_use' && block.stopped
               ? [{ id: block.id, type: 'function' as const, function: { name: block.name, arguments: toolArguments(block) } }]
               : [],
           );

@@ -16,10 +16,17 @@
  * - `data: [DONE]` ends the stream; a body that ends without it ends the stream quietly;
  * - data that is not JSON throws `SyntaxError('Error reading response: malformed server-sent event JSON.')`;
  * - an `event: error` message, or data with an `error` member, throws the SDK's `APIError` (no status) with it;
+ * and what real servers send besides (each a test in `test/provider-streams.e2e-spec.ts`):
+ * - comments (`: OPENROUTER PROCESSING`, `: ping`) and empty `data:` keep-alive events are skipped;
+ * - vLLM's error object in the stream (`{"object":"error","message":…,"code":400}`) throws like an `error` member;
+ * - llama.cpp builds of 2025 send a mid-stream error as a field of its own (`error: {"code":400,…}`), which SSE
+ *   parsers ignore as unknown: it throws like an `error` member, and so does an unframed `{"error":…}` line (a proxy
+ *   that forwards a backend's error body into the open stream);
+ * - a server that ignores `stream: true` and answers one `chat.completion` JSON body: its message is one chunk;
  * - an aborted request ends the stream quietly (the caller checks its signal), and leaving the loop early cancels the
  *   body, which closes the connection.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { APIError, type OpenAI } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 
@@ -27,6 +34,41 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 type RequestOptions = NonNullable<Parameters<OpenAI['chat']['completions']['create']>[1]>;
 
 const DONE = '[DONE]';
+
+/** The error a stream's JSON value carries: an `error` member (OpenAI, OpenRouter, llama.cpp), or vLLM's error object. */
+function streamError(data: unknown): object | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const record = data as { error?: unknown; object?: unknown };
+  if (record.error) return typeof record.error === 'object' ? record.error : { message: String(record.error) };
+  return record.object === 'error' ? record : null;
+}
+
+/** A `chat.completion` body (a server that ignored `stream: true`) as the one chunk that streams the same answer. */
+async function wholeCompletionChunk(response: Response): Promise<ChatCompletionChunk> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await response.text());
+  } catch {
+    throw new SyntaxError('Error reading response: malformed JSON body.');
+  }
+  const error = streamError(data);
+  if (error) throw new APIError(undefined, error, undefined, response.headers);
+  const completion = (data ?? {}) as { choices?: unknown; usage?: unknown };
+  const choices = Array.isArray(completion.choices) ? (completion.choices as Array<Record<string, unknown>>) : [];
+  return {
+    ...(completion as object),
+    object: 'chat.completion.chunk',
+    choices: choices.map((choice, index) => {
+      const message = (choice['message'] ?? {}) as Record<string, unknown>;
+      const calls = Array.isArray(message['tool_calls']) ? (message['tool_calls'] as Array<Record<string, unknown>>) : [];
+      return {
+        index,
+        delta: { ...message, ...(calls.length > 0 ? { tool_calls: calls.map((call, at) => ({ index: at, ...call })) } : {}) },
+        finish_reason: choice['finish_reason'] ?? null,
+      };
+    }),
+  } as ChatCompletionChunk;
+}
 
 function isAbort(error: unknown, signal: AbortSignal | null | undefined): boolean {
   if (signal?.aborted) return true;
@@ -42,6 +84,10 @@ export async function* completionChunkBatches(
   const response = await client.chat.completions.create(params, options).asResponse();
   const body = response.body;
   if (!body) throw new APIError(undefined, undefined, 'Attempted to iterate over a response with no body', response.headers);
+  if (/^application\/json/i.test(response.headers.get('content-type') ?? '')) {
+    yield [await wholeCompletionChunk(response)];
+    return;
+  }
 
   let batch: ChatCompletionChunk[] = [];
   let done = false;
@@ -51,6 +97,8 @@ export async function* completionChunkBatches(
       done = true;
       return;
     }
+    // a keep-alive event without data
+    if (message.data.trim() === '') return;
     let data: unknown;
     try {
       data = JSON.parse(message.data);
@@ -61,11 +109,25 @@ export async function* completionChunkBatches(
       const record = data as { error?: unknown } | null;
       throw new APIError(undefined, (record?.error ?? record) as object | undefined, undefined, response.headers);
     }
-    const error = (data as { error?: unknown } | null)?.error;
-    if (error) throw new APIError(undefined, error as object, undefined, response.headers);
+    const error = streamError(data);
+    if (error) throw new APIError(undefined, error, undefined, response.headers);
     batch.push(data as ChatCompletionChunk);
   };
-  const parser = createParser({ onEvent });
+  // a line that is not SSE: llama.cpp's `error: {…}` field, or an error body forwarded without `data:` framing
+  const onError = (problem: ParseError): void => {
+    if (done || problem.type !== 'unknown-field') return;
+    const text = problem.field === 'error' ? (problem.value ?? '') : (problem.line ?? '');
+    if (!text.trimStart().startsWith('{')) return;
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const error = problem.field === 'error' ? (streamError(data) ?? (data as object)) : streamError(data);
+    if (error) throw new APIError(undefined, error, undefined, response.headers);
+  };
+  const parser = createParser({ onEvent, onError });
   const decoder = new TextDecoder();
   const reader = body.getReader();
   /** the body has ended or failed: nothing is left to cancel */

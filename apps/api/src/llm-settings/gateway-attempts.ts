@@ -46,8 +46,11 @@ export interface GatewayCall {
   tools: readonly ChatCompletionFunctionTool[];
   temperature?: number;
   maxTokens?: number;
-  /** what the call is recorded as in the usage ledger: a chat turn, or a stateless `/v1` request */
-  purpose: 'chat' | 'api';
+  /**
+   * what the call is recorded as in the usage ledger: a chat turn, a stateless `/v1` request, or a sub-agent of a chat
+   * turn (recorded with the parent chat's id)
+   */
+  purpose: 'chat' | 'api' | 'subagent';
   chatId: string;
   /** the loop's iteration (log lines) */
   iteration: number;
@@ -218,7 +221,7 @@ export class GatewayAttempts {
       provider: call.provider,
       model: call.model,
       purpose: call.purpose,
-      ...(call.purpose === 'chat' ? { chatId: call.chatId } : {}),
+      ...(call.purpose !== 'api' ? { chatId: call.chatId } : {}),
       promptChars: requestChars(call.messages, call.tools.length > 0 ? JSON.stringify(call.tools).length : 0),
       ...(call.maxTokens !== undefined ? { maxOutputTokens: call.maxTokens } : {}),
     });

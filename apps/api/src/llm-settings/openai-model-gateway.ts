@@ -120,8 +120,9 @@ export class OpenAiModelGateway {
       let text = '';
       let thought = '';
       for (const chunk of batch) {
-        // usage may come with the last choice, in a chunk of its own, or not at all
-        if (chunk.usage) reported = chunk.usage;
+        // usage may come with the last choice, in a chunk of its own, in Groq's `x_groq`, or not at all
+        const usage = chunk.usage ?? (chunk as { x_groq?: { usage?: ChatCompletionChunk['usage'] } }).x_groq?.usage;
+        if (usage) reported = usage;
         const choice = chunk.choices?.[0];
         finishReason = finishReasonOf(choice?.finish_reason) ?? finishReason;
         const delta = choice?.delta as Record<string, unknown> | undefined;
@@ -136,6 +137,8 @@ export class OpenAiModelGateway {
           text += split.answer;
           thought += split.reasoning;
         }
+        // OpenAI's refusal comes in a field of its own, content null: it is what the model answers
+        if (typeof delta['refusal'] === 'string') text += delta['refusal'];
         if (Array.isArray(delta['tool_calls'])) for (const piece of delta['tool_calls']) toolCalls.add(piece);
       }
       emit(text, thought);

@@ -23,7 +23,7 @@ import {
   APIUserAbortError as AnthropicUserAbortError,
 } from '@anthropic-ai/sdk';
 import type { ProblemReason } from '@cashcode/contracts';
-import type { ClassifiedProviderError, ProviderErrorKind } from './llm-provider';
+import { ModelCallError, type ClassifiedProviderError, type ProviderErrorKind } from './llm-provider';
 
 /** Fixed user-facing messages, one per outcome. */
 export const PROVIDER_ERROR_MESSAGES = {
@@ -36,6 +36,8 @@ export const PROVIDER_ERROR_MESSAGES = {
   transient: 'The model service returned a temporary error: try again later.',
   fatal: 'The model request failed: check the provider configuration and the selected model.',
   cancelled: 'The model request was cancelled.',
+  /** Anthropic's `stop_reason: "refusal"`: the answer was stopped and must not stay in the conversation */
+  refusal: 'The model declined to continue this answer: rephrase the request.',
   /** generic probe failure (openspec llm-settings) */
   probe_generic: 'Connection failed: check the provider configuration.',
 } as const;
@@ -51,8 +53,9 @@ const RETRYABLE: Readonly<Record<ProviderErrorKind, boolean>> = {
   cancelled: false,
 };
 
+// llama.cpp: "the request exceeds the available context size" (type `exceed_context_size_error`)
 const CONTEXT_LENGTH_PATTERN =
-  /context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long|too many tokens/i;
+  /context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long|too many tokens|available context size|exceed_context_size/i;
 const QUOTA_PATTERN = /insufficient_quota|exceeded your current quota|quota exceeded|billing/i;
 
 interface ErrorLike {
@@ -210,6 +213,8 @@ function classifyAnthropicError(err: unknown): ClassifiedProviderError | null {
  */
 export function classifyProviderError(err: unknown): ClassifiedProviderError {
   if (err instanceof APIUserAbortError) return classified('cancelled');
+  // a gateway's own verdict on an answer (e.g. a refusal): already classified
+  if (err instanceof ModelCallError) return err.classified;
   const anthropic = classifyAnthropicError(err);
   if (anthropic) return anthropic;
   const chain = causeChain(err);

@@ -5,7 +5,7 @@
  * turn of that chat that finishes later writes nothing (chat-file-lanes.ts).
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CHAT_ID_PATTERN, isErrorCode } from '@cashcode/contracts';
+import { CHAT_ID_PATTERN, isErrorCode, sessionChannelInfo } from '@cashcode/contracts';
 import { promises as fs, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -97,7 +97,8 @@ export class ChatDirectoryStore {
         return null; // removed meanwhile
       }
     }
-    const title = titleOf(await this.metadata.current(chatId));
-    return { chatId, title, updatedAt };
+    const metadata = await this.metadata.current(chatId);
+    const channel = sessionChannelInfo(metadata['channel']);
+    return { chatId, title: titleOf(metadata), updatedAt, ...(channel ? { channel } : {}) };
   }
 }

@@ -23,6 +23,7 @@ import {
   type TurnCompletedEvent,
 } from '../events/app-events';
 import { logIds, type LogIds } from '../common/log-context';
+import { untrustedSourcesOfMessages } from '../common/untrusted-sources';
 import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { BackgroundModel, BackgroundModelError } from './background-model';
@@ -252,7 +253,9 @@ export class Consolidator implements OnModuleDestroy {
     }
     if (this.shutdown.signal.aborted) return this.finish(chatId, 'failed');
     try {
-      await this.store.appendSummary(chatId, text, plan.keepFromCursor);
+      // a summary of untrusted content stays untrusted: it keeps the marks of what it summarises
+      const sources = untrustedSourcesOfMessages(toCompress.map((entry) => entry.message));
+      await this.store.appendSummary(chatId, text, plan.keepFromCursor, sources);
     } catch (error) {
       const reason = error instanceof MemoryError ? error.code : error instanceof Error ? error.name : 'unknown';
       this.logger.warn(formatEvent('memory.consolidation.failed', { chat_id: chatId, kind: reason, action: 'unchanged' }), ids);

@@ -62,7 +62,12 @@ export function untrustedRecords(batch: readonly TaggedRecord[]): Set<TaggedReco
     if (record.role === 'tool' && record.name !== undefined) {
       if (untrustedSourceOf(record.name, argumentsById.get(record.tool_call_id ?? '') ?? '{}') !== null) taintedChats.add(chatId);
     }
-    if (taintedChats.has(chatId) && (record.role === 'tool' || record.role === 'assistant')) tainted.add(tagged);
+    // a message of someone other than the owner is not the owner's: left out itself; attachments and a summary of
+    // untrusted content taint what follows (the summary itself too)
+    const marked = (record.untrusted_sources ?? []).length > 0;
+    if (record.role === 'user' && marked) tainted.add(tagged);
+    if ((record.role === 'user' || record.role === 'summary') && (marked || (record.attachments ?? []).length > 0)) taintedChats.add(chatId);
+    if (taintedChats.has(chatId) && (record.role === 'tool' || record.role === 'assistant' || record.role === 'summary')) tainted.add(tagged);
   }
   return tainted;
 }

@@ -21,6 +21,7 @@ export const DREAM_CURSOR_FILE = '.dream_cursor';
 export const DREAMS_DIR = '.dreams';
 const RUNS_FILE = 'runs.jsonl';
 const SNAPSHOTS_DIR = 'snapshots';
+const PROPOSALS_DIR = 'proposals';
 /** runs kept in runs.jsonl (and snapshots kept on disk); older ones are pruned */
 export const MAX_DREAM_RUNS = 200;
 const RUN_ID_PATTERN = /^\d{13}-[0-9a-f]{8}$/;
@@ -134,10 +135,25 @@ export class DreamStore {
   }
 
   /** The snapshot taken before a run, or null when there is none (never taken, or pruned). */
-  async readSnapshot(runId: string): Promise<string | null> {
+  readSnapshot(runId: string): Promise<string | null> {
+    return this.readRunFile(SNAPSHOTS_DIR, runId);
+  }
+
+  /** The proposal of a run held for the owner's review (`<MEMORY_DIR>/.dreams/proposals/<run id>.md`). */
+  async saveProposal(runId: string, content: string): Promise<void> {
+    const dir = join(this.dreamsDir, PROPOSALS_DIR);
+    await mkdirPrivate(dir);
+    await writeFileAtomic(join(dir, `${runId}.md`), content);
+  }
+
+  readProposal(runId: string): Promise<string | null> {
+    return this.readRunFile(PROPOSALS_DIR, runId);
+  }
+
+  private async readRunFile(dir: string, runId: string): Promise<string | null> {
     if (!RUN_ID_PATTERN.test(runId)) return null;
     try {
-      return await fs.readFile(join(this.dreamsDir, SNAPSHOTS_DIR, `${runId}.md`), 'utf8');
+      return await fs.readFile(join(this.dreamsDir, dir, `${runId}.md`), 'utf8');
     } catch (error) {
       if (isErrorCode(error, 'ENOENT', 'ENOTDIR')) return null;
       throw error;
@@ -174,14 +190,16 @@ export class DreamStore {
     const kept = runs.slice(-this.maxRuns);
     await writeFileAtomic(join(this.dreamsDir, RUNS_FILE), kept.map((run) => `${JSON.stringify(run)}\n`).join(''));
     const keep = new Set(kept.map((run) => `${run.id}.md`));
-    let files: string[];
-    try {
-      files = await fs.readdir(join(this.dreamsDir, SNAPSHOTS_DIR));
-    } catch {
-      return;
-    }
-    for (const file of files) {
-      if (!keep.has(file)) await fs.rm(join(this.dreamsDir, SNAPSHOTS_DIR, file), { force: true });
+    for (const dir of [SNAPSHOTS_DIR, PROPOSALS_DIR]) {
+      let files: string[];
+      try {
+        files = await fs.readdir(join(this.dreamsDir, dir));
+      } catch {
+        continue;
+      }
+      for (const file of files) {
+        if (!keep.has(file)) await fs.rm(join(this.dreamsDir, dir, file), { force: true });
+      }
     }
     this.logger.log(`event=memory.dream.pruned kept=${kept.length} removed=${runs.length - kept.length}`);
   }

@@ -33,6 +33,7 @@ import {
   untrustedRecords,
 } from './dream-batch';
 import { DreamStore, type DreamCursor } from './dream-store';
+import { dreamMemoryView, dreamProvenance, droppedVerified, keptOutNote, withKeptOut } from './dream-trust';
 import { countMemoryEntries } from './memory-entries';
 import { MemoryError } from './memory.errors';
 import { ChatDirectoryStore } from './chat-directory.store';
@@ -193,7 +194,9 @@ export class DreamService implements OnModuleDestroy {
     const cursors = advancedCursors(newRecords, batch);
     // what followed untrusted content in a chat is never Dream's input: no unverified untrusted fact is promoted
     const leftOut = untrustedRecords(batch);
-    const base: Omit<DreamRun, 'finished_at' | 'outcome' | 'detail' | 'entries_after' | 'diff' | 'revertible' | 'cursors'> = {
+    const base: Omit<DreamRun, 'finished_at' | 'outcome' | 'detail' | 'entries_after' | 'diff' | 'revertible' | 'cursors'> & {
+      verified_dropped?: string[];
+    } = {
       id: runId,
       trigger,
       started_at: started.toISOString(),
@@ -215,9 +218,11 @@ export class DreamService implements OnModuleDestroy {
       }),
     );
 
-    const memoryBefore = await this.memory.readDocument('MEMORY.md');
+    const [memoryBefore, log] = await Promise.all([this.memory.readDocument('MEMORY.md'), this.memory.provenance.readAll()]);
     base.entries_before = countMemoryEntries(memoryBefore);
-    const memoryText = memoryBefore.trim() !== '' ? memoryBefore.trim() : NO_MEMORY_PLACEHOLDER;
+    // unverified entries from untrusted content are kept out of the input (only marked) and put back unchanged
+    const view = dreamMemoryView(memoryBefore, log.records);
+    const memoryText = (view.text.trim() !== '' ? view.text.trim() : NO_MEMORY_PLACEHOLDER) + keptOutNote(view.keptOut);
 
     let proposal: string;
     try {
@@ -248,18 +253,29 @@ export class DreamService implements OnModuleDestroy {
     if (proposal === '') {
       return this.finish({ ...base, outcome: 'unchanged', detail: 'the model proposed no content' }, cursors, memoryBefore);
     }
+    // the loss guard judges what Dream was shown; the kept-out entries are not Dream's to drop
     const entriesAfter = countMemoryEntries(proposal);
-    if (dropsTooMuch(base.entries_before, entriesAfter)) {
+    if (dropsTooMuch(countMemoryEntries(view.text), entriesAfter)) {
       return this.finish(
         {
           ...base,
           outcome: 'rejected',
-          detail: `the rewrite would keep ${entriesAfter} of ${base.entries_before} entries (more than half dropped); MEMORY.md was not changed`,
+          detail: `the rewrite would keep ${entriesAfter} of ${countMemoryEntries(view.text)} entries (more than half dropped); MEMORY.md was not changed`,
         },
         cursors,
         memoryBefore,
         proposal,
       );
+    }
+    proposal = withKeptOut(proposal, view.keptOut);
+    base.provenance = dreamProvenance(view, proposal);
+    const dropped = droppedVerified(view.verified, proposal);
+    if (dropped.length > 0) {
+      // entries the owner verified are never dropped or rewritten by Dream alone: the proposal waits for the owner
+      await this.store.saveSnapshot(runId, memoryBefore);
+      await this.store.saveProposal(runId, proposal);
+      const detail = `the rewrite would drop or change ${dropped.length} verified ${dropped.length === 1 ? 'entry' : 'entries'}; held for review, MEMORY.md was not changed`;
+      return this.finish({ ...base, outcome: 'held', detail, verified_dropped: dropped }, cursors, memoryBefore, proposal);
     }
 
     // write under the MEMORY.md lane: keep lines save_memory appended meanwhile; any other change wins over Dream
@@ -314,7 +330,7 @@ export class DreamService implements OnModuleDestroy {
       entries_before: run.entries_before,
       entries_after: run.entries_after,
     };
-    if (run.outcome === 'failed' || run.outcome === 'rejected') {
+    if (run.outcome === 'failed' || run.outcome === 'rejected' || run.outcome === 'held') {
       this.logger.warn(formatEvent('memory.dream.finished', { ...fields, detail: run.detail }));
     } else {
       this.logger.log(formatEvent('memory.dream.finished', fields));

@@ -7,6 +7,7 @@
  * it; AgentModule binds this class to the HISTORY_LOG token. Every operation on one chat runs on that chat's lane
  * (chat-file-lanes.ts), shared with the metadata and artifact stores: that is where history is locked.
  */
+import type { UntrustedSource } from '@cashcode/contracts';
 import { Injectable } from '@nestjs/common';
 import { assertChatId } from './chat-files';
 import { ChatFileLanes } from './chat-file-lanes';
@@ -142,10 +143,16 @@ export class HistoryLogStore {
   }
 
   /** Appends a consolidation summary record (openspec memory); call reloadHistory afterwards. */
-  async appendSummary(chatId: string, content: string, keepFromCursor: number | null): Promise<HistoryRecord> {
+  async appendSummary(
+    chatId: string,
+    content: string,
+    keepFromCursor: number | null,
+    untrustedSources: readonly UntrustedSource[] = [],
+  ): Promise<HistoryRecord> {
     assertChatId(chatId);
     const record: PendingRecord = { role: 'summary', content };
     if (keepFromCursor !== null) record.keep_from_cursor = keepFromCursor;
+    if (untrustedSources.length > 0) record.untrusted_sources = [...untrustedSources];
     const [written] = await this.writer.append(chatId, [record], { extendCache: false, inline: false });
     if (!written) throw new MemoryError('session_not_found');
     return written;

@@ -2,8 +2,9 @@
  * history.jsonl records (openspec memory): parsing one line, building the records of a turn (openspec memory) and
  * turning records back into model messages (openspec memory). Pure functions, no I/O.
  */
-import { isRecord, type AttachmentReceipt, type Money, type TokenUsage } from '@cashcode/contracts';
+import { isRecord, UNTRUSTED_SOURCE_KINDS, type AttachmentReceipt, type Money, type TokenUsage, type UntrustedSource } from '@cashcode/contracts';
 import { withAttachmentsReference } from '../common/attachment-reference';
+import { attachmentSources, uniqueSources } from '../common/untrusted-sources';
 import type {
   ChatMessage,
   FinalAnswer,
@@ -140,6 +141,11 @@ export function parseHistoryLine(line: string): HistoryRecord | null {
     if (attachments.length > 0) record.attachments = attachments;
     else delete record.attachments;
   }
+  if ('untrusted_sources' in value) {
+    const sources = normalizeSources(value['untrusted_sources']);
+    if (sources.length > 0) record.untrusted_sources = sources;
+    else delete record.untrusted_sources;
+  }
   return record;
 }
 
@@ -170,6 +176,15 @@ export function parseMoney(value: unknown): Money | null {
   return { amount, currency };
 }
 
+/** Keeps only well-formed untrusted sources (a known kind and a name). */
+function normalizeSources(value: unknown): UntrustedSource[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (item): item is UntrustedSource =>
+      isRecord(item) && typeof item['name'] === 'string' && (UNTRUSTED_SOURCE_KINDS as readonly unknown[]).includes(item['kind']),
+  );
+}
+
 /** Keeps only well-formed attachment receipts (name, path and mime strings, a size in bytes). */
 export function normalizeAttachments(value: unknown): AttachmentReceipt[] {
   if (!Array.isArray(value)) return [];
@@ -198,9 +213,7 @@ export function recordToMessage(record: HistoryRecord): ChatMessage | null {
     case 'user':
       // the user message of a failed turn is kept for the user, not for the model (a retry is a new user record)
       if (record.error) return null;
-      return record.content !== ''
-        ? { role: 'user', content: withAttachmentsReference(record.content, record.attachments) }
-        : null;
+      return record.content !== '' ? userMessage(record) : null;
     case 'assistant':
       return record.content !== '' ? { role: 'assistant', content: record.content } : null;
     case 'tool_calls':
@@ -220,7 +233,24 @@ export function recordToMessage(record: HistoryRecord): ChatMessage | null {
 
 /** The synthetic first message of a consolidated chat (openspec memory); null for an empty summary. */
 export function summaryToMessage(summary: HistoryRecord): ChatMessage | null {
-  return summary.content !== '' ? { role: 'assistant', content: `${SUMMARY_MESSAGE_PREFIX}${summary.content}` } : null;
+  if (summary.content === '') return null;
+  const message: ChatMessage = { role: 'assistant', content: `${SUMMARY_MESSAGE_PREFIX}${summary.content}` };
+  // a summary of untrusted content stays untrusted (agent/untrusted-context.ts reads the mark)
+  if (summary.untrusted_sources && summary.untrusted_sources.length > 0) message.untrusted_sources = [...summary.untrusted_sources];
+  return message;
+}
+
+/** A user record as the model's message; the untrusted content it brings (attachments, a channel sender) is marked. */
+function userMessage(record: HistoryRecord): ChatMessage {
+  const message: ChatMessage = { role: 'user', content: withAttachmentsReference(record.content, record.attachments) };
+  const sources = uniqueSources([...attachmentSources(record.attachments), ...(record.untrusted_sources ?? [])]);
+  if (sources.length > 0) message.untrusted_sources = sources;
+  return message;
+}
+
+/** Whether `text` is the placeholder content `toolCallsContent` gives a tool-call record. */
+export function isToolCallsContent(text: string): boolean {
+  return text.startsWith('[TOOL_CALLS') && /^\[TOOL_CALLS(?:: [^\]\n]*)?\]$/.test(text);
 }
 
 /** `[TOOL_CALLS: a, b]` (or `[TOOL_CALLS]` without names). */
@@ -243,6 +273,8 @@ function userRecord(user: UserTurnInput): PendingRecord {
   if (user.selected_mcp_connectors && user.selected_mcp_connectors.length > 0) {
     record.selected_mcp_connectors = user.selected_mcp_connectors;
   }
+  if (user.untrusted_sources && user.untrusted_sources.length > 0) record.untrusted_sources = user.untrusted_sources;
+  if (user.source) record.source = { ...user.source };
   return record;
 }
 

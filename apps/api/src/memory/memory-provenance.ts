@@ -90,14 +90,16 @@ export class MemoryProvenanceLog {
     });
   }
 
-  /** Every readable record, oldest first, and how many lines could not be read. */
-  async readAll(): Promise<{ records: MemoryProvenanceRecord[]; unreadable: number }> {
+  /** Every readable record, oldest first, how many lines could not be read, and whether the file exists. */
+  async readAll(): Promise<{ records: MemoryProvenanceRecord[]; unreadable: number; missing: boolean }> {
     await this.appends.settled();
     let text = '';
+    let missing = false;
     try {
       text = await fs.readFile(this.path, 'utf8');
     } catch (error) {
       if (!isErrorCode(error, 'ENOENT', 'ENOTDIR')) throw error;
+      missing = true;
     }
     const records: MemoryProvenanceRecord[] = [];
     let unreadable = 0;
@@ -108,7 +110,7 @@ export class MemoryProvenanceLog {
       else unreadable++;
     }
     if (unreadable > 0) this.logger.warn(formatEvent('memory.provenance.unreadable_lines', { file: PROVENANCE_FILE, lines: unreadable }));
-    return { records, unreadable };
+    return { records, unreadable, missing };
   }
 
   /** A page of the log, oldest first. */

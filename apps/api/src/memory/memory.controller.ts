@@ -3,7 +3,13 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } 
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem-details';
 import { ListDreamsQueryDto } from './dto/list-dreams-query.dto';
-import { ListProvenanceQueryDto, MemoryProvenanceRecordDto, MemoryProvenanceResponseDto, VerifyMemoryEntryDto } from './dto/memory-provenance.dto';
+import {
+  ListProvenanceQueryDto,
+  MemoryEntriesResponseDto,
+  MemoryProvenanceRecordDto,
+  MemoryProvenanceResponseDto,
+  VerifyMemoryEntryDto,
+} from './dto/memory-provenance.dto';
 import { PROVENANCE_DEFAULT_LIMIT } from './memory-provenance';
 import {
   DreamRunDto,
@@ -61,6 +67,20 @@ export class MemoryController {
   @ApiProblemResponses(422)
   listProvenance(@Query() query: ListProvenanceQueryDto): Promise<MemoryProvenanceResponseDto> {
     return this.memory.listProvenance(query.offset ?? 0, query.limit ?? PROVENANCE_DEFAULT_LIMIT);
+  }
+
+  @Get('entries')
+  @ApiOperation({
+    summary: "List MEMORY.md's entries with their source and trust, a page at a time",
+    description:
+      'Every non-blank line in file order with its latest provenance record and its trust: `verified` (the owner\'s ' +
+      'mark), `untrusted` (written with untrusted content in context), `trusted` (written without) or `unknown` (no ' +
+      'record: a line edited outside the server is never trusted). `counts` covers all entries.',
+  })
+  @ApiOkResponse({ type: MemoryEntriesResponseDto })
+  @ApiProblemResponses(422)
+  listEntries(@Query() query: ListProvenanceQueryDto): Promise<MemoryEntriesResponseDto> {
+    return this.memory.listEntries(query.offset ?? 0, query.limit ?? PROVENANCE_DEFAULT_LIMIT);
   }
 
   @Post('provenance/verify')
@@ -122,6 +142,22 @@ export class MemoryController {
   @ApiProblemResponses(404, 409)
   revert(@Param('id') id: string): Promise<DreamRunDto> {
     return this.memory.revertDream(id);
+  }
+
+  @Post('dreams/:id/apply')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Apply the proposal of a run held for review',
+    description:
+      'A run is `held` when its rewrite would drop or change entries the owner verified. Applying writes its proposal ' +
+      '(a snapshot first; recorded as a revertible `apply` run). 404 for an unknown run; 409 `dream_run_not_held` for ' +
+      'a run that holds no proposal, `dream_proposal_stale` when MEMORY.md changed since the run.',
+  })
+  @ApiParam({ name: 'id', description: 'run id `<epoch ms>-<8 hex>`', example: '1785052800000-9f86d081' })
+  @ApiOkResponse({ type: DreamRunDto })
+  @ApiProblemResponses(404, 409)
+  apply(@Param('id') id: string): Promise<DreamRunDto> {
+    return this.memory.applyDream(id);
   }
 
   @Post('dream')

@@ -14,6 +14,10 @@ export type MemoryErrorCode =
   | 'dream_run_not_revertible'
   /** revert of a run whose snapshot was pruned */
   | 'dream_snapshot_missing'
+  /** apply of a run that holds no proposal for review */
+  | 'dream_run_not_held'
+  /** apply of a held proposal after MEMORY.md changed since the run */
+  | 'dream_proposal_stale'
   /** POST /api/memory/provenance/verify of a line MEMORY.md does not have */
   | 'memory_entry_not_found';
 
@@ -26,6 +30,11 @@ const DETAILS: Record<MemoryErrorCode, { status: number; detail: string }> = {
   dream_run_not_found: { status: 404, detail: 'Dream run not found' },
   dream_run_not_revertible: { status: 409, detail: 'this run did not change MEMORY.md, so there is nothing to revert' },
   dream_snapshot_missing: { status: 409, detail: 'the snapshot taken before this run is no longer available' },
+  dream_run_not_held: { status: 409, detail: 'this run holds no proposal for review' },
+  dream_proposal_stale: {
+    status: 409,
+    detail: 'MEMORY.md changed since this run; its proposal was made for an older text. Run Dream again',
+  },
   memory_entry_not_found: { status: 404, detail: 'MEMORY.md has no such entry (it may have been edited or removed); reload it' },
 };
 

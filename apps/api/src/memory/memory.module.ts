@@ -8,6 +8,7 @@ import { ChatMetadataStore } from './chat-metadata.store';
 import { Consolidator } from './consolidator';
 import { DreamScheduler } from './dream.scheduler';
 import { DreamService } from './dream.service';
+import { DreamReview } from './dream-review.service';
 import { DreamStore } from './dream-store';
 import { HistoryLogStore } from './history-log.store';
 import { HistoryReader } from './history-reader';
@@ -48,6 +49,7 @@ const MEMORY_STORES = [
     Consolidator,
     DreamStore,
     DreamService,
+    DreamReview,
     DreamScheduler,
     MemoryService,
     SessionIndex,

@@ -9,6 +9,8 @@ import type {
   DreamRunListResponse,
   DreamTriggerResponse,
   MemoryDocumentResponse,
+  MemoryEntriesResponse,
+  MemoryEntryTrust,
   MemoryProvenanceRecord,
   MemoryProvenanceResponse,
   SoulDocumentResponse,
@@ -16,8 +18,11 @@ import type {
 import { localIsoWithOffset } from '../common/local-iso-time';
 import { formatEvent } from '../common/log-format';
 import { DreamService } from './dream.service';
+import { DreamReview } from './dream-review.service';
 import { MemoryError } from './memory.errors';
 import { DEFAULT_SOUL, MemoryDocuments, type MemoryDocument } from './memory-documents';
+import { memoryEntryViews } from './memory-entry-trust';
+import { PROVENANCE_FILE } from './memory-provenance';
 
 /** sha256 of the text (UTF-8), lowercase hex. */
 export function contentHash(content: string): string {
@@ -31,6 +36,7 @@ export class MemoryService {
   constructor(
     private readonly store: MemoryDocuments,
     private readonly dream: DreamService,
+    private readonly review: DreamReview,
   ) {}
 
   async getLongTermMemory(): Promise<MemoryDocumentResponse> {
@@ -57,6 +63,10 @@ export class MemoryService {
     return this.dream.revert(id);
   }
 
+  applyDream(id: string): Promise<DreamRun> {
+    return this.review.apply(id);
+  }
+
   runDream(): Promise<DreamTriggerResponse> {
     return this.dream.run('manual');
   }
@@ -77,6 +87,21 @@ export class MemoryService {
     await this.store.provenance.append([record]);
     this.logger.log(formatEvent('memory.entry.verified', { chars: wanted.length }));
     return record;
+  }
+
+  /**
+   * A page of MEMORY.md's entries with their trust (memory-entry-trust.ts). A missing log while MEMORY.md has entries
+   * is logged: every entry then has an unknown source, and new writes are recorded again.
+   */
+  async listEntries(offset: number, limit: number): Promise<MemoryEntriesResponse> {
+    const [memory, log] = await Promise.all([this.store.readDocument('MEMORY.md'), this.store.provenance.readAll()]);
+    const views = memoryEntryViews(memory, log.records);
+    if (log.missing && views.length > 0) {
+      this.logger.warn(formatEvent('memory.provenance.missing', { file: PROVENANCE_FILE, entries: views.length, shown_as: 'unknown' }));
+    }
+    const counts: Record<MemoryEntryTrust, number> = { verified: 0, trusted: 0, untrusted: 0, unknown: 0 };
+    for (const view of views) counts[view.trust]++;
+    return { entries: views.slice(offset, offset + limit), total: views.length, offset, limit, counts, unreadable: log.unreadable };
   }
 
   /** A page of MEMORY.md's provenance log, oldest first (openspec memory "Requirement: Memory provenance"). */

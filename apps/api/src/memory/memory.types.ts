@@ -2,7 +2,16 @@
  * Chat memory shapes: history.jsonl records, metadata.json and the in-memory message list the agent sends to the
  * model (ChatMessage, defined in common/ because the agent and the turn-completed event use it too).
  */
-import type { AttachmentReceipt, McpConnectorReceipt, Money, SkillReceipt, TokenUsage } from '@cashcode/contracts';
+import type {
+  AttachmentReceipt,
+  ChannelMessageSource,
+  McpConnectorReceipt,
+  Money,
+  SessionChannelInfo,
+  SkillReceipt,
+  TokenUsage,
+  UntrustedSource,
+} from '@cashcode/contracts';
 
 export type { ChatMessage, ToolCallRecord } from '../common/chat-message';
 import type { ChatMessage, ToolCallRecord } from '../common/chat-message';
@@ -18,6 +27,8 @@ export interface HistoryRecord {
   content: string;
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
+  /** additive (user records): the message came through a channel (openspec channels) */
+  source?: ChannelMessageSource;
   tool_calls?: ToolCallRecord[];
   tool_call_id?: string;
   name?: string;
@@ -48,6 +59,12 @@ export interface HistoryRecord {
   supersedes?: number;
   /** additive (user records): the uploaded files the message referred to (the model's text names their paths) */
   attachments?: AttachmentReceipt[];
+  /**
+   * additive (summary records): the untrusted sources of what the summary covers, so a summary of untrusted content
+   * stays untrusted; (user records) untrusted content the message itself brings, e.g. a channel message of someone
+   * other than the owner
+   */
+  untrusted_sources?: UntrustedSource[];
 }
 
 /** Why the turn of a persisted user message failed. */
@@ -76,6 +93,10 @@ export interface UserTurnInput {
   attachments?: AttachmentReceipt[];
   mentioned_skills?: SkillReceipt[];
   selected_mcp_connectors?: McpConnectorReceipt[];
+  /** a message that came through a channel: who sent it */
+  source?: ChannelMessageSource;
+  /** untrusted content the message itself brings (a channel message of someone other than the owner); persisted */
+  untrusted_sources?: UntrustedSource[];
 }
 
 /** A chat as the agent sees it: the smart-loaded history (from the last summary on) and metadata.json, cached per process. */
@@ -107,6 +128,8 @@ export interface StoredSessionSummary {
   title: string | null;
   /** mtime of history.jsonl, or of the chat directory when there is no history */
   updatedAt: Date;
+  /** the channel conversation the chat belongs to (metadata.json `channel`, written by the channels module) */
+  channel?: SessionChannelInfo;
 }
 
 /** Outcome of adding a line to MEMORY.md. */

@@ -3,6 +3,7 @@
  * chat directory of MEMORY_DIR.
  */
 import {
+  channelMessageSource,
   parseSkillReceipt,
   sanitizePersistedReceipts,
   type PublicMessage,
@@ -64,6 +65,8 @@ export function toPublicMessages(records: readonly HistoryRecord[]): PublicMessa
         ...sanitizePersistedReceipts(record),
         cursor: record.cursor,
       };
+      const source = channelMessageSource(record.source);
+      if (source) message.source = source;
       if (record.error) message.error = { kind: record.error.kind, message: record.error.message };
       if (record.attachments && record.attachments.length > 0) message.attachments = record.attachments.map((a) => ({ ...a }));
       messages.push(message);
@@ -126,6 +129,7 @@ export class SessionsService {
       chat_id: session.chatId,
       title: session.title ?? UNTITLED_SESSION_TITLE,
       updated_at: formatLocalIsoSeconds(session.updatedAt),
+      ...(session.channel ? { channel: { ...session.channel } } : {}),
     }));
     return { sessions };
   }

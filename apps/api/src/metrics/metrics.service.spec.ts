@@ -10,7 +10,7 @@ import type { AgentTool } from '../agent/agent-tool';
 import { ToolRegistry } from '../agent/tool-registry';
 import { ChatGateway } from '../chat/chat.gateway';
 import { ChatService } from '../chat/chat.service';
-import { MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
+import { AGENT_RUNAWAY_EVENT, MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
 import { AppEventBus, EventsModule } from '../events/event-bus';
 import { McpService } from '../mcp/mcp.service';
 import { MetricsService } from './metrics.service';
@@ -111,6 +111,15 @@ describe('MetricsService', () => {
     expect(await value('cashcode_approval_decisions_total', { decision: 'allow_once', by: 'user' })).toBe(1);
     expect(await value('cashcode_approval_decisions_total', { decision: 'deny', by: 'timeout' })).toBe(1);
     expect(await value('cashcode_approval_decisions_total', { decision: 'allow_once', by: 'policy' })).toBe(1);
+  });
+
+  it('Scenario: the runaway guard is counted by reason and outcome', async () => {
+    bus.emit(AGENT_RUNAWAY_EVENT, { chatId: CHAT_ID, turnId: 't1', reason: 'repeated_call', outcome: 'answered' });
+    bus.emit(AGENT_RUNAWAY_EVENT, { chatId: CHAT_ID, turnId: 't2', reason: 'repeated_call', outcome: 'answered' });
+    bus.emit(AGENT_RUNAWAY_EVENT, { chatId: CHAT_ID, turnId: 't3', reason: 'tool_call_ceiling', outcome: 'stopped' });
+    expect(await value('cashcode_runaway_guard_total', { reason: 'repeated_call', outcome: 'answered' })).toBe(2);
+    expect(await value('cashcode_runaway_guard_total', { reason: 'tool_call_ceiling', outcome: 'stopped' })).toBe(1);
+    expect(await value('cashcode_runaway_guard_total', { reason: 'tool_call_ceiling', outcome: 'answered' })).toBeUndefined();
   });
 
   it('Scenario: a recorded model call moves the call, token and latency metrics of its provider, model and purpose', async () => {

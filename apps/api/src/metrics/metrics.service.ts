@@ -20,7 +20,7 @@ import type { Subscription } from 'rxjs';
 import { ToolRegistry } from '../agent/tool-registry';
 import { ChatGateway } from '../chat/chat.gateway';
 import { ChatService } from '../chat/chat.service';
-import { MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
+import { AGENT_RUNAWAY_EVENT, MODEL_CALL_RECORDED_EVENT, type AgentRunawayEvent } from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { McpService } from '../mcp/mcp.service';
 
@@ -53,6 +53,7 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   private readonly modelCalls: Counter<'provider' | 'model' | 'purpose' | 'outcome'>;
   private readonly modelTokens: Counter<'provider' | 'model' | 'purpose' | 'outcome' | 'type'>;
   private readonly modelCallDuration: Histogram<'provider' | 'model' | 'purpose' | 'outcome'>;
+  private readonly runaways: Counter<'reason' | 'outcome'>;
   private subscription: Subscription | null = null;
 
   constructor(
@@ -105,6 +106,12 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
       help: 'Duration of the recorded model calls.',
       labelNames: ['provider', 'model', 'purpose', 'outcome'],
       buckets: MODEL_CALL_BUCKETS,
+      registers,
+    });
+    this.runaways = new Counter({
+      name: `${METRICS_PREFIX}runaway_guard_total`,
+      help: 'Turns whose tool calls the runaway guard stopped, by reason (repeated_call, tool_call_ceiling) and outcome (answered, stopped).',
+      labelNames: ['reason', 'outcome'],
       registers,
     });
     new Gauge({
@@ -173,6 +180,12 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
       default:
         return;
     }
+  }
+
+  /** The runaway guard stopped a turn's tool calls (its `runaway_stopped` errors also count in turns_total). */
+  @OnAppEvent(AGENT_RUNAWAY_EVENT)
+  onRunaway(event: AgentRunawayEvent): void {
+    this.runaways.inc({ reason: event.reason, outcome: event.outcome });
   }
 
   /** One model call of the usage ledger: a call count, three token counts and a duration. */

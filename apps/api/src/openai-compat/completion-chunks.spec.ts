@@ -40,6 +40,14 @@ describe('completion chunks', () => {
     expect(withUsage.usage(usage)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage });
   });
 
+  it('puts reasoning in reasoning_content, never in content', () => {
+    const message = completionObject(identity, 'answer', usage, 'thought').choices[0]!.message;
+    expect(message).toEqual({ role: 'assistant', content: 'answer', refusal: null, reasoning_content: 'thought' });
+    expect(new ChunkWriter(identity, false).reasoning('step').choices).toEqual([
+      { index: 0, delta: { reasoning_content: 'step' }, finish_reason: null, logprobs: null },
+    ]);
+  });
+
   it('frames SSE events', () => {
     expect(sseData({ a: 1 })).toBe('data: {"a":1}\n\n');
     expect(SSE_DONE).toBe('data: [DONE]\n\n');

@@ -2,7 +2,9 @@
  * The OpenAI wire objects the endpoint answers with: `chat.completion` (non-streaming), `chat.completion.chunk`
  * (streaming, each sent as `data: <json>\n\n`, then `data: [DONE]\n\n`) and `model` list entries. One completion id
  * and `created` time per request; with `stream_options.include_usage` every chunk carries `usage: null` and a last
- * chunk with empty `choices` carries the usage.
+ * chunk with empty `choices` carries the usage. The model's reasoning (a reasoning model's `reasoning_content` /
+ * `reasoning`, a `<think>` block, Anthropic thinking) goes as `reasoning_content` — `delta.reasoning_content` in chunks,
+ * `message.reasoning_content` in a completion — the field DeepSeek and vLLM use, never inside `content`.
  */
 import { randomBytes } from 'node:crypto';
 import type { TokenUsage } from '@cashcode/contracts';
@@ -24,13 +26,20 @@ function usageOf(usage: TokenUsage): ChatCompletion['usage'] {
   return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens };
 }
 
-export function completionObject(identity: CompletionIdentity, content: string, usage: TokenUsage): ChatCompletion {
+/** A completion message with the reasoning field of DeepSeek and vLLM (not in the OpenAI SDK's types). */
+type MessageWithReasoning = ChatCompletion.Choice['message'] & { reasoning_content?: string };
+/** A chunk delta with the reasoning field of DeepSeek and vLLM. */
+type DeltaWithReasoning = ChatCompletionChunk.Choice['delta'] & { reasoning_content?: string };
+
+export function completionObject(identity: CompletionIdentity, content: string, usage: TokenUsage, reasoning = ''): ChatCompletion {
+  const message: MessageWithReasoning = { role: 'assistant', content, refusal: null };
+  if (reasoning !== '') message.reasoning_content = reasoning;
   return {
     id: identity.id,
     object: 'chat.completion',
     created: identity.created,
     model: identity.model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    choices: [{ index: 0, message, finish_reason: 'stop', logprobs: null }],
     usage: usageOf(usage),
   };
 }
@@ -61,6 +70,12 @@ export class ChunkWriter {
 
   content(text: string): ChatCompletionChunk {
     return this.chunk([{ index: 0, delta: { content: text }, finish_reason: null, logprobs: null }]);
+  }
+
+  /** a piece of the model's reasoning: `delta.reasoning_content` */
+  reasoning(text: string): ChatCompletionChunk {
+    const delta: DeltaWithReasoning = { reasoning_content: text };
+    return this.chunk([{ index: 0, delta, finish_reason: null, logprobs: null }]);
   }
 
   finish(): ChatCompletionChunk {

@@ -90,7 +90,8 @@ export class OpenAiCompatController {
     summary: 'Run the agent on a conversation (OpenAI chat completions)',
     description:
       'The CashCode agent (its memory, tools, MCP servers and Skills) answers the conversation; tools run on the ' +
-      'server and the client gets the final answer as assistant content. `stream: true` answers Server-Sent Events ' +
+      'server and the client gets the final answer as assistant content, the model\'s reasoning (if any) as ' +
+      '`reasoning_content` (never inside `content`). `stream: true` answers Server-Sent Events ' +
       '(`chat.completion.chunk` objects, then `data: [DONE]`; a last usage chunk with `stream_options.include_usage`). ' +
       'Stateless by default; with `X-CashCode-Chat-Id` the last user message becomes a turn of that CashCode chat. ' +
       'Tools whose policy is `ask` are denied (no one can approve). `n` must be 1; unknown fields are ignored; ' +
@@ -153,7 +154,10 @@ export class OpenAiCompatController {
     if (!request.stream) {
       const answer = (result: TurnResult) => {
         if (res.headersSent) return;
-        res.status(HttpStatus.OK).setHeader('Cache-Control', 'no-store').json(completionObject(identity, result.content, result.usage));
+        res
+          .status(HttpStatus.OK)
+          .setHeader('Cache-Control', 'no-store')
+          .json(completionObject(identity, result.content, result.usage, result.reasoning));
       };
       try {
         answer(await this.service.run(request, selection, conversation, { delta: () => undefined, done: answer }, abort.signal));
@@ -179,20 +183,25 @@ export class OpenAiCompatController {
       res.setHeader('X-Accel-Buffering', 'no');
       return sseData(writer.role());
     };
-    // the text of one tick (one network read of the model stream can hold many deltas) leaves as one chunk, written
-    // on process.nextTick: one write instead of one per delta, with no delay a client could see
-    let pending = '';
+    // the text of one tick (one network read of the model stream can hold many deltas) leaves as one chunk per kind
+    // (reasoning, answer) in the order they came, written on process.nextTick: one write instead of one per delta,
+    // with no delay a client could see
+    const pending: Array<{ reasoning: boolean; text: string }> = [];
     const flush = () => {
-      const text = pending;
-      pending = '';
-      if (text === '' || abort.signal.aborted || res.writableEnded) return;
-      res.write(begin() + sseData(writer.content(text)));
+      const pieces = pending.splice(0);
+      if (pieces.length === 0 || abort.signal.aborted || res.writableEnded) return;
+      let out = begin();
+      for (const piece of pieces) out += sseData(piece.reasoning ? writer.reasoning(piece.text) : writer.content(piece.text));
+      res.write(out);
     };
-    const write = (text: string) => {
+    const queue = (reasoning: boolean, text: string) => {
       if (abort.signal.aborted || text === '') return;
-      if (pending === '') process.nextTick(flush);
-      pending += text;
+      if (pending.length === 0) process.nextTick(flush);
+      const last = pending.at(-1);
+      if (last && last.reasoning === reasoning) last.text += text;
+      else pending.push({ reasoning, text });
     };
+    const write = (text: string) => queue(false, text);
     const toolProgress = this.settings.toolProgress;
     const finish = (result: TurnResult) => {
       flush();
@@ -207,7 +216,7 @@ export class OpenAiCompatController {
           request,
           selection,
           conversation,
-          { delta: write, done: finish, ...(toolProgress ? { toolCall: (name: string) => write(`[tool: ${name}]\n`) } : {}) },
+          { delta: write, reasoning: (text) => queue(true, text), done: finish, ...(toolProgress ? { toolCall: (name: string) => write(`[tool: ${name}]\n`) } : {}) },
           abort.signal,
         ),
       );

@@ -33,12 +33,15 @@ import { chatTurnError, notConfigured, spendLimitError, upstreamError } from './
 import { OpenAiCompatSettingsService } from './openai-compat-settings.service';
 import { invalidRequest, OpenAiError } from '../common/openai-error';
 import { SpendLimitError } from '../usage/usage.errors';
+import { RunawayStoppedError } from '../agent/runaway-guard';
 import { UsageService } from '../usage/usage.service';
 
 /** What a turn reports while it runs. */
 export interface TurnSink {
   /** answer text as the model streams it */
   delta(text: string): void;
+  /** the model's reasoning as it streams it (never part of the answer text) */
+  reasoning?(text: string): void;
   /** a tool call started (progress text, when enabled) */
   toolCall?(name: string): void;
   /**
@@ -51,6 +54,8 @@ export interface TurnSink {
 export interface TurnResult {
   /** the final answer (the text of the last model call) */
   content: string;
+  /** the model's reasoning during the turn, its model calls one paragraph each ('' without) */
+  reasoning: string;
   usage: TokenUsage;
 }
 
@@ -174,6 +179,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
         ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
         listener: {
           delta: (text) => sink.delta(text),
+          reasoning: (text) => sink.reasoning?.(text),
           toolCall: (notice) => sink.toolCall?.(notice.name),
           toolResult: () => undefined,
         },
@@ -187,7 +193,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
         }),
         ids,
       );
-      const result = { content: outcome.content, usage: outcome.usage };
+      const result = { content: outcome.content, reasoning: outcome.reasoning ?? '', usage: outcome.usage };
       sink.done?.(result);
       return result;
     } catch (err) {
@@ -203,6 +209,8 @@ export class OpenAiCompatService implements OnModuleDestroy {
         this.logger.warn(formatEvent('openai.turn.refused', { error_kind: err.code, limit: err.limit.id }), ids);
         throw spendLimitError(err.message, err.limit.resets_at);
       }
+      // the same OpenAI error a chat turn's `runaway_stopped` event becomes
+      if (err instanceof RunawayStoppedError) throw chatTurnError(err.code, err.message);
       throw err;
     } finally {
       this.skills.endTurn(chatId, turnId);
@@ -253,6 +261,8 @@ export class OpenAiCompatService implements OnModuleDestroy {
     return new Promise<TurnResult>((resolve, reject) => {
       // the content of the model call in progress; a tool call starts a new one
       let content = '';
+      // the turn's reasoning, as the chat's `reasoning` events bring it (already one paragraph per model call)
+      let reasoning = '';
       let settled = false;
       const subscription = this.chat.events$.pipe(filter((outbound) => outbound.chatId === chatId)).subscribe({
         next: ({ event }) => onEvent(event),
@@ -274,6 +284,10 @@ export class OpenAiCompatService implements OnModuleDestroy {
             content += event.text;
             sink.delta(event.text);
             return;
+          case 'reasoning':
+            reasoning += event.text;
+            sink.reasoning?.(event.text);
+            return;
           case 'tool_call':
             content = '';
             sink.toolCall?.(event.tool_name);
@@ -284,7 +298,7 @@ export class OpenAiCompatService implements OnModuleDestroy {
                 reject(new AgentCancelledError({ content, streamed: true, durable: [], usage: event.usage }));
                 return;
               }
-              const result = { content, usage: event.usage };
+              const result = { content, reasoning, usage: event.usage };
               // at once, inside the chat service's emit: not after the turn's own follow-up work
               sink.done?.(result);
               resolve(result);

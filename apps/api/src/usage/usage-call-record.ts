@@ -29,6 +29,14 @@ export interface ModelCallRequest {
   maxOutputTokens?: number;
 }
 
+/**
+ * A check of one call before its estimate is reserved, besides the spend limits (e.g. the budget of an automation
+ * run): a returned coded error refuses the call, recorded as `refused` with that code.
+ */
+export interface ModelCallGuard {
+  check(request: ModelCallRequest, estimate: { promptTokens: number; promptCost: Money | undefined }): (Error & { code: string }) | null;
+}
+
 /** An estimate held against the limits while its call runs. */
 export interface UsageReservation {
   readonly id: number;
@@ -117,7 +125,7 @@ export function settledRecord(
 }
 
 /** The record of a call a spend limit refused (not sent: no tokens). */
-export function refusalRecord(request: ModelCallRequest, at: Date): NewUsageRecord {
+export function refusalRecord(request: ModelCallRequest, at: Date, errorCode = 'spend_limit_reached'): NewUsageRecord {
   return {
     at: isoWithOffset(at),
     day: localDay(at),
@@ -132,6 +140,6 @@ export function refusalRecord(request: ModelCallRequest, at: Date): NewUsageReco
     estimated: false,
     duration_ms: 0,
     outcome: 'refused',
-    error_code: 'spend_limit_reached',
+    error_code: errorCode,
   };
 }

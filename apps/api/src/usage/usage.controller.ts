@@ -46,7 +46,7 @@ export class UsageController {
   @ApiOperation({ summary: 'The model calls, newest first, with filters and pages' })
   @ApiRange()
   @ApiQuery({ name: 'model', required: false })
-  @ApiQuery({ name: 'purpose', required: false, enum: ['chat', 'api', 'consolidation', 'dream', 'title', 'evolution', 'connection_test'] })
+  @ApiQuery({ name: 'purpose', required: false, enum: ['chat', 'api', 'consolidation', 'dream', 'title', 'evolution', 'connection_test', 'subagent'] })
   @ApiQuery({ name: 'chat_id', required: false })
   @ApiQuery({ name: 'limit', required: false, description: 'records per page, 1–1000 (default 100)' })
   @ApiQuery({ name: 'before', required: false, description: '`next_before` of the previous page' })

@@ -39,6 +39,7 @@ import {
   priceCall,
   refusalRecord,
   settledRecord,
+  type ModelCallGuard,
   type ModelCallRequest,
   type ModelCallResult,
   type UsageReservation,
@@ -46,7 +47,7 @@ import {
 import { dayBefore, isoWithOffset, localDay, localMonth, serverTimeZone, windowDays, windowResetsAt } from './usage-calendar';
 
 export { limitCovers, priceCall } from './usage-call-record';
-export type { ModelCallRequest, ModelCallResult, UsageReservation } from './usage-call-record';
+export type { ModelCallGuard, ModelCallRequest, ModelCallResult, UsageReservation } from './usage-call-record';
 import { SpendLimitError, UsageError } from './usage.errors';
 import { roundMoney, UsageLedger, type NewUsageRecord, type RecordsQuery, type UseGroup } from './usage-ledger';
 import { DEFAULT_WARN_AT, parseLimitSettings, parsePriceTable, UsageSettingsFiles } from './usage-settings';
@@ -80,6 +81,8 @@ export class UsageService implements OnModuleInit, OnApplicationShutdown {
   /** `<limit id>\u0000<window key>` of the warnings already sent */
   private readonly warned = new Set<string>();
   private savingSettings: Promise<unknown> = Promise.resolve();
+  /** checks besides the spend limits (automation run budgets), asked in `reserve` */
+  private readonly guards: ModelCallGuard[] = [];
   /** `usage_warning` events for the chat's connections (ChatService forwards them) */
   readonly warnings$ = new Subject<UsageWarningEvent>();
   /** tests move the clock */
@@ -157,6 +160,12 @@ export class UsageService implements OnModuleInit, OnApplicationShutdown {
     const price = this.priceFor(request.provider, request.model);
     const cost = price ? priceCall(price, promptTokens, 0, outputTokens) : undefined;
     const tokens = promptTokens + outputTokens;
+    for (const guard of this.guards) {
+      const refusal = guard.check(request, { promptTokens, promptCost: price ? priceCall(price, promptTokens, 0, 0) : undefined });
+      if (refusal === null) continue;
+      this.write(refusalRecord(request, startedAt, refusal.code));
+      throw refusal;
+    }
     for (const limit of this.limitSettings.limits) {
       if (!limitCovers(limit, request.provider, request.model, request.purpose)) continue;
       // a money limit counts only calls priced in its currency: others neither count nor are refused by it
@@ -192,6 +201,11 @@ export class UsageService implements OnModuleInit, OnApplicationShutdown {
     };
     this.reservations.set(reservation.id, reservation);
     return reservation;
+  }
+
+  /** Adds a check every call passes before its estimate is reserved (besides the spend limits). */
+  addCallGuard(guard: ModelCallGuard): void {
+    this.guards.push(guard);
   }
 
   /** Writes the call's record, releases its reservation and sends any warning it caused. Idempotent; never throws. */

@@ -48,6 +48,8 @@ export interface FakeAnthropicStep {
   chunkDelayMs?: number;
   /** never answer (until the client aborts or the server closes) */
   hang?: boolean;
+  /** the exact events of the stream (`event:` name and `data:` JSON, as recorded) instead of the generated ones */
+  rawEvents?: Array<{ event: string; data: Record<string, unknown> }>;
 }
 
 export interface AnthropicRecordedRequest {
@@ -193,6 +195,14 @@ export class FakeAnthropicServer {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${this.counter}` });
+    if (step.rawEvents) {
+      for (const raw of step.rawEvents) {
+        if (res.destroyed) return;
+        res.write(`event: ${raw.event}\ndata: ${JSON.stringify(raw.data)}\n\n`);
+      }
+      res.end();
+      return;
+    }
     const send = async (event: string, data: Record<string, unknown>): Promise<boolean> => {
       if (res.destroyed) return false;
       res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);

@@ -11,7 +11,7 @@
  * `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp) or `delta.reasoning` (OpenRouter, newer vLLM, Ollama), or
  * inside the content as a leading `<think>…</think>` block (`reasoningAs: 'think'`, Qwen3). `rawChunks` sends exact
  * `data:` payloads for what real servers do beyond that (tool calls without ids, arguments as objects, an error object
- * inside a 200 stream, no `[DONE]`, …).
+ * inside a 200 stream, no `[DONE]`, …); `rawSse` the exact body text (comments, other fields, CRLF).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,6 +66,13 @@ export interface FakeStep {
   omitDone?: boolean;
   /** exact `data:` payloads (JSON values) instead of the generated stream; `[DONE]` follows unless `omitDone` */
   rawChunks?: unknown[];
+  /**
+   * the exact body text of the stream, each element one write (SSE as a server recorded it: comments, CRLF line
+   * ends, fields other than `data:`); nothing is added, `[DONE]` included
+   */
+  rawSse?: string[];
+  /** answer this JSON body (`application/json`, status 200) even to a streaming request: a server ignoring `stream` */
+  wholeBody?: unknown;
 }
 
 export interface RecordedRequest {
@@ -339,6 +346,11 @@ export class FakeModelServer {
       return;
     }
 
+    if (step.wholeBody !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(step.wholeBody));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     if (step.oneWrite && !step.chunkDelayMs) {
       // corked until the writes of this tick (the whole response: no delays) are done: one write of all the events
@@ -347,6 +359,15 @@ export class FakeModelServer {
       setImmediate(() => socket?.uncork());
     }
     const base = { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+    if (step.rawSse) {
+      for (const piece of step.rawSse) {
+        if (res.destroyed) return;
+        res.write(piece);
+        if (step.chunkDelayMs) await sleep(step.chunkDelayMs);
+      }
+      res.end();
+      return;
+    }
     if (step.rawChunks) {
       for (const raw of step.rawChunks) {
         if (res.destroyed) return;

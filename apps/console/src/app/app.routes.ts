@@ -15,6 +15,7 @@ export const routes: Routes = [
       { path: 'skills', loadChildren: () => import('./skill-market/skill-market.routes').then((m) => m.SKILL_MARKET_ROUTES) },
       { path: 'evolution', loadChildren: () => import('./evolution/evolution.routes').then((m) => m.EVOLUTION_ROUTES) },
       { path: 'usage', loadChildren: () => import('./usage/usage.routes').then((m) => m.USAGE_ROUTES) },
+      { path: 'automations', loadChildren: () => import('./automations/automations.routes').then((m) => m.AUTOMATIONS_ROUTES) },
       { path: 'memory', loadChildren: () => import('./memory/memory.routes').then((m) => m.MEMORY_ROUTES) },
       { path: '**', redirectTo: '' },
     ],

@@ -53,8 +53,17 @@ export function createBuiltinTools(deps: BuiltinToolDeps): AgentTool[] {
     config.skillSnapshotsDir,
   ];
   // what decides the model's permissions is never the model's to write, wherever the workspace points: tool policies,
-  // rules, Skill grants and the audit, the MCP catalogs and OAuth tokens, the settings and keys of the config dir
-  const stateRoots = [path.join(config.dataDir, 'approvals'), path.join(config.dataDir, 'mcp'), config.configDir, ...config.mcpCatalogPaths];
+  // rules, Skill grants and the audit, the MCP catalogs and OAuth tokens, the settings and keys of the config dir, the
+  // automations (what runs unattended, with which tools); MEMORY.md, SOUL.md and the provenance log too: memory is
+  // written through save_memory (and its asks) only
+  const stateRoots = [
+    path.join(config.dataDir, 'approvals'),
+    path.join(config.dataDir, 'mcp'),
+    path.join(config.dataDir, 'automations'),
+    config.configDir,
+    config.memoryDir,
+    ...config.mcpCatalogPaths,
+  ];
   const workspace = new WorkspacePaths(config.workspaceDir, skillRoots, stateRoots);
   const guard = new SsrfGuard({
     allowPrivate: config.fetchAllowPrivate,

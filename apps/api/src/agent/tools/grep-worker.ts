@@ -17,6 +17,8 @@ export interface GrepJob {
   flags: string;
   /** stop after this many matches (one more than shown, to know whether there are more) */
   maxMatches: number;
+  /** matches reported per file at most; the file's further matches are only counted (and do not count to maxMatches) */
+  maxPerFile?: number;
   /** bytes read per file */
   maxFileBytes: number;
   /** bytes read in all */
@@ -33,6 +35,8 @@ export interface GrepMatch {
 
 export interface GrepOutcome {
   matches: GrepMatch[];
+  /** matches past `maxPerFile`, counted but not reported, by file */
+  moreInFile: Map<string, number>;
   /** true when the time budget ran out and the worker was stopped */
   timedOut: boolean;
   /** files not fully read because of the byte budgets */
@@ -53,6 +57,7 @@ let found = 0;
 let totalBytes = 0;
 let truncatedFiles = 0;
 let budgetExhausted = false;
+const perFile = job.maxPerFile || Infinity;
 outer: for (const file of job.files) {
   if (totalBytes >= job.maxTotalBytes) { budgetExhausted = true; break; }
   let fd;
@@ -77,8 +82,11 @@ outer: for (const file of job.files) {
     const head = buffer.subarray(0, Math.min(read, 512));
     if (head.includes(0)) continue;
     const lines = decoder.decode(buffer.subarray(0, read)).split(/\\r\\n|\\n|\\r/);
+    let inFile = 0;
     for (let i = 0; i < lines.length; i += 1) {
       if (re.test(lines[i])) {
+        inFile += 1;
+        if (inFile > perFile) continue;
         let text = lines[i].trim();
         if (text.length > job.maxLineChars) text = text.slice(0, job.maxLineChars) + '…';
         parentPort.postMessage({ type: 'match', match: { relative: file.relative, line: i + 1, text } });
@@ -86,6 +94,7 @@ outer: for (const file of job.files) {
         if (found >= job.maxMatches) break outer;
       }
     }
+    if (inFile > perFile) parentPort.postMessage({ type: 'more', relative: file.relative, count: inFile - perFile });
   } finally {
     fs.closeSync(fd);
   }
@@ -95,6 +104,7 @@ parentPort.postMessage({ type: 'done', truncatedFiles, budgetExhausted });
 
 type WorkerMessage =
   | { type: 'match'; match: GrepMatch }
+  | { type: 'more'; relative: string; count: number }
   | { type: 'done'; truncatedFiles: number; budgetExhausted: boolean };
 
 /** Runs the job in a fresh worker, stopping it when `timeoutMs` passes or `signal` aborts. */
@@ -102,6 +112,7 @@ export function runGrepWorker(job: GrepJob, timeoutMs: number, signal: AbortSign
   signal.throwIfAborted();
   return new Promise<GrepOutcome>((resolve, reject) => {
     const matches: GrepMatch[] = [];
+    const moreInFile = new Map<string, number>();
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: job,
@@ -118,7 +129,7 @@ export function runGrepWorker(job: GrepJob, timeoutMs: number, signal: AbortSign
       action();
     };
     const timer = setTimeout(() => {
-      settle(() => resolve({ matches, timedOut: true, truncatedFiles: 0, budgetExhausted: false }));
+      settle(() => resolve({ matches, moreInFile, timedOut: true, truncatedFiles: 0, budgetExhausted: false }));
       void worker.terminate();
     }, timeoutMs);
     const onAbort = () => {
@@ -131,9 +142,14 @@ export function runGrepWorker(job: GrepJob, timeoutMs: number, signal: AbortSign
         matches.push(message.match);
         return;
       }
+      if (message.type === 'more') {
+        moreInFile.set(message.relative, message.count);
+        return;
+      }
       settle(() =>
         resolve({
           matches,
+          moreInFile,
           timedOut: false,
           truncatedFiles: message.truncatedFiles,
           budgetExhausted: message.budgetExhausted,

@@ -27,19 +27,19 @@ describe(GrepTool.name, () => {
 
   afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-  it('Scenario: matching lines are listed as path:line: text, binary files skipped', async () => {
+  it('Scenario: matching lines are listed under their file as line:text, binary files skipped', async () => {
     expect(await tool.execute({ pattern: 'TODO' }, ctx())).toBe(
-      'Matches for `TODO` (2 in total):\nsrc/a.py:2: # TODO: one\nsrc/lib/b.ts:2: // TODO three',
+      '2 matches:\nsrc/a.py\n2:# TODO: one\n\nsrc/lib/b.ts\n2:// TODO three',
     );
     expect(tool.readOnly).toBe(true);
   });
 
   it('Scenario: file_pattern and path narrow the search; inline (?i) works', async () => {
     expect(await tool.execute({ pattern: '(?i)todo', file_pattern: '*.ts' }, ctx())).toBe(
-      'Matches for `(?i)todo` (2 in total):\nsrc/lib/b.ts:1: const x = 1; // todo two\nsrc/lib/b.ts:2: // TODO three',
+      '2 matches:\nsrc/lib/b.ts\n1:const x = 1; // todo two\n2:// TODO three',
     );
     expect(await tool.execute({ pattern: 'import', path: 'src/a.py' }, ctx())).toBe(
-      'Matches for `import` (1 in total):\nsrc/a.py:1: import os',
+      '1 match:\nsrc/a.py\n1:import os',
     );
   });
 
@@ -51,8 +51,31 @@ describe(GrepTool.name, () => {
   it('Scenario: at most 50 results are returned', async () => {
     writeFileSync(ws('many.txt'), Array.from({ length: 80 }, (_, i) => `hit ${i}`).join('\n'));
     const lines = text(await tool.execute({ pattern: '^hit', path: 'many.txt' }, ctx())).split('\n');
-    expect(lines[0]).toBe('Matches for `^hit` (first 50 shown; there are more):');
-    expect(lines.slice(1)).toHaveLength(50);
+    expect(lines[0]).toBe('First 50 matches shown; there are more (narrow path / file_pattern):');
+    expect(lines[1]).toBe('many.txt');
+    expect(lines.slice(2)).toHaveLength(50);
+    expect(lines.at(-1)).toBe('50:hit 49');
+  });
+
+  it('Scenario: a directory search shows at most 10 matches per file and says how to see the rest', async () => {
+    writeFileSync(ws('many.txt'), Array.from({ length: 25 }, (_, i) => `hit ${i}`).join('\n'));
+    writeFileSync(ws('zz.txt'), 'hit last\n');
+    const result = text(await tool.execute({ pattern: '^hit' }, ctx()));
+    expect(result).toBe(
+      [
+        '26 matches, 11 shown:',
+        'many.txt',
+        ...Array.from({ length: 10 }, (_, i) => `${i + 1}:hit ${i}`),
+        '(15 more in this file: grep with path "many.txt")',
+        '',
+        'zz.txt',
+        '1:hit last',
+      ].join('\n'),
+    );
+    // the file itself: all its matches up to the overall cap
+    const lines = text(await tool.execute({ pattern: '^hit', path: 'many.txt' }, ctx())).split('\n');
+    expect(lines[0]).toBe('25 matches:');
+    expect(lines.slice(2)).toHaveLength(25);
   });
 
   it('Scenario: links are not followed and escaping paths are refused', async () => {

@@ -12,6 +12,12 @@ import { DEFAULT_WALK_LIMITS, normalizeGlobPattern, walkGlob, type WalkLimits } 
 import { WorkspacePathError, type WorkspacePaths } from './workspace-paths';
 
 export const GREP_MAX_RESULTS = 50;
+/**
+ * Matches shown per file when a directory is searched: one file that matches often (a log, a generated file) cannot
+ * take every line of the answer, the other files' matches stay visible, and the answer says how to see the rest (grep
+ * that file). Searching one file shows up to GREP_MAX_RESULTS of its matches.
+ */
+export const GREP_MAX_PER_FILE = 10;
 
 export interface GrepLimits {
   /** budget for the regex search itself (the worker) */
@@ -59,8 +65,8 @@ export function compileUserRegex(pattern: string): CompiledPattern {
 export class GrepTool implements AgentTool {
   readonly name = 'grep';
   readonly description =
-    'Search workspace files line by line with a regular expression. Binary files are skipped; ' +
-    'at most 50 matches are returned as "path:line: text". Narrow with path and file_pattern (a glob such as "*.py").';
+    'Search workspace files line by line with a regular expression (binary files skipped). At most 50 matches, 10 per ' +
+    'file in a directory search, grouped by file as "line:text". Narrow with path and file_pattern (a glob such as "*.py").';
   readonly parameters: JsonSchemaObject = {
     type: 'object',
     properties: {
@@ -93,6 +99,7 @@ export class GrepTool implements AgentTool {
       }
       let files: GrepFile[];
       let walkIncomplete = false;
+      const directory = stat.isDirectory();
       if (stat.isFile()) {
         files = [{ absolute: base.absolute, relative: base.relative }];
       } else if (stat.isDirectory()) {
@@ -116,6 +123,7 @@ export class GrepTool implements AgentTool {
           source: compiled.source,
           flags: compiled.flags,
           maxMatches: GREP_MAX_RESULTS + 1,
+          ...(directory ? { maxPerFile: GREP_MAX_PER_FILE } : {}),
           maxFileBytes: this.limits.maxFileBytes,
           maxTotalBytes: this.limits.maxTotalBytes,
           maxLineChars: this.limits.maxLineChars,
@@ -135,17 +143,49 @@ export class GrepTool implements AgentTool {
       if (walkIncomplete || outcome.budgetExhausted) notes.push('the search stopped early: too many files or bytes; narrow path / file_pattern');
       if (outcome.truncatedFiles > 0) notes.push(`${outcome.truncatedFiles} large file(s) were only searched in part`);
       const noteText = notes.length > 0 ? `\n(${notes.join('; ')})` : '';
-      if (outcome.matches.length === 0) return `No content matches \`${pattern}\`${noteText}`;
+      if (outcome.matches.length === 0 && outcome.moreInFile.size === 0) return `No content matches \`${pattern}\`${noteText}`;
       const limited = outcome.matches.length > GREP_MAX_RESULTS;
       const shown = outcome.matches.slice(0, GREP_MAX_RESULTS);
+      let hidden = 0;
+      for (const count of outcome.moreInFile.values()) hidden += count;
+      const total = shown.length + hidden;
       const header = limited
-        ? `Matches for \`${pattern}\` (first ${GREP_MAX_RESULTS} shown; there are more):`
-        : `Matches for \`${pattern}\` (${shown.length} in total):`;
-      const lines = shown.map((match) => `${match.relative}:${match.line}: ${match.text}`);
-      return `${header}\n${lines.join('\n')}${noteText}`;
+        ? `First ${GREP_MAX_RESULTS} matches shown; there are more (narrow path / file_pattern):`
+        : hidden > 0
+          ? `${total} matches, ${shown.length} shown:`
+          : `${total} ${total === 1 ? 'match' : 'matches'}:`;
+      return `${header}\n${groupedByFile(shown, outcome.moreInFile)}${noteText}`;
     } catch (error) {
       if (error instanceof WorkspacePathError) return toolError(error.message);
       throw error;
     }
   }
+}
+
+/**
+ * Matches grouped by file, the way ripgrep prints them with `--heading`: the path on a line of its own, then its
+ * `line:text` lines; a blank line before each further file. A path is written once however many of its lines match,
+ * which is most of the bytes of a search that hits one file often (every byte is paid again on each later request).
+ */
+export function groupedByFile(
+  matches: ReadonlyArray<{ relative: string; line: number; text: string }>,
+  moreInFile: ReadonlyMap<string, number> = new Map(),
+): string {
+  const out: string[] = [];
+  let current: string | null = null;
+  const closeFile = () => {
+    const more = current === null ? 0 : (moreInFile.get(current) ?? 0);
+    if (more > 0) out.push(`(${more} more in this file: grep with path ${JSON.stringify(current)})`);
+  };
+  for (const match of matches) {
+    if (match.relative !== current) {
+      closeFile();
+      if (current !== null) out.push('');
+      out.push(match.relative);
+      current = match.relative;
+    }
+    out.push(`${match.line}:${match.text}`);
+  }
+  closeFile();
+  return out.join('\n');
 }

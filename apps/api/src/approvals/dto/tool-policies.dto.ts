@@ -19,6 +19,7 @@ import {
   type ToolPolicyEntry,
   type ToolRisk,
   type UpdateToolPoliciesRequest,
+  type SubagentRef,
 } from '@cashcode/contracts';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../approval-audit';
 import { MAX_POLICY_ENTRIES, MAX_RULES, isToolKey, isToolPolicy } from '../tool-policy-store';
@@ -157,6 +158,11 @@ export class ApprovalAuditEntryDto implements ApprovalAuditEntry {
   @ApiProperty({ example: 'git status', description: 'redacted command (exec) or argument JSON, at most 500 characters' })
   preview!: string;
   @ApiPropertyOptional({ description: 'MCP server of an MCP tool' }) server?: string;
+  @ApiPropertyOptional({
+    description: "a sub-agent's call: the parent's delegate call and the child's task",
+    example: { call_id: 'call_1', task: 'Summarise the logs' },
+  })
+  subagent?: SubagentRef;
 }
 
 export class ApprovalAuditResponseDto implements ApprovalAuditResponse {

@@ -4,6 +4,9 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
   UNTRUSTED_SOURCE_KINDS,
+  type MemoryEntriesResponse,
+  type MemoryEntryTrust,
+  type MemoryEntryView,
   type MemoryProvenanceRecord,
   type MemoryProvenanceResponse,
   type MemoryRequester,
@@ -66,4 +69,22 @@ export class MemoryProvenanceResponseDto implements MemoryProvenanceResponse {
   @ApiProperty() offset!: number;
   @ApiProperty() limit!: number;
   @ApiProperty({ description: 'lines of the log that could not be read (skipped)' }) unreadable!: number;
+}
+
+export class MemoryEntryViewDto implements MemoryEntryView {
+  @ApiProperty({ description: '1-based line number in MEMORY.md' }) line!: number;
+  @ApiProperty({ example: '- Prefers green tea' }) entry!: string;
+  @ApiProperty({ enum: ['unknown', 'untrusted', 'trusted', 'verified'] }) trust!: MemoryEntryTrust;
+  @ApiProperty({ type: [UntrustedSourceDto] }) untrusted_sources!: UntrustedSourceDto[];
+  @ApiPropertyOptional({ type: MemoryProvenanceRecordDto, description: 'the latest write of the line; absent: unknown source' })
+  record?: MemoryProvenanceRecordDto;
+}
+
+export class MemoryEntriesResponseDto implements MemoryEntriesResponse {
+  @ApiProperty({ type: [MemoryEntryViewDto] }) entries!: MemoryEntryViewDto[];
+  @ApiProperty() total!: number;
+  @ApiProperty() offset!: number;
+  @ApiProperty() limit!: number;
+  @ApiProperty({ example: { verified: 1, trusted: 10, untrusted: 2, unknown: 0 } }) counts!: Record<MemoryEntryTrust, number>;
+  @ApiProperty({ description: 'lines of the provenance log that could not be read' }) unreadable!: number;
 }

@@ -2,6 +2,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   LLM_PROVIDERS,
+  type DreamEntryProvenance,
   type DreamOutcome,
   type DreamRun,
   type DreamRunListResponse,
@@ -10,8 +11,10 @@ import {
   type LlmProvider,
   type LlmSelection,
   type MemoryDocumentResponse,
+  type MemoryEntryTrust,
   type SoulDocumentResponse,
 } from '@cashcode/contracts';
+import { UntrustedSourceDto } from './memory-provenance.dto';
 
 export class MemoryDocumentResponseDto implements MemoryDocumentResponse {
   @ApiProperty({ example: '# Preferences\n- The user prefers metric units\n', description: "the file's text ('' when missing)" })
@@ -40,8 +43,15 @@ export class DreamModelDto implements LlmSelection {
   model!: string;
 }
 
-const OUTCOMES: DreamOutcome[] = ['updated', 'unchanged', 'rejected', 'failed', 'reverted'];
-const TRIGGERS: DreamTrigger[] = ['schedule', 'manual', 'revert'];
+const OUTCOMES: DreamOutcome[] = ['updated', 'unchanged', 'rejected', 'failed', 'reverted', 'held'];
+const TRIGGERS: DreamTrigger[] = ['schedule', 'manual', 'revert', 'apply'];
+
+class DreamEntryProvenanceDto implements DreamEntryProvenance {
+  @ApiProperty({ example: '- Lives in Berlin' }) entry!: string;
+  @ApiProperty({ enum: ['added', 'removed', 'kept_unpromoted'] }) change!: 'added' | 'removed' | 'kept_unpromoted';
+  @ApiProperty({ enum: ['unknown', 'untrusted', 'trusted', 'verified'] }) trust!: MemoryEntryTrust;
+  @ApiProperty({ type: [UntrustedSourceDto] }) untrusted_sources!: UntrustedSourceDto[];
+}
 
 export class DreamRunDto implements DreamRun {
   @ApiProperty({ example: '1785052800000-9f86d081', description: '`<epoch ms>-<8 hex>`' })
@@ -61,7 +71,8 @@ export class DreamRunDto implements DreamRun {
     description:
       'updated: MEMORY.md rewritten (snapshot kept); unchanged: nothing to write; rejected: the rewrite would drop more ' +
       'than half of the entries (nothing written); failed: model error/timeout or MEMORY.md edited meanwhile (nothing ' +
-      'written, cursor kept); reverted: a snapshot was restored',
+      'written, cursor kept); reverted: a snapshot was restored; held: the rewrite would drop or change verified ' +
+      'entries (nothing written, the proposal waits for POST …/apply)',
   })
   outcome!: DreamOutcome;
 
@@ -102,6 +113,18 @@ export class DreamRunDto implements DreamRun {
 
   @ApiPropertyOptional({ description: 'revert runs: the run whose snapshot was restored' })
   reverted_run_id?: string;
+
+  @ApiPropertyOptional({
+    type: [DreamEntryProvenanceDto],
+    description: 'where the entries the diff adds or removes came from, and the unverified untrusted entries kept out',
+  })
+  provenance?: DreamEntryProvenanceDto[];
+
+  @ApiPropertyOptional({ type: [String], description: 'held runs: the verified entries the proposal would drop or change' })
+  verified_dropped?: string[];
+
+  @ApiPropertyOptional({ description: 'apply runs: the held run whose proposal was written' })
+  applied_run_id?: string;
 }
 
 export class DreamRunListResponseDto implements DreamRunListResponse {

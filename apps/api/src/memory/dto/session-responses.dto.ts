@@ -1,6 +1,8 @@
 /** OpenAPI shapes of the sessions responses; each implements its @cashcode/contracts interface. */
 import type {
+  ChannelMessageSource,
   LoadedSkillReceipt,
+  SessionChannelInfo,
   McpConnectorReceipt,
   AttachmentReceipt,
   PublicMessage,
@@ -19,6 +21,21 @@ import type {
 } from '@cashcode/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
+export class SessionChannelInfoDto implements SessionChannelInfo {
+  @ApiProperty({ enum: ['telegram'] }) kind!: 'telegram';
+  @ApiProperty({ example: 'Ada' }) display_name!: string;
+  @ApiProperty({ example: '123456789' }) sender_id!: string;
+  @ApiProperty({ enum: ['private', 'group', 'supergroup'] }) chat_type!: 'private' | 'group' | 'supergroup';
+}
+
+export class ChannelMessageSourceDto implements ChannelMessageSource {
+  @ApiProperty({ enum: ['telegram'] }) channel!: 'telegram';
+  @ApiProperty({ example: 'cashcode_bot', description: "the bot's username (or id)" }) account!: string;
+  @ApiProperty({ example: '123456789' }) sender_id!: string;
+  @ApiProperty({ example: 'Ada' }) display_name!: string;
+  @ApiPropertyOptional({ description: 'false for a group member who is not the owner (untrusted input)' }) owner?: boolean;
+}
+
 export class SessionSummaryDto implements SessionSummary {
   @ApiProperty({ example: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' })
   chat_id!: string;
@@ -31,6 +48,9 @@ export class SessionSummaryDto implements SessionSummary {
     description: 'last change (history.jsonl mtime, else the directory), local time YYYY-MM-DDTHH:MM:SS',
   })
   updated_at!: string;
+
+  @ApiPropertyOptional({ type: () => SessionChannelInfoDto, description: 'the chat belongs to a channel conversation' })
+  channel?: SessionChannelInfoDto;
 }
 
 export class SessionListResponseDto implements SessionListResponse {
@@ -104,6 +124,9 @@ export class PublicMessageDto implements PublicMessage {
 
   @ApiProperty({ example: 'Hello!' })
   content!: string;
+
+  @ApiPropertyOptional({ type: () => ChannelMessageSourceDto, description: 'user rows: the message came through a channel' })
+  source?: ChannelMessageSourceDto;
 
   @ApiPropertyOptional({ type: [SkillReceiptDto], description: 'user rows: Skills the user selected' })
   mentioned_skills?: SkillReceiptDto[];

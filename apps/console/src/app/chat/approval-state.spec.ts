@@ -98,6 +98,23 @@ describe('approval state', () => {
     expect(approvalFromEvent(request({ browser: { action: 'click' } as never })).browser).toBeUndefined();
   });
 
+  it('a schedule_task request keeps the proposed automation; a malformed one is dropped', () => {
+    const automation = {
+      name: 'Daily digest',
+      prompt: 'Summarise the news.',
+      schedule: { kind: 'interval' as const, every_seconds: 3600 },
+      schedule_description: 'Every 1 hour',
+      next: ['2026-12-05T07:00:00Z', 7],
+      tools: null,
+      mcp_servers: ['github'],
+      skills: null,
+    };
+    const state = approvalFromEvent(request({ tool: 'schedule_task', risk: 'schedule_task', automation: automation as never }));
+    expect(state.risk).toBe('schedule_task');
+    expect(state.proposedAutomation).toEqual({ ...automation, next: ['2026-12-05T07:00:00Z'] });
+    expect(approvalFromEvent(request({ risk: 'schedule_task', automation: { name: 3 } as never })).proposedAutomation).toBeUndefined();
+  });
+
   it('Scenario: an approval request shows a card inline in the running turn', () => {
     const state = apply(generatingChat(), request());
     const messages = state.threads['c1'].messages;

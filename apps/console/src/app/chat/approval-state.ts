@@ -9,6 +9,7 @@ import type {
   ApprovalResolvedEvent,
   BrowserActionDetail,
   ExecCommandSpan,
+  ProposedAutomation,
   StandingRuleScope,
 } from '@cashcode/contracts';
 import { execArgvLabel, isRecord, TOOL_RISKS } from '@cashcode/contracts';
@@ -110,6 +111,33 @@ function browserFields(event: ApprovalRequestEvent): Pick<ApprovalState, 'browse
   return { browser };
 }
 
+/** The sub-agent a request names (a well-formed `subagent` only). */
+function subagentField(event: ApprovalRequestEvent): Pick<ApprovalState, 'subagent'> {
+  const ref = event.subagent;
+  if (!isRecord(ref) || typeof ref['call_id'] !== 'string' || typeof ref['task'] !== 'string') return {};
+  return { subagent: { callId: ref['call_id'], task: ref['task'] } };
+}
+
+/** The automation a `schedule_task` request proposes, when it is well-formed. */
+function proposedAutomation(event: ApprovalRequestEvent): Pick<ApprovalState, 'proposedAutomation'> {
+  const value: unknown = event.automation;
+  if (!isRecord(value) || typeof value['name'] !== 'string' || typeof value['prompt'] !== 'string') return {};
+  const strings = (list: unknown): string[] | null =>
+    Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : null;
+  return {
+    proposedAutomation: {
+      name: value['name'],
+      prompt: value['prompt'],
+      schedule: value['schedule'] as ProposedAutomation['schedule'],
+      schedule_description: typeof value['schedule_description'] === 'string' ? value['schedule_description'] : '',
+      next: strings(value['next']) ?? [],
+      tools: strings(value['tools']),
+      mcp_servers: strings(value['mcp_servers']),
+      skills: strings(value['skills']),
+    },
+  };
+}
+
 /** The card's state from an `approval_request` (defensive about fields other servers may leave out). */
 export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
   const risk = TOOL_RISKS.includes(event.risk) ? event.risk : 'exec';
@@ -129,6 +157,8 @@ export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
     destructive: event.destructive === true,
     ...untrustedFields(event),
     ...browserFields(event),
+    ...subagentField(event),
+    ...proposedAutomation(event),
     sent: null,
     resolution: null,
   };

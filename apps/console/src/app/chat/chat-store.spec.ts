@@ -122,6 +122,32 @@ describe('ChatStore', () => {
     expect(store.messages().map((message) => message.content)).toEqual(['  hi  ', 'Hello there']);
   });
 
+  it("Scenario: A Telegram turn in the open chat shows the sender's message when it ends", async () => {
+    await startWithSessions(['tg-1']);
+    http.expectOne('/api/sessions/tg-1/messages').flush({ chat_id: 'tg-1', messages: [] });
+    await flushAsync();
+    sockets[0].open('fresh-1');
+    // the turn came from Telegram: this console sent nothing, the answer streams in
+    sockets[0].emit({ event: 'delta', chat_id: 'tg-1', text: 'Sunny', stream_id: 1 });
+    expect(store.messages().map((message) => message.content)).toEqual(['Sunny']);
+    sockets[0].emit({ event: 'stream_end', chat_id: 'tg-1', stream_id: 1 });
+    sockets[0].emit({ event: 'done', chat_id: 'tg-1', duration_sec: 1, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, cancelled: false });
+    const source = { channel: 'telegram', account: 'cash_test_bot', sender_id: '4242', display_name: 'Alice Example' };
+    http.expectOne('/api/sessions/tg-1/messages').flush({
+      chat_id: 'tg-1',
+      messages: [
+        { role: 'user', content: 'Weather?', source },
+        { role: 'assistant', content: 'Sunny' },
+      ],
+    });
+    http.expectOne('/api/sessions').flush({ sessions: [] });
+    await flushAsync();
+    expect(store.messages().map((message) => [message.content, message.source?.display_name])).toEqual([
+      ['Weather?', 'Alice Example'],
+      ['Sunny', undefined],
+    ]);
+  });
+
   it('Scenario: a WS error with a known code is shown localized, an unknown code keeps the server detail', async () => {
     store.init();
     http.expectOne('/api/sessions').flush({ sessions: [] });

@@ -85,6 +85,11 @@ export class ChatStore {
   private readonly modelsFailure = signal<string | null>(null);
   /** chats whose running turn is a chat action (regenerate, edit, continue) */
   private readonly actionsRunning = new Set<string>();
+  /**
+   * chats where a turn this console neither sent nor replayed is streaming (a channel message, another client): its
+   * answer shows as it comes, but its user message exists only in the history, read again when the turn is done
+   */
+  private readonly turnsElsewhere = new Set<string>();
   /** a message sent while New chat waited for its chat id: it goes to that chat once the id arrives */
   private heldMessage: { text: string; selections: CapabilitySelections; attachments: readonly AttachmentReceipt[] } | null = null;
   private readonly selected = signal<LlmSelection | null>(parseStoredSelection(readStorage(MODEL_SELECTION_STORAGE_KEY)));
@@ -423,6 +428,8 @@ export class ChatStore {
       this.sendHeldMessage();
       return;
     }
+    const streamChat = STREAM_EVENTS.has(event.event) && 'chat_id' in event ? event.chat_id : undefined;
+    if (typeof streamChat === 'string' && !before.threads[streamChat]?.generating) this.turnsElsewhere.add(streamChat);
     this.update((state) => reduceServerEvent(state, event));
     if (event.event === 'attached') this.sendHeldMessage();
     if (event.event === 'approval_request') {
@@ -430,9 +437,13 @@ export class ChatStore {
     } else if (event.event === 'done') {
       // an action stopped before anything was persisted left the old branch on the server: show it again
       const actionLeftNothing = this.actionsRunning.delete(event.chat_id) && event.answer_cursor === undefined;
-      if (before.threads[event.chat_id]?.resync || actionLeftNothing) void this.loadHistory(event.chat_id);
+      const ranElsewhere = this.turnsElsewhere.delete(event.chat_id);
+      if (before.threads[event.chat_id]?.resync || actionLeftNothing || ranElsewhere) {
+        void this.loadHistory(event.chat_id);
+      }
       void this.loadSessions();
     } else if (event.event === 'error' && typeof event.chat_id === 'string') {
+      this.turnsElsewhere.delete(event.chat_id);
       if (!this.state().threads[event.chat_id]?.generating) this.actionsRunning.delete(event.chat_id);
       // an action was refused before it ran: show what the server has again
       if (CHAT_ACTION_REFUSALS.has(event.code ?? '')) void this.loadHistory(event.chat_id);
@@ -528,3 +539,6 @@ function hasPendingApproval(state: ChatState, event: ApprovalRequestEvent): bool
   const at = thread ? findCall(thread, event.call_id) : null;
   return at !== null && isPending(thread.messages[at.message].tools[at.tool].approval);
 }
+
+/** the events of a turn's answer as it streams */
+const STREAM_EVENTS: ReadonlySet<ServerEvent['event']> = new Set(['delta', 'reasoning', 'tool_call', 'tool_result', 'stream_end']);

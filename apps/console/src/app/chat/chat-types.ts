@@ -5,6 +5,7 @@
  */
 import type {
   ApprovalDecision,
+  ChannelMessageSource,
   ApprovalResolver,
   AttachmentReceipt,
   BrowserActionDetail,
@@ -19,6 +20,7 @@ import type {
   TokenUsage,
   ToolRisk,
   UntrustedSource,
+  ProposedAutomation,
   WarningEvent,
 } from '@cashcode/contracts';
 
@@ -57,6 +59,10 @@ export interface ApprovalState {
   memoryEntry?: string;
   /** risk `browser_action`: the browser action, the element and the page (well-formed requests only) */
   browser?: BrowserActionDetail;
+  /** the call is a sub-agent's: the parent's delegate call and the task it gave */
+  subagent?: { callId: string; task: string };
+  /** risk `schedule_task`: the automation the agent proposes (well-formed only) */
+  proposedAutomation?: ProposedAutomation;
   /** the decision this client sent and the server has not settled yet */
   sent: ApprovalDecision | null;
   /** set by `approval_resolved` (or locally when the turn ended first) */
@@ -81,6 +87,33 @@ export interface ToolBlockState {
   progress?: ToolProgressState;
   /** an MCP server asked the user for input during the call */
   elicitation?: ElicitationCardState;
+  /** a `delegate` call: its sub-agent's live progress (subagent-events.ts) */
+  subagent?: SubagentState;
+}
+
+/** One tool call of a sub-agent, as its nested card lists it. */
+export interface SubagentStepState {
+  callId: string;
+  name: string;
+  arguments: string;
+  status: 'running' | 'ok' | 'error';
+  result: string | null;
+  durationMs: number | null;
+}
+
+/** A sub-agent of a `delegate` call while it runs (and once it ended, until the history replaces the turn). */
+export interface SubagentState {
+  task: string;
+  tools: string[];
+  maxIterations: number;
+  status: 'running' | 'ok' | 'failed' | 'cancelled';
+  /** failed: the server's code and detail */
+  code: string | null;
+  detail: string | null;
+  steps: SubagentStepState[];
+  /** the child's answer text so far */
+  text: string;
+  durationMs: number | null;
 }
 
 export interface ChatMessage {
@@ -115,6 +148,8 @@ export interface ChatMessage {
   resumed?: boolean;
   /** user rows: the uploaded files the message referred to */
   attachments?: AttachmentReceipt[];
+  /** user rows of loaded history: the message arrived through a channel from this sender (absent: the owner's console) */
+  source?: ChannelMessageSource;
 }
 
 /** A selected Skill or MCP connector the turn ran without. */

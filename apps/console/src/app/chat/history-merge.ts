@@ -3,6 +3,7 @@
  * projection cannot hold yet: a running turn rebuilt from `turn_replay` stays after them (and history reloads when it
  * ends), and an approval still waiting for the user is kept. Persisted tool calls become the blocks a live turn shows.
  */
+import { channelMessageSource } from '@cashcode/contracts';
 import type { PublicMessage, PublicToolRecord } from '@cashcode/contracts';
 
 import { reportedUsage } from './answer-stats';
@@ -75,6 +76,8 @@ export function historyLoaded(state: ChatState, chatId: string, messages: Public
     if (loadedSkills.length > 0) row.loadedSkills = loadedSkills;
     const attachments = message.role === 'user' ? normalizeAttachments(message.attachments) : [];
     if (attachments.length > 0) row.attachments = attachments;
+    const source = message.role === 'user' ? channelMessageSource(message.source) : null;
+    if (source) row.source = source;
     return row;
   });
   const live = liveTurnMessages(state.threads[chatId]);

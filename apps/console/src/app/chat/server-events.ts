@@ -7,6 +7,7 @@ import type { ServerEvent } from '@cashcode/contracts';
 
 import type { ChatState } from './chat-types';
 import type { ServerEventHandlers } from './server-event-handler';
+import { SUBAGENT_EVENT_HANDLERS } from './subagent-events';
 import { TOOL_EVENT_HANDLERS } from './tool-events';
 import { TURN_EVENT_HANDLERS } from './turn-events';
 import { applyTurnReplay } from './turn-replay';
@@ -14,6 +15,7 @@ import { applyTurnReplay } from './turn-replay';
 const SERVER_EVENT_HANDLERS: ServerEventHandlers = {
   ...TURN_EVENT_HANDLERS,
   ...TOOL_EVENT_HANDLERS,
+  ...SUBAGENT_EVENT_HANDLERS,
   turn_replay: (state, event) => applyTurnReplay(state, event, reduceServerEvent),
 };
 

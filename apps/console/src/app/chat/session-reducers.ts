@@ -31,9 +31,12 @@ export function sessionsLoaded(state: ChatState, sessions: SessionSummary[]): Ch
   return next;
 }
 
+/** A session changed (title, time): it moves to the top, keeping what the event does not carry (its channel). */
 export function upsertSession(state: ChatState, session: SessionSummary): ChatState {
+  const known = state.sessions.find((entry) => entry.chat_id === session.chat_id);
   const rest = state.sessions.filter((entry) => entry.chat_id !== session.chat_id);
-  return { ...state, sessions: [session, ...rest] };
+  const merged = known?.channel && !session.channel ? { ...session, channel: known.channel } : session;
+  return { ...state, sessions: [merged, ...rest] };
 }
 
 export function sessionRenamed(state: ChatState, chatId: string, title: string): ChatState {

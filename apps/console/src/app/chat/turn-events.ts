@@ -28,6 +28,8 @@ export const PERSISTED_TURN_ERROR_CODES: ReadonlySet<string> = new Set([
   'fatal',
   // a model call refused by a spend limit is kept the same way (Retry once the limit resets)
   'spend_limit_reached',
+  // a turn the runaway guard stopped (the model kept calling tools after it was told to answer)
+  'runaway_stopped',
 ]);
 
 /** Errors answering an `approval` frame (the call was settled meanwhile, or the decision could not be applied). */

@@ -8,10 +8,12 @@ import type {
   LlmModelsResponse,
   LlmSelection,
   MemoryDocumentResponse,
+  MemoryEntriesResponse,
   MemoryProvenanceRecord,
-  MemoryProvenanceResponse,
   PublicLlmSettings,
   SoulDocumentResponse,
+  TrustedSource,
+  TrustedSourcesResponse,
   UpdateMemoryDocumentRequest,
 } from '@cashcode/contracts';
 import { firstValueFrom } from 'rxjs';
@@ -44,21 +46,25 @@ export class MemoryApi {
     return firstValueFrom(this.http.post<DreamTriggerResponse>(API_PATHS.dream, {}));
   }
 
-  revertDream(id: string): Promise<DreamRun> {
-    return firstValueFrom(this.http.post<DreamRun>(apiPath(API_PATHS.dreams, id, 'revert'), {}));
+  applyDream(id: string): Promise<DreamRun> {
+    return firstValueFrom(this.http.post<DreamRun>(apiPath(API_PATHS.dreams, id, 'apply'), {}));
   }
 
-  /** Every record of the provenance log, oldest first (read in pages of 1000). */
-  async provenance(): Promise<MemoryProvenanceRecord[]> {
-    const records: MemoryProvenanceRecord[] = [];
-    for (let offset = 0; ; ) {
-      const page = await firstValueFrom(
-        this.http.get<MemoryProvenanceResponse>(API_PATHS.memoryProvenance, { params: { offset, limit: 1000 } }),
-      );
-      records.push(...page.records);
-      offset += page.records.length;
-      if (page.records.length === 0 || offset >= page.total) return records;
-    }
+  /** A page of MEMORY.md's entries with their source and trust (the server pages: MEMORY.md may hold thousands). */
+  entries(offset: number, limit: number): Promise<MemoryEntriesResponse> {
+    return firstValueFrom(this.http.get<MemoryEntriesResponse>(API_PATHS.memoryEntries, { params: { offset, limit } }));
+  }
+
+  trustedSources(): Promise<TrustedSourcesResponse> {
+    return firstValueFrom(this.http.get<TrustedSourcesResponse>(API_PATHS.trustedSources));
+  }
+
+  saveTrustedSources(sources: TrustedSource[]): Promise<TrustedSourcesResponse> {
+    return firstValueFrom(this.http.put<TrustedSourcesResponse>(API_PATHS.trustedSources, { sources }));
+  }
+
+  revertDream(id: string): Promise<DreamRun> {
+    return firstValueFrom(this.http.post<DreamRun>(apiPath(API_PATHS.dreams, id, 'revert'), {}));
   }
 
   verifyEntry(entry: string): Promise<MemoryProvenanceRecord> {

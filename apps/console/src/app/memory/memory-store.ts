@@ -139,6 +139,22 @@ export class MemoryStore {
     }
   }
 
+  /** Writes the proposal of a run held because it would drop or change verified entries. */
+  async apply(run: DreamRun): Promise<void> {
+    if (this.dreamBusy() !== 'idle') return;
+    this.dreamBusy.set('reverting');
+    this.dreamOutcome.set(null);
+    try {
+      await this.api.applyDream(run.id);
+      this.dreamOutcome.set({ kind: 'success', text: this.i18n.t('memory.dream.applied') });
+      await this.refreshAfterDream();
+    } catch (error) {
+      this.dreamOutcome.set({ kind: 'error', text: this.i18n.t('memory.dream.applyFailed', { detail: errorMessage(error) }) });
+    } finally {
+      this.dreamBusy.set('idle');
+    }
+  }
+
   private async write(kind: MemoryDocumentKind, content: string, hash: string): Promise<void> {
     this.patch(kind, { saving: true, error: null, justSaved: false });
     try {

@@ -278,6 +278,36 @@ describe('ApprovalCard', () => {
     expect(sandboxLoad).not.toHaveBeenCalled();
   });
 
+  it('Scenario: a proposed automation is shown on its approval card with its schedule, next runs, tools and prompt', async () => {
+    const { element } = await render(
+      approval({
+        tool: 'schedule_task',
+        risk: 'schedule_task',
+        arguments: '{}',
+        alwaysScope: null,
+        sandboxed: null,
+        proposedAutomation: {
+          name: 'Daily digest',
+          prompt: 'Summarise the news.',
+          schedule: { kind: 'cron', expression: '0 7 * * *', timezone: 'UTC' },
+          schedule_description: 'At 07:00 (UTC)',
+          next: ['2026-12-05T07:00:00Z', '2026-12-06T07:00:00Z'],
+          tools: ['web_search', 'web_fetch'],
+          mcp_servers: null,
+          skills: null,
+        },
+      }),
+    );
+    const card = element.querySelector('[data-testid="approval-automation"]')!;
+    expect(card.textContent).toContain('The agent proposes the automation “Daily digest”');
+    expect(element.querySelector('[data-testid="approval-automation-schedule"]')?.textContent?.trim()).toBe('At 07:00 (UTC)');
+    expect(card.textContent).toContain('Next runs: ');
+    expect(card.textContent).toContain('2026');
+    expect(card.textContent).toContain('Tools: web_search, web_fetch');
+    expect(element.querySelector('[data-testid="approval-automation-prompt"]')?.textContent).toBe('Summarise the news.');
+    expect(element.querySelector('[data-testid="approval-risk"]')?.textContent).toContain('Scheduling an automation');
+  });
+
   it('offers browser notifications from the card (a user gesture) when permission was not asked yet', async () => {
     const requestPermission = vi.fn(() => Promise.resolve('granted' as NotificationPermission));
     vi.stubGlobal('Notification', Object.assign(function Notification() {}, { permission: 'default', requestPermission }));

@@ -14,6 +14,7 @@ import { NgTemplateOutlet } from '@angular/common';
 import { MatButtonModule } from '@angular/material/button';
 import type { ApprovalDecision } from '@cashcode/contracts';
 
+import { formatDueTime } from '../../automations/automation-time';
 import { ApprovalNotifier } from '../../core/approvals/approval-notifier';
 import { ExecSandbox } from '../../core/approvals/exec-sandbox';
 import { I18n, type MessageKey } from '../../core/i18n/i18n';
@@ -105,6 +106,10 @@ export class ApprovalCard {
     return this.i18n.t(`approval.outcome.${outcome}` as MessageKey);
   });
   protected readonly outcomeIcon = computed(() => OUTCOME_ICONS[this.outcome() ?? 'cancelled']);
+  /** a proposed automation's next runs, in the reader's locale */
+  protected nextRuns(times: readonly string[]): string {
+    return times.map((time) => formatDueTime(time, this.i18n.locale())).join('; ');
+  }
   protected readonly riskLabel = computed(() => this.i18n.t(`risk.${this.approval().risk}` as MessageKey));
   protected readonly args = computed(() => approvalArguments(this.approval()));
   /** the text cut into the commands it runs, every invisible character made visible */

@@ -7,6 +7,7 @@ import { Markdown } from '../../shared/markdown/markdown';
 import { ApprovalCard } from '../approval-card/approval-card';
 import { ElicitationCard } from '../elicitation-card/elicitation-card';
 import type { ChatMessage, ToolBlockState } from '../chat-types';
+import { SubagentCard } from '../subagent-card/subagent-card';
 import { ToolBlock } from '../tool-block/tool-block';
 
 /**
@@ -16,7 +17,7 @@ import { ToolBlock } from '../tool-block/tool-block';
 @Component({
   selector: 'cc-assistant-message',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [Markdown, ToolBlock, ApprovalCard, ElicitationCard, Logo, Icon],
+  imports: [Markdown, ToolBlock, SubagentCard, ApprovalCard, ElicitationCard, Logo, Icon],
   template: `
     <div class="cc-avatar"><cc-logo /></div>
     <div class="cc-body">
@@ -33,7 +34,9 @@ import { ToolBlock } from '../tool-block/tool-block';
             @if (tool.approval; as approval) {
               <cc-approval-card [approval]="approval" />
             }
-            @if (ran(tool)) {
+            @if (tool.name === 'delegate' && !tool.approval) {
+              <cc-subagent-card [tool]="tool" />
+            } @else if (ran(tool)) {
               <cc-tool-block [tool]="tool" data-testid="tool-block" />
             }
             @if (tool.elicitation; as elicitation) {
@@ -148,10 +151,14 @@ export class AssistantMessage {
     return this.message().streaming && this.message().content === '';
   }
 
-  /** A call runs unless it waits for its approval or was refused. */
+  /**
+   * A call runs unless it waits for its approval or was refused. A sub-agent's call runs inside its sub-agent's card:
+   * here it shows only its approval card.
+   */
   protected ran(tool: ToolBlockState): boolean {
     const resolution = tool.approval?.resolution;
     if (!tool.approval) return true;
+    if (tool.approval.subagent) return false;
     return resolution !== null && resolution !== undefined && resolution.decision !== 'deny';
   }
 }

@@ -14,7 +14,8 @@ import { MatButtonModule } from '@angular/material/button';
 
 import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
-import type { AttachmentReceipt } from '@cashcode/contracts';
+import type { AttachmentReceipt, ChannelMessageSource } from '@cashcode/contracts';
+import { messageSourceText } from '../../channels/channel-rules';
 import { AssistantMessage } from '../assistant-message/assistant-message';
 import { availableActions } from '../chat-actions-state';
 import { chatTotals, formatSeconds } from '../answer-stats';
@@ -64,6 +65,10 @@ export class MessageList {
     const cost = formatCosts(this.usage.chatUsage(this.chatId())?.totals.cost ?? [], this.i18n.locale());
     return cost === '' ? text : `${text} · ${this.i18n.t('chat.stats.chatCost', { cost })}`;
   });
+  /** "via Telegram · <name>" above a user message that arrived through a channel */
+  protected sourceText(source: ChannelMessageSource): string {
+    return messageSourceText(source, (key, params) => this.i18n.t(key, params));
+  }
   /** which actions the open chat offers now (none while a turn runs) */
   protected readonly actions = computed(() => availableActions(this.store.activeThread()));
   /** the user message being edited inline, and its draft */

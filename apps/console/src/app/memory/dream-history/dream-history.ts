@@ -1,7 +1,7 @@
 import { ChangeDetectionStrategy, Component, inject, input, output, signal } from '@angular/core';
 import { MatButtonModule } from '@angular/material/button';
 import { MatProgressSpinnerModule } from '@angular/material/progress-spinner';
-import type { DreamRun } from '@cashcode/contracts';
+import type { DreamEntryProvenance, DreamRun } from '@cashcode/contracts';
 
 import { I18n } from '../../core/i18n/i18n';
 import { Icon } from '../../shared/icon/icon';
@@ -23,6 +23,8 @@ export class DreamHistory {
 
   readonly runNow = output<void>();
   readonly revert = output<DreamRun>();
+  /** the owner applies the proposal of a run held for review */
+  readonly apply = output<DreamRun>();
 
   protected readonly i18n = inject(I18n);
   /** runs whose diff is open */
@@ -35,6 +37,14 @@ export class DreamHistory {
       else next.add(id);
       return next;
     });
+  }
+
+  protected changeLabel(item: DreamEntryProvenance): string {
+    return this.i18n.t(`memory.dream.change.${item.change}`);
+  }
+
+  protected trustLabel(item: DreamEntryProvenance): string {
+    return this.i18n.t(`memory.sources.trust.${item.trust}`);
   }
 
   protected outcomeLabel(run: DreamRun): string {

@@ -65,4 +65,14 @@ export class MemoryPage implements HasUnsavedChanges {
     });
     if (confirmed) await this.store.revert(run);
   }
+
+  protected async onApply(run: DreamRun): Promise<void> {
+    const confirmed = await confirmAction(this.dialog, {
+      title: this.i18n.t('memory.dream.applyTitle'),
+      body: this.i18n.t('memory.dream.applyBody'),
+      confirm: this.i18n.t('memory.dream.apply'),
+      cancel: this.i18n.t('common.cancel'),
+    });
+    if (confirmed) await this.store.apply(run);
+  }
 }

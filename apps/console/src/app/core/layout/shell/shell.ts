@@ -6,6 +6,7 @@ import { MatSidenavModule } from '@angular/material/sidenav';
 import { RouterOutlet } from '@angular/router';
 import { map } from 'rxjs';
 
+import { AutomationNotices } from '../../../automations/automation-notices';
 import { ChatStore } from '../../../chat/chat-store';
 import { Icon } from '../../../shared/icon/icon';
 import { SignIn } from '../../api/sign-in';
@@ -38,6 +39,7 @@ export class Shell {
 
   constructor() {
     this.store.init();
+    inject(AutomationNotices).start();
   }
 
   /** The skip link moves keyboard focus to the main landmark (not only the scroll position) and keeps the URL. */

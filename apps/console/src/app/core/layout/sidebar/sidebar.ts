@@ -6,9 +6,11 @@ import { MatMenuModule } from '@angular/material/menu';
 import { MatSnackBar } from '@angular/material/snack-bar';
 import { MatTooltipModule } from '@angular/material/tooltip';
 import { NavigationEnd, Router, RouterLink, RouterLinkActive } from '@angular/router';
-import type { SessionExportFormat, SessionSearchResult, SessionSummary } from '@cashcode/contracts';
+import { sessionChannelInfo } from '@cashcode/contracts';
+import type { SessionChannelInfo, SessionExportFormat, SessionSearchResult, SessionSummary } from '@cashcode/contracts';
 import { filter, map } from 'rxjs';
 
+import { CHANNEL_NAMES } from '../../../channels/channel-rules';
 import { ChatApi } from '../../../chat/chat-api';
 import { ChatStore } from '../../../chat/chat-store';
 import { chatUrl, isChatUrl } from '../../../chat/chat-url';
@@ -97,6 +99,15 @@ export class Sidebar {
 
   protected title(session: SessionSummary): string {
     return session.title.trim() || this.i18n.t('session.untitled');
+  }
+
+  /** openspec console "Requirement: Channel chats in the chat list": the channel's icon and the sender's name. */
+  protected channelOf(session: SessionSummary): SessionChannelInfo | null {
+    return sessionChannelInfo(session.channel);
+  }
+
+  protected channelLabel(channel: SessionChannelInfo): string {
+    return this.i18n.t('channels.sessionIcon', { channel: CHANNEL_NAMES[channel.kind], name: channel.display_name });
   }
 
   protected when(session: SessionSummary): string {

@@ -1,0 +1,66 @@
+import type { ActiveRun } from '../agent-runner';
+import { UntrustedContext } from '../untrusted-context';
+import { DelegateTool } from './delegate.tool';
+import type { DelegateRequest } from './subagent-runs';
+
+function setup(depth = 0, tools = ['read_file', 'exec', 'delegate', 'skill_load']) {
+  const signal = new AbortController().signal;
+  const run = { request: { signal }, depth, tools, untrusted: new UntrustedContext() } as unknown as ActiveRun;
+  const started: DelegateRequest[] = [];
+  const tool = new DelegateTool(
+    { subagents: { maxDepth: 1, concurrency: 3, maxIterations: 5 } },
+    { activeRun: (s) => (s === signal ? run : undefined) },
+    {
+      run: (_parent, request) => {
+        started.push(request);
+        return Promise.resolve({ model: 'ok' });
+      },
+    },
+  );
+  const call = (args: Record<string, unknown>) => tool.execute(args, { chatId: 'c', turnId: 't', signal, callId: 'd1' });
+  return { tool, call, started, signal };
+}
+
+describe('DelegateTool', () => {
+  it('gives the child every tool of the turn but delegate by default, and caps max_iterations', async () => {
+    const { call, started } = setup();
+    await call({ task: '  do it  ', max_iterations: 50 });
+    expect(started).toEqual([{ callId: 'd1', task: 'do it', tools: ['read_file', 'exec', 'skill_load'], skills: [], maxIterations: 5 }]);
+  });
+
+  it.each([
+    [{}, "missing required argument 'task'"],
+    [{ task: '   ' }, "argument 'task' must not be empty"],
+    [{ task: 'x', tools: 'read_file' }, "argument 'tools' must be an array of strings"],
+    [{ task: 'x', tools: [1] }, "argument 'tools' must be an array of strings"],
+    [{ task: 'x', max_iterations: 0 }, "argument 'max_iterations' must be between 1 and 1000"],
+    [{ task: 'x', max_iterations: 'many' }, "argument 'max_iterations' must be an integer"],
+    [{ task: 'x'.repeat(20_001) }, "argument 'task' is longer than 20000 characters"],
+  ])('refuses bad input %j', async (args, message) => {
+    const { call, started } = setup();
+    await expect(call(args)).rejects.toThrow(message);
+    expect(started).toEqual([]);
+  });
+
+  it('refuses tools the turn lacks, delegate at the depth limit, and skills without skill_load', async () => {
+    const { call, started } = setup(0, ['read_file']);
+    expect(await call({ task: 'x', tools: ['read_file', 'exec'] })).toMatchObject({
+      model: "Error: 'exec' is not among your tools in this turn, so it cannot be given to a sub-agent. Your tools: read_file.",
+      ok: false,
+    });
+    expect(await call({ task: 'x', tools: ['delegate'] })).toMatchObject({ ok: false });
+    expect(await call({ task: 'x', skills: ['pdf'] })).toMatchObject({
+      model: "Error: 'skills' needs the skill_load tool among the sub-agent's tools (and yours).",
+    });
+    expect(started).toEqual([]);
+  });
+
+  it('refuses a call outside a turn and a call of a run at the depth limit', async () => {
+    const { tool } = setup();
+    expect(await tool.execute({ task: 'x' }, { chatId: 'c', turnId: 't', signal: new AbortController().signal, callId: 'z' })).toMatchObject({
+      ok: false,
+    });
+    const deep = setup(1);
+    expect(await deep.call({ task: 'x' })).toMatchObject({ model: 'Error: a sub-agent cannot delegate further (the depth limit is 1).' });
+  });
+});

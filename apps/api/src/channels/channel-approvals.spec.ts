@@ -1,0 +1,81 @@
+import type { ApprovalRequestEvent } from '@cashcode/contracts';
+import type { ChannelAdapter, ChannelButton, InboundAction } from './channel-adapter';
+import { ChannelApprovals, approvalQuestion } from './channel-approvals';
+
+const request: ApprovalRequestEvent = {
+  event: 'approval_request',
+  chat_id: 'tg-1-42',
+  call_id: 'call-1',
+  tool: 'exec',
+  risk: 'exec',
+  arguments: '{"command":"rm -rf ./build"}',
+  command: 'rm -rf ./build',
+  always_scope: { kind: 'exec_command', argv: ['rm', '-rf', './build'] },
+  expires_at: '2026-01-01T10:10:00.000+00:00',
+};
+
+function setup(owner = '42') {
+  const asked: Array<{ conversation: string; buttons: ChannelButton[] }> = [];
+  const adapter = {
+    kind: 'telegram',
+    account: 'bot',
+    render: (markdown: string) => [markdown],
+    ask: async (conversation: string, _text: string, buttons: ChannelButton[]) => {
+      asked.push({ conversation, buttons });
+      return '77';
+    },
+    closeQuestion: jest.fn(async () => undefined),
+  } as unknown as ChannelAdapter;
+  const decide = jest.fn(async () => ({ ok: true as const }));
+  const approvals = new ChannelApprovals(decide, async (_adapter, sender) => sender === owner);
+  const press = (data: string, from: string, conversation = '42', messageId = '77') => {
+    const answers: Array<string | undefined> = [];
+    const action: InboundAction = {
+      conversation: { id: conversation, type: 'private', title: 'x' },
+      sender: { id: from, displayName: 'x', username: null },
+      data,
+      messageId,
+      answer: async (text?: string) => {
+        answers.push(text);
+      },
+    };
+    return approvals.onAction(adapter, action).then(() => answers);
+  };
+  return { adapter, approvals, asked, decide, press };
+}
+
+describe('ChannelApprovals', () => {
+  it('the question shows the exact command, the risk and the expiry', () => {
+    const text = approvalQuestion(request);
+    expect(text).toContain('```\nrm -rf ./build\n```');
+    expect(text).toContain('risk **exec**');
+    expect(text).toContain('Expires 2026-01-01T10:10:00.000+00:00.');
+    // a command holding a fence gets a longer fence
+    expect(approvalQuestion({ ...request, command: 'echo ```' })).toContain('````\necho ```\n````');
+  });
+
+  it('only the owner decides, in the conversation the question was sent to, once', async () => {
+    const { adapter, approvals, asked, decide, press } = setup();
+    await approvals.ask(adapter, '42', request);
+    const [allow, always, deny] = asked[0]!.buttons.map((button) => button.data);
+    expect(asked[0]!.buttons.map((button) => button.label)).toEqual(['Allow once', 'Always', 'Deny']);
+    expect(await press(allow!, '99')).toEqual(['Only the owner can answer approvals.']);
+    expect(await press(allow!, '42', '43')).toEqual(['This button does not belong to this chat.']);
+    expect(await press(allow!, '42', '42', '78')).toEqual(['This button does not belong to this chat.']);
+    expect(await press(`${allow!.slice(0, -5)}XXXX:o`, '42')).toEqual(['This button is not valid (any more).']);
+    expect(await press('ap:nonsense', '42')).toEqual(['This button is not valid (any more).']);
+    expect(decide).not.toHaveBeenCalled();
+    expect(await press(always!, '42')).toEqual(['Always allowed']);
+    expect(decide).toHaveBeenCalledWith('tg-1-42', 'call-1', 'allow_always');
+    await approvals.resolved({ event: 'approval_resolved', chat_id: 'tg-1-42', call_id: 'call-1', decision: 'allow_always', by: 'user' });
+    expect(adapter.closeQuestion).toHaveBeenCalledWith('42', '77', expect.stringContaining('**Always allowed**'));
+    expect(await press(deny!, '42')).toEqual(['This button is not valid (any more).']);
+  });
+
+  it('a call no standing rule can cover has no Always button', async () => {
+    const { adapter, approvals, asked } = setup();
+    const { always_scope: _scope, ...once } = request;
+    await approvals.ask(adapter, '42', once);
+    expect(asked[0]!.buttons.map((button) => button.label)).toEqual(['Allow once', 'Deny']);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * Approvals answered with channel buttons (openspec channels "Requirement: Approvals by button"): an `approval_request`
+ * of a channel chat becomes a message with the full command (exact text) and its risk, and buttons Allow once /
+ * Always / Deny. A button carries only a random token (and the decision letter); the token maps, server-side, to the
+ * chat, the call and the conversation the question was sent to. A press is refused (with a notice to the presser)
+ * when the token is unknown or settled, when it comes from another conversation, or when the presser is not the owner;
+ * otherwise it goes through ApprovalsService.decide, the same protocol (expiry, audit) as the console's answer.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ApprovalDecision, ApprovalRequestEvent, ApprovalResolvedEvent } from '@cashcode/contracts';
+import type { DecideResult } from '../approvals/approvals.service';
+import type { ChannelAdapter, ChannelButton, InboundAction } from './channel-adapter';
+
+const DECISIONS: Record<string, ApprovalDecision> = { o: 'allow_once', a: 'allow_always', d: 'deny' };
+const DECISION_LABELS: Record<ApprovalDecision, string> = {
+  allow_once: 'Allowed once',
+  allow_always: 'Always allowed',
+  deny: 'Denied',
+};
+const ACTION_PATTERN = /^ap:([A-Za-z0-9_-]{22}):([oad])$/;
+
+interface PendingQuestion {
+  chatId: string;
+  callId: string;
+  conversationId: string;
+  adapter: ChannelAdapter;
+  messageId: string;
+  text: string;
+}
+
+/** The longest command shown whole; a longer one (rare) is cut with a note, the console shows it all. */
+const MAX_SHOWN_COMMAND_CHARS = 3_000;
+
+function fence(text: string): string {
+  let ticks = '```';
+  while (text.includes(ticks)) ticks += '`';
+  return `${ticks}\n${text}\n${ticks}`;
+}
+
+/** The question's Markdown: tool, risk, the exact command (or arguments), and when it expires. */
+export function approvalQuestion(event: ApprovalRequestEvent): string {
+  const subject = event.command ?? event.arguments;
+  const shown =
+    subject.length <= MAX_SHOWN_COMMAND_CHARS
+      ? subject
+      : `${subject.slice(0, MAX_SHOWN_COMMAND_CHARS)}\n… (${subject.length - MAX_SHOWN_COMMAND_CHARS} more characters: see the console)`;
+  const lines = [
+    `**Approval needed:** \`${event.tool}\` · risk **${event.risk}**${event.server ? ` · MCP server \`${event.server}\`` : ''}`,
+    fence(shown),
+  ];
+  if (event.memory_entry) lines.push('Would remember:', fence(event.memory_entry));
+  if (event.untrusted_sources && event.untrusted_sources.length > 0) {
+    lines.push(`Untrusted content in the context: ${event.untrusted_sources.map((source) => `\`${source.name.replace(/`/g, "'")}\``).join(', ')}`);
+  }
+  if (event.cwd) lines.push(`in \`${event.cwd}\``);
+  if (event.sandboxed === false) lines.push('Runs **outside** the sandbox.');
+  lines.push(`Expires ${event.expires_at}.`);
+  return lines.join('\n\n');
+}
+
+export class ChannelApprovals {
+  private readonly byToken = new Map<string, PendingQuestion>();
+
+  constructor(
+    private readonly decide: (chatId: string, callId: string, decision: ApprovalDecision) => Promise<DecideResult>,
+    private readonly isOwner: (adapter: ChannelAdapter, senderId: string) => Promise<boolean>,
+  ) {}
+
+  /** Sends the question with its buttons. */
+  async ask(adapter: ChannelAdapter, conversationId: string, event: ApprovalRequestEvent): Promise<void> {
+    const token = randomBytes(16).toString('base64url');
+    const text = approvalQuestion(event);
+    const buttons: ChannelButton[] = [
+      { label: 'Allow once', data: `ap:${token}:o` },
+      ...(event.always_scope ? [{ label: 'Always', data: `ap:${token}:a` }] : []),
+      { label: 'Deny', data: `ap:${token}:d` },
+    ];
+    const rendered = adapter.render(text)[0] ?? '';
+    const messageId = await adapter.ask(conversationId, rendered, buttons);
+    this.byToken.set(token, { chatId: event.chat_id, callId: event.call_id, conversationId, adapter, messageId, text });
+  }
+
+  /** The request was settled (by a button, the console, a policy, the expiry or a stop): the buttons go away. */
+  async resolved(event: ApprovalResolvedEvent): Promise<void> {
+    for (const [token, question] of this.byToken) {
+      if (question.chatId !== event.chat_id || question.callId !== event.call_id) continue;
+      this.byToken.delete(token);
+      const by = event.by === 'user' ? '' : event.by === 'timeout' ? ' (no answer in time)' : event.by === 'cancel' ? ' (turn stopped)' : ' (by a rule)';
+      const rendered = question.adapter.render(`${question.text}\n\n**${DECISION_LABELS[event.decision]}**${by}`)[0] ?? '';
+      await question.adapter.closeQuestion(question.conversationId, question.messageId, rendered).catch(() => undefined);
+    }
+  }
+
+  /** Whether the action is an approval button's (even a forged one): then it was answered here. */
+  async onAction(adapter: ChannelAdapter, action: InboundAction): Promise<boolean> {
+    if (!action.data.startsWith('ap:')) return false;
+    const match = ACTION_PATTERN.exec(action.data);
+    const question = match ? this.byToken.get(match[1] as string) : undefined;
+    if (!match || !question || question.adapter.kind !== adapter.kind) {
+      await action.answer('This button is not valid (any more).');
+      return true;
+    }
+    if (question.conversationId !== action.conversation.id || question.messageId !== action.messageId) {
+      await action.answer('This button does not belong to this chat.');
+      return true;
+    }
+    if (!(await this.isOwner(adapter, action.sender.id))) {
+      await action.answer('Only the owner can answer approvals.');
+      return true;
+    }
+    const decision = DECISIONS[match[2] as string] as ApprovalDecision;
+    const result = await this.decide(question.chatId, question.callId, decision);
+    await action.answer(result.ok ? DECISION_LABELS[decision] : result.detail);
+    return true;
+  }
+
+  /** Forgets the questions of a chat (its conversation was revoked). */
+  forgetChat(chatId: string): void {
+    for (const [token, question] of this.byToken) if (question.chatId === chatId) this.byToken.delete(token);
+  }
+}
