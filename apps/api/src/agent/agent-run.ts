@@ -127,3 +127,17 @@ export class AgentCancelledError extends Error {
     this.name = 'AgentCancelledError';
   }
 }
+
+/**
+ * A sub-agent's run failed (a model error, a spend limit, its token budget): `reason` is what the loop threw, `partial`
+ * what the child had done by then (its account, transcript and usage for its parent).
+ */
+export class ChildRunFailedError extends Error {
+  constructor(
+    readonly reason: unknown,
+    readonly partial: PartialTurn,
+  ) {
+    super(reason instanceof Error ? reason.message : 'The sub-agent failed.');
+    this.name = 'ChildRunFailedError';
+  }
+}

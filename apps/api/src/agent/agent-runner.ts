@@ -21,9 +21,10 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { AGENT_RUNAWAY_EVENT } from '../events/app-events';
 import { AppEventBus } from '../events/event-bus';
 import type { ToolCallRecord } from '../memory/memory.types';
-import { AgentCancelledError, type ActiveRun, type RunOutcome, type RunRequest } from './agent-run';
+import { AgentCancelledError, ChildRunFailedError, type ActiveRun, type RunOutcome, type RunRequest } from './agent-run';
 import type { AgentTool } from './agent-tool';
 import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway, type WireMessage } from './model-gateway';
+import { childBudget } from './subagents/child-budget';
 import { RunawayGuard, runawayNudge, RunawayStoppedError, type RunawayTrip } from './runaway-guard';
 import { ToolExecutor } from './tool-executor';
 import { runToolRound } from './tool-round';
@@ -33,7 +34,7 @@ import { UntrustedContext } from './untrusted-context';
 import { toWireMessage, withUserImages } from './wire-messages';
 
 export { ModelCallError } from '../llm-settings/llm-provider';
-export { AgentCancelledError } from './agent-run';
+export { AgentCancelledError, ChildRunFailedError } from './agent-run';
 export type { ActiveRun, PartialTurn, RunnerListener, RunOutcome, RunRequest } from './agent-run';
 export { emptyUsage } from './turn-state';
 export type { UserImage } from './wire-messages';
@@ -66,7 +67,8 @@ export class AgentRunner {
   /**
    * Runs one turn. Throws AgentCancelledError when the signal aborts, ModelCallError when the model fails for good,
    * SpendLimitError when a spend limit refuses a model call, RunawayStoppedError when the model kept calling tools
-   * after the runaway guard told it to answer. Tool problems never end the turn.
+   * after the runaway guard told it to answer; a sub-agent's run throws these (but the cancel) wrapped in
+   * ChildRunFailedError with its partial run. Tool problems never end the turn.
    */
   async run(request: RunRequest): Promise<RunOutcome> {
     const state = newTurnState(request.chatId, request.turnId);
@@ -76,6 +78,8 @@ export class AgentRunner {
       if (request.signal.aborted) {
         throw new AgentCancelledError(partialTurn(state));
       }
+      // a failed child keeps what it did: its parent accounts for it
+      if (request.child) throw new ChildRunFailedError(err, partialTurn(state));
       throw err;
     } finally {
       this.active.delete(request.signal);
@@ -186,6 +190,8 @@ export class AgentRunner {
       ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
       purpose: request.purpose ?? 'chat',
       chatId: request.chatId,
+      // a sub-agent's calls count against its token budget (checked with the spend limits, before each attempt)
+      ...(request.child ? { budget: childBudget(request.child.maxTokens, state.usage) } : {}),
       iteration,
       ids: state.ids,
       signal: request.signal,
