@@ -7,6 +7,7 @@ import { AttachmentsModule } from './attachments/attachments.module';
 import { AutomationsModule } from './automations/automations.module';
 import { BackupModule } from './backup/backup.module';
 import { ChannelsModule } from './channels/channels.module';
+import { ChannelDeliveryModule } from './channels/channel-delivery.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
@@ -52,6 +53,7 @@ export class AppModule {
         BackupModule,
         AutomationsModule,
         ChannelsModule,
+        ChannelDeliveryModule,
       ],
     };
   }

@@ -28,6 +28,7 @@ import { MODEL_GATEWAY, type ModelAnswer, type ModelGateway, type WireMessage } 
 import { RunawayGuard, runawayNudge, RunawayStoppedError, type RunawayLimits, type RunawayTrip } from './runaway-guard';
 import { ToolExecutor, type ToolListener } from './tool-executor';
 import { ToolExecutionCancelledError, ToolRegistry, toolSchema, type ToolAllowlist, type ToolExecution, type ToolScope } from './tool-registry';
+import type { TurnRequester } from './tool-gate';
 import { UntrustedContext } from './untrusted-context';
 import { toolImagesMessage, toWireMessage, withUserImages, type UserImage } from './wire-messages';
 
@@ -91,6 +92,8 @@ export interface RunRequest {
   child?: ChildRun;
   /** untrusted content the run starts with besides its history's (a child gets its parent's) */
   untrustedSources?: readonly UntrustedSource[];
+  /** who the turn answers (absent: the owner); a child gets its parent's */
+  requester?: TurnRequester;
 }
 
 /** A run in progress as a tool call of it sees it (a `delegate` call starts its child from it). */
@@ -301,6 +304,7 @@ export class AgentRunner {
           turnId: request.turnId,
           signal: request.signal,
           headless: request.headless === true,
+          ...(request.requester === 'non_owner' ? { requester: 'non_owner' as const } : {}),
           scope,
           ids: state.ids,
           listener: request.listener,

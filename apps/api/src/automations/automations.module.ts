@@ -75,6 +75,7 @@ function catalog(registry: ToolRegistry, mcp: McpService, skills: SkillsAdminSer
           scheduler: (onDue) => new AutomationScheduler(clock, onDue),
           runner,
           catalog: names,
+          delivery: delivery ?? null,
           now: () => clock.now(),
           minIntervalSec: config.automationMinIntervalSec,
         });

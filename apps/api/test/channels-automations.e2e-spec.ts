@@ -1,0 +1,145 @@
+/**
+ * Where the channels meet automations and the approval rails (openspec channels, approvals): a run's answer delivered
+ * to an approved sender's Telegram conversation (and never to a revoked one), approvals of turns no console answers
+ * sent to the owner on Telegram, and a group member's turn that cannot use the owner's `allow` policies. Against the
+ * local Bot API stand-in and the fake model.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Automation, AutomationRun } from '@cashcode/contracts';
+import { automationBody, waitForRuns } from './support/automations';
+import { FakeModelServer } from './support/fake-model-server';
+import { FakeTelegramServer, type StoredMessage } from './support/fake-telegram-server';
+import { api, botMessages, OWNER, pairOwner, settled, startTelegramApp, waitFor } from './support/telegram-harness';
+import type { TestApp } from './support/test-app';
+import { WsTestClient } from './support/ws-client';
+
+const GROUP = { id: -100888, type: 'supergroup' as const, title: 'Neighbours' };
+const CAROL = { id: 7474, first_name: 'Carol' };
+const buttonsOf = (message: StoredMessage) => message.reply_markup?.inline_keyboard[0] ?? [];
+const ended = (runs: AutomationRun[]) => runs.filter((run) => run.outcome !== 'running');
+
+describe('Channels × automations and approvals (e2e)', () => {
+  let fake: FakeModelServer;
+  let tg: FakeTelegramServer;
+  let t: TestApp;
+  let dataDir: string;
+  let configDir: string;
+
+  beforeAll(async () => {
+    fake = await FakeModelServer.start();
+    tg = await FakeTelegramServer.start();
+    dataDir = await fs.mkdtemp(join(tmpdir(), 'cashcode-tga-data-'));
+    configDir = await fs.mkdtemp(join(tmpdir(), 'cashcode-tga-config-'));
+    t = await startTelegramApp(tg, fake, { dataDir, configDir });
+    await pairOwner(t, tg);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await tg?.close();
+    await fake?.close();
+    await fs.rm(dataDir, { recursive: true, force: true });
+    await fs.rm(configDir, { recursive: true, force: true });
+  });
+  beforeEach(() => fake.reset());
+
+  async function createAutomation(overrides: Record<string, unknown>): Promise<Automation> {
+    const created = await api<Automation>(t, 'POST', '/api/automations', automationBody(overrides));
+    expect(created.status).toBe(201);
+    return created.body;
+  }
+
+  async function callbackAnswer(updateId: number): Promise<string | undefined> {
+    const call = await tg.waitForCall((c) => c.method === 'answerCallbackQuery' && c.params['callback_query_id'] === `cbq-${updateId}`);
+    return call.params['text'] as string | undefined;
+  }
+
+  it("Scenario: An automation's run is delivered to an approved sender's conversation", async () => {
+    const automation = await createAutomation({ name: 'Digest', delivery: { channel: { kind: 'telegram', chat_id: String(OWNER.id) } } });
+    // Markdown symbols and HTML that must arrive escaped, and more than one message's worth of text
+    const answer = `Total <b>& *stars*\n\n${'word '.repeat(1_000)}end`;
+    fake.enqueue({ content: answer });
+    const before = tg.messagesIn(OWNER.id).length;
+    expect((await api(t, 'POST', `/api/automations/${automation.id}/run`)).status).toBe(202);
+    const runs = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length >= 1);
+    expect(runs[0]).toMatchObject({ outcome: 'ok', error: null });
+    const sent = await botMessages(tg, OWNER.id, 2, before);
+    for (const message of sent) expect(message.text.length).toBeLessThanOrEqual(4_096);
+    const shown = sent.map((message) => FakeTelegramServer.visible(message)).join('\n');
+    // rendered like a channel answer: the name in bold, Markdown applied, the model's HTML shown as text
+    expect(shown.startsWith('Digest\n\nTotal <b>& stars')).toBe(true);
+    expect(sent[0]!.text).toContain('<b>Digest</b>');
+    expect(sent[0]!.text).toContain('Total &lt;b&gt;&amp; <i>stars</i>');
+    expect(shown.replace(/\s+/g, ' ')).toContain('word word');
+    expect(shown.endsWith('end')).toBe(true);
+
+    // an error outcome is delivered in one line
+    fake.enqueue({ status: 401 });
+    const from = tg.messagesIn(OWNER.id).length;
+    expect((await api(t, 'POST', `/api/automations/${automation.id}/run`)).status).toBe(202);
+    await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length >= 2);
+    const [line] = await botMessages(tg, OWNER.id, 1, from);
+    expect(FakeTelegramServer.visible(line!)).toMatch(/^Digest: ⚠️ the run ended error — [^\n]+$/);
+  });
+
+  it('Scenario: A delivery target that is not an approved sender is refused', async () => {
+    for (const chat_id of ['999999', '@somebody']) {
+      const refused = await api<{ code: string; errors: Array<{ field: string; message: string }> }>(
+        t,
+        'POST',
+        '/api/automations',
+        automationBody({ delivery: { channel: { kind: 'telegram', chat_id } } }),
+      );
+      expect([refused.status, refused.body.code, refused.body.errors[0]?.field]).toEqual([422, 'invalid_delivery', 'delivery.channel']);
+      expect(refused.body.errors[0]?.message).toContain('is not an approved sender');
+    }
+  });
+
+  it('Scenario: A revoked sender gets nothing and the run says why', async () => {
+    await pairOwner(t, tg, CAROL);
+    const automation = await createAutomation({ name: 'For Carol', delivery: { channel: { kind: 'telegram', chat_id: String(CAROL.id) } } });
+    expect((await api(t, 'DELETE', `/api/channels/telegram/senders/${CAROL.id}`)).status).toBe(204);
+    const before = tg.messagesIn(CAROL.id).length;
+    fake.enqueue({ content: 'secret digest' });
+    expect((await api(t, 'POST', `/api/automations/${automation.id}/run`)).status).toBe(202);
+    const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length >= 1);
+    expect(run).toMatchObject({ outcome: 'error' });
+    expect(run!.error).toBe(`Telegram chat ${CAROL.id} is not an approved sender (never paired, or revoked): choose an approved sender to deliver to. Nothing was sent.`);
+    expect(fake.completions).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tg.messagesIn(CAROL.id).slice(before)).toEqual([]);
+  });
+
+  it("Scenario: A group member's write asks the owner even when the write policy is allow", async () => {
+    const policies = await api(t, 'PUT', '/api/settings/tool-policies', { defaults: { write: 'allow' } });
+    expect(policies.status).toBe(200);
+    await api(t, 'PUT', '/api/channels/telegram', { groups_enabled: true });
+    const member = { id: 9191, first_name: 'Eve' };
+    tg.queueMessage({ from: member, chat: GROUP, text: `@${tg.me.username} hi` });
+    const [code] = await botMessages(tg, GROUP.id, 1);
+    const pairing = /Pairing code: (\w+)/.exec(FakeTelegramServer.visible(code!))![1]!;
+    expect((await api(t, 'POST', `/api/channels/telegram/pairings/${pairing}/approve`)).status).toBe(200);
+    await botMessages(tg, GROUP.id, 2);
+    const write = { id: 'gw1', name: 'write_file', arguments: JSON.stringify({ path: 'from-eve.txt', content: 'pwned' }) };
+    fake.enqueue({ toolCalls: [write] }, { content: 'done' });
+    tg.queueMessage({ from: member, chat: GROUP, text: `@${tg.me.username} write a file for me` });
+    const question = await waitFor(() => tg.messagesIn(GROUP.id).slice(2).find((message) => buttonsOf(message).length > 0), 'the write question');
+    expect(FakeTelegramServer.visible(question)).toContain('write_file');
+    expect(FakeTelegramServer.visible(question)).toContain('risk write');
+    // a stranger's request is never allowed for good
+    expect(buttonsOf(question).map((button) => button.text)).toEqual(['Allow once', 'Deny']);
+    expect(existsSync(join(t.config.workspaceDir, 'from-eve.txt'))).toBe(false);
+    const deny = tg.queueCallback({ from: OWNER, chatId: GROUP.id, chatType: 'group', messageId: question.message_id, data: buttonsOf(question).at(-1)!.callback_data });
+    expect(await callbackAnswer(deny)).toBe('Denied');
+    await settled(tg, question, (text) => text.endsWith('Denied'));
+    await waitFor(() => fake.completions.length >= 2, 'the turn to go on after the denial');
+    expect(existsSync(join(t.config.workspaceDir, 'from-eve.txt'))).toBe(false);
+    const audit = await api<{ entries: Array<{ call_id: string; decision: string; by: string }> }>(t, 'GET', '/api/approvals/audit');
+    expect(audit.body.entries.find((entry) => entry.call_id === 'gw1')).toMatchObject({ decision: 'deny', by: 'user' });
+    // the owner's own write in their private chat still runs under the allow policy, unasked
+    fake.enqueue({ toolCalls: [{ ...write, id: 'ow1', arguments: JSON.stringify({ path: 'from-owner.txt', content: 'mine' }) }] }, { content: 'written' });
+    tg.queueMessage({ from: OWNER, text: 'write a file' });
+    await waitFor(() => existsSync(join(t.config.workspaceDir, 'from-owner.txt')), 'the owner\'s file');
+  });
+});
