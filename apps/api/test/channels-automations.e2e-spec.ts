@@ -142,4 +142,106 @@ describe('Channels × automations and approvals (e2e)', () => {
     tg.queueMessage({ from: OWNER, text: 'write a file' });
     await waitFor(() => existsSync(join(t.config.workspaceDir, 'from-owner.txt')), 'the owner\'s file');
   });
+  /** Runs an automation whose run asks for an exec; resolves with the owner's Telegram question. */
+  async function automationQuestion(command: string, callId: string): Promise<{ automation: Automation; question: StoredMessage }> {
+    fake.enqueue({ toolCalls: [{ id: callId, name: 'exec', arguments: JSON.stringify({ command }) }] }, { content: 'run finished' });
+    const automation = await createAutomation({ name: `Ask ${callId}`, approvals: 'wait' });
+    const before = tg.messagesIn(OWNER.id).length;
+    expect((await api(t, 'POST', `/api/automations/${automation.id}/run`)).status).toBe(202);
+    const question = await waitFor(() => tg.messagesIn(OWNER.id).slice(before).find((message) => buttonsOf(message).length > 0), 'the owner\'s question');
+    return { automation, question };
+  }
+
+  it("Scenario: An automation run's approval reaches the owner on Telegram", async () => {
+    const { automation, question } = await automationQuestion('touch auto-approved.txt', 'aq1');
+    const shown = FakeTelegramServer.visible(question);
+    expect(shown).toContain(`An automation run (auto-${automation.id}) asks:`);
+    expect(shown).toContain('touch auto-approved.txt');
+    expect(shown).toContain('risk exec');
+    expect(buttonsOf(question).map((button) => button.text)).toEqual(['Allow once', 'Always', 'Deny']);
+    // the owner's button goes through the approval protocol
+    const press = tg.queueCallback({ from: OWNER, chatId: OWNER.id, messageId: question.message_id, data: buttonsOf(question)[0]!.callback_data });
+    expect(await callbackAnswer(press)).toBe('Allowed once');
+    await settled(tg, question, (text) => text.endsWith('Allowed once'));
+    const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length >= 1);
+    expect(run).toMatchObject({ outcome: 'ok' });
+    expect(existsSync(join(t.config.workspaceDir, 'auto-approved.txt'))).toBe(true);
+    const audit = await api<{ entries: Array<{ call_id: string; decision: string; by: string; chat_id: string }> }>(t, 'GET', '/api/approvals/audit');
+    expect(audit.body.entries.find((entry) => entry.call_id === 'aq1')).toMatchObject({ decision: 'allow_once', by: 'user', chat_id: `auto-${automation.id}` });
+  });
+
+  it('Scenario: The console answers first and the Telegram question shows it resolved', async () => {
+    const consoleClient = await WsTestClient.connect(t.wsUrl);
+    try {
+      fake.enqueue({ toolCalls: [{ id: 'aq2', name: 'exec', arguments: JSON.stringify({ command: 'touch auto-denied.txt' }) }] }, { content: 'run finished' });
+      const automation = await createAutomation({ name: 'Console first', approvals: 'wait' });
+      const chatId = `auto-${automation.id}`;
+      consoleClient.send({ type: 'attach', chat_id: chatId });
+      const asked = consoleClient.next('approval_request', (event) => event.chat_id === chatId);
+      const before = tg.messagesIn(OWNER.id).length;
+      await api(t, 'POST', `/api/automations/${automation.id}/run`);
+      const request = await asked;
+      const question = await waitFor(() => tg.messagesIn(OWNER.id).slice(before).find((message) => buttonsOf(message).length > 0), 'the owner\'s question');
+      consoleClient.send({ type: 'approval', chat_id: chatId, call_id: request.call_id, decision: 'deny' });
+      await settled(tg, question, (text) => text.endsWith('Denied'));
+      expect(question.reply_markup).toBeUndefined();
+      // the button pressed afterwards changes nothing
+      const late = tg.queueCallback({ from: OWNER, chatId: OWNER.id, messageId: question.message_id, data: `ap:${'B'.repeat(22)}:o` });
+      expect(await callbackAnswer(late)).toBe('This button is not valid (any more).');
+      await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length >= 1);
+      expect(existsSync(join(t.config.workspaceDir, 'auto-denied.txt'))).toBe(false);
+    } finally {
+      await consoleClient.close();
+    }
+  });
+
+  it('Scenario: The Telegram button answers first and the console card resolves', async () => {
+    const consoleClient = await WsTestClient.connect(t.wsUrl);
+    try {
+      fake.enqueue({ toolCalls: [{ id: 'aq3', name: 'exec', arguments: JSON.stringify({ command: 'touch auto-tg-first.txt' }) }] }, { content: 'run finished' });
+      const automation = await createAutomation({ name: 'Telegram first', approvals: 'wait' });
+      const chatId = `auto-${automation.id}`;
+      consoleClient.send({ type: 'attach', chat_id: chatId });
+      const asked = consoleClient.next('approval_request', (event) => event.chat_id === chatId);
+      const before = tg.messagesIn(OWNER.id).length;
+      await api(t, 'POST', `/api/automations/${automation.id}/run`);
+      const request = await asked;
+      const question = await waitFor(() => tg.messagesIn(OWNER.id).slice(before).find((message) => buttonsOf(message).length > 0), 'the owner\'s question');
+      const resolved = consoleClient.next('approval_resolved', (event) => event.chat_id === chatId);
+      const deny = tg.queueCallback({ from: OWNER, chatId: OWNER.id, messageId: question.message_id, data: buttonsOf(question).at(-1)!.callback_data });
+      expect(await callbackAnswer(deny)).toBe('Denied');
+      expect(await resolved).toMatchObject({ call_id: request.call_id, decision: 'deny', by: 'user' });
+      // the console's late answer is refused: the request is settled
+      consoleClient.send({ type: 'approval', chat_id: chatId, call_id: request.call_id, decision: 'allow_once' });
+      const refused = await consoleClient.next('error', (event) => event.chat_id === chatId);
+      expect(refused.code).toBe('unknown_approval');
+      await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length >= 1);
+      expect(existsSync(join(t.config.workspaceDir, 'auto-tg-first.txt'))).toBe(false);
+    } finally {
+      await consoleClient.close();
+    }
+  });
+
+  it('Scenario: An approval of a chat no console follows reaches the owner; a stranger cannot press it', async () => {
+    const { question } = await automationQuestion('touch auto-stranger.txt', 'aq4');
+    const press = tg.queueCallback({ from: { id: 6262, first_name: 'Mallory' }, chatId: OWNER.id, messageId: question.message_id, data: buttonsOf(question)[0]!.callback_data });
+    expect(await callbackAnswer(press)).toBe('Only the owner can answer approvals.');
+    expect(existsSync(join(t.config.workspaceDir, 'auto-stranger.txt'))).toBe(false);
+    const deny = tg.queueCallback({ from: OWNER, chatId: OWNER.id, messageId: question.message_id, data: buttonsOf(question).at(-1)!.callback_data });
+    expect(await callbackAnswer(deny)).toBe('Denied');
+    // a console chat nobody follows: its request goes to the owner too
+    const chatId = 'unwatched-chat';
+    const sender = await WsTestClient.connect(t.wsUrl);
+    // the model answers after the console has gone
+    fake.enqueue({ toolCalls: [{ id: 'aq5', name: 'exec', arguments: JSON.stringify({ command: 'touch unwatched.txt' }) }], delayMs: 600 }, { content: 'ok' });
+    const before = tg.messagesIn(OWNER.id).length;
+    sender.sendMessage(chatId, 'run it');
+    await waitFor(() => fake.completions.length > 0 || null, 'the model call');
+    await sender.close();
+    const unwatched = await waitFor(() => tg.messagesIn(OWNER.id).slice(before).find((message) => buttonsOf(message).length > 0), 'the unwatched chat\'s question');
+    expect(FakeTelegramServer.visible(unwatched)).toContain('A chat no console is following (unwatched-chat) asks:');
+    const allow = tg.queueCallback({ from: OWNER, chatId: OWNER.id, messageId: unwatched.message_id, data: buttonsOf(unwatched)[0]!.callback_data });
+    expect(await callbackAnswer(allow)).toBe('Allowed once');
+    await waitFor(() => existsSync(join(t.config.workspaceDir, 'unwatched.txt')), 'the unwatched chat\'s command');
+  });
 });
