@@ -81,6 +81,10 @@ describe('Channels × automations and approvals (e2e)', () => {
     await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length >= 2);
     const [line] = await botMessages(tg, OWNER.id, 1, from);
     expect(FakeTelegramServer.visible(line!)).toMatch(/^Digest: ⚠️ the run ended error — [^\n]+$/);
+    // both runs are counted in the metrics by outcome
+    const metrics = await (await fetch(`${t.httpUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^cashcode_automation_runs_total\{outcome="ok",trigger="manual"\} [1-9]/m);
+    expect(metrics).toMatch(/^cashcode_automation_runs_total\{outcome="error",trigger="manual"\} [1-9]/m);
   });
 
   it('Scenario: A delivery target that is not an approved sender is refused', async () => {

@@ -30,6 +30,8 @@ export interface AutomationRunnerDeps {
   delivery: AutomationDelivery | null;
   /** a run started or ended (after its record is on disk) */
   announce(run: AutomationRun, automation: StoredAutomation): void;
+  /** a run ended (skipped included): counted in the metrics */
+  ended?(run: AutomationRun): void;
   now(): number;
 }
 
@@ -79,6 +81,7 @@ export class AutomationRunner {
     };
     await this.deps.store.appendRun(run);
     this.deps.announce(run, automation);
+    this.deps.ended?.(run);
     return run;
   }
 
@@ -172,6 +175,7 @@ export class AutomationRunner {
     }
     this.logger.log(formatEvent('automation.run.ended', { automation: automation.id, run: run.id, outcome, trigger: run.trigger }));
     this.deps.announce(run, automation);
+    this.deps.ended?.(run);
     return run;
   }
 
