@@ -35,8 +35,8 @@ export interface AutomationsCore {
   scheduler: (onDue: (id: string, due: number) => void) => AutomationScheduler;
   runner: AutomationRunner;
   catalog: AutomationCatalog;
-  /** the channels' delivery (null: no channel module, so no target is accepted) */
-  delivery: AutomationDelivery | null;
+  /** the channels' delivery (absent or null: no channel module, so no target is accepted) */
+  delivery?: AutomationDelivery | null;
   now(): number;
   minIntervalSec: number;
 }
