@@ -247,5 +247,9 @@ describe('Channels × automations and approvals (e2e)', () => {
     const allow = tg.queueCallback({ from: OWNER, chatId: OWNER.id, messageId: unwatched.message_id, data: buttonsOf(unwatched)[0]!.callback_data });
     expect(await callbackAnswer(allow)).toBe('Allowed once');
     await waitFor(() => existsSync(join(t.config.workspaceDir, 'unwatched.txt')), 'the unwatched chat\'s command');
+    await waitFor(async () => {
+      const { body } = await api<{ messages: Array<{ role: string; content: string }> }>(t, 'GET', `/api/sessions/${chatId}/messages`);
+      return body.messages.some((message) => message.role === 'assistant' && message.content === 'ok');
+    }, 'the unwatched turn to end');
   });
 });
