@@ -131,6 +131,7 @@ describe('Channels × automations and approvals (e2e)', () => {
     const question = await waitFor(() => tg.messagesIn(GROUP.id).slice(2).find((message) => buttonsOf(message).length > 0), 'the write question');
     expect(FakeTelegramServer.visible(question)).toContain('write_file');
     expect(FakeTelegramServer.visible(question)).toContain('risk write');
+    expect(FakeTelegramServer.visible(question)).toContain('Untrusted content in the context: telegram Eve (9191)');
     // a stranger's request is never allowed for good
     expect(buttonsOf(question).map((button) => button.text)).toEqual(['Allow once', 'Deny']);
     expect(existsSync(join(t.config.workspaceDir, 'from-eve.txt'))).toBe(false);

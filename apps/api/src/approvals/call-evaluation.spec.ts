@@ -75,7 +75,7 @@ describe('a turn that answers someone other than the owner', () => {
     const relaxed = state({ defaults: { ...DEFAULT_RISK_POLICIES, write: 'allow', network: 'allow', exec: 'allow' } });
     for (const name of ['write_file', 'web_fetch']) {
       const evaluated = evaluateCall(nonOwner(tool(name)), relaxed, null);
-      expect(evaluated).toMatchObject({ policy: 'ask', preApproved: false, nonOwner: true });
+      expect(evaluated).toMatchObject({ policy: 'ask', preApproved: false, nonOwner: true, untrustedSources: [{ kind: 'channel_message', name: 'telegram:Mallory' }] });
       expect(alwaysScope(evaluated!)).toBeUndefined();
     }
     const exec = evaluateCall(nonOwner(tool('exec'), '{"command":"ls"}'), relaxed, null);

@@ -29,7 +29,7 @@ export interface Evaluated {
   policy: ToolPolicy;
   /** for `ask` calls a rule or Skill already approved */
   preApproved: boolean;
-  /** risk `memory_write`: the untrusted sources of the turn's context */
+  /** risk `memory_write` (and a non-owner's call): the untrusted sources of the turn's context */
   untrustedSources?: UntrustedSource[];
   /** the turn answers someone other than the owner: the owner is asked, nothing standing covers it */
   nonOwner?: true;
@@ -88,7 +88,15 @@ function coveredBySkills(evaluated: Evaluated, pre: PreApprovals): boolean {
 export function evaluateCall(call: ApprovalCall, state: Readonly<ToolPolicyState>, skills: PreApprovalSource | null): Evaluated | null {
   const evaluated = evaluateOwnerCall(call, state, skills);
   if (evaluated === null || call.requester !== 'non_owner' || evaluated.risk === 'read') return evaluated;
-  return { ...evaluated, policy: evaluated.policy === 'deny' ? 'deny' : 'ask', preApproved: false, nonOwner: true };
+  const untrusted = evaluated.untrustedSources ?? call.untrustedSources ?? [];
+  return {
+    ...evaluated,
+    policy: evaluated.policy === 'deny' ? 'deny' : 'ask',
+    preApproved: false,
+    nonOwner: true,
+    // the card names who asked (the turn's untrusted senders)
+    ...(untrusted.length > 0 ? { untrustedSources: [...untrusted] } : {}),
+  };
 }
 
 function evaluateOwnerCall(call: ApprovalCall, state: Readonly<ToolPolicyState>, skills: PreApprovalSource | null): Evaluated | null {
