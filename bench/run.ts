@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runAutomationsBench } from './automations-bench';
 import { runBackupBench } from './backup-bench';
+import { runBrowserBench } from './browser-bench';
 import { runChannelsBench } from './channels-bench';
 import { runMcpBench } from './mcp-bench';
 import { runMemoryBench } from './memory-bench';
@@ -34,6 +35,7 @@ const SUITES: Record<string, (log: (line: string) => void) => Promise<Figure[]>>
   usage: runUsageBench,
   restart: runRestartBench,
   backup: runBackupBench,
+  browser: runBrowserBench,
   poisoning: runPoisoningBench,
   automations: runAutomationsBench,
   delegate: runSubagentBench,

@@ -43,6 +43,8 @@ const result = await build({
     '@modelcontextprotocol/sdk',
     '@modelcontextprotocol/sdk/*',
     'turndown',
+    'playwright-core',
+    'playwright-core/*',
     'swagger-ui-dist',
     'swagger-ui-dist/*',
   ],

@@ -6,6 +6,7 @@ import { ApprovalsModule } from './approvals/approvals.module';
 import { AttachmentsModule } from './attachments/attachments.module';
 import { AutomationsModule } from './automations/automations.module';
 import { BackupModule } from './backup/backup.module';
+import { BrowserToolModule } from './agent/browser/browser-tool.module';
 import { ChannelsModule } from './channels/channels.module';
 import { ChannelDeliveryModule } from './channels/channel-delivery.module';
 import { ChatModule } from './chat/chat.module';
@@ -41,6 +42,7 @@ export class AppModule {
         LlmSettingsModule,
         MemoryModule,
         AgentModule,
+        BrowserToolModule,
         SubagentsModule,
         ApprovalsModule,
         ChatModule,

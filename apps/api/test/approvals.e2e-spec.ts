@@ -311,7 +311,7 @@ describe('approvals (e2e)', () => {
       expect(response.headers['content-type']).toContain('application/problem+json');
     }
     const policies = await request(t.httpUrl).get('/api/settings/tool-policies').expect(200);
-    expect(policies.body.defaults).toEqual({ read: 'allow', write: 'allow', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask' });
+    expect(policies.body.defaults).toEqual({ read: 'allow', write: 'allow', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask', browser_action: 'ask' });
     await request(t.httpUrl).get('/api/approvals/audit?limit=0').expect(422);
     await request(t.httpUrl).get('/api/approvals/audit?offset=-1').expect(422);
     await request(t.httpUrl).get('/api/approvals/audit?limit=abc').expect(422);

@@ -173,6 +173,25 @@ describe('skill evolution (e2e)', () => {
 
     it('Scenario: a turn that hit the iteration limit is not evidence', async () => {
       const chatId = 'evo-loop';
+      // different arguments each round: an iteration limit, not a loop the runaway guard would stop first
+      const call = (week: number) => ({
+        toolCalls: [
+          { name: 'collect_data', arguments: JSON.stringify({ week }) },
+          { name: 'render_report', arguments: JSON.stringify({ week }) },
+        ],
+      });
+      fake.enqueue(call(1), call(2), call(3), { content: 'best effort' });
+      const evaluated = nextEvaluation(t, chatId);
+      const client = await WsTestClient.connect(t.wsUrl);
+      client.sendMessage(chatId, 'Build the weekly report');
+      await client.next('done');
+      await client.close();
+      expect(await evaluated).toMatchObject({ outcome: 'skipped', reason: 'iteration_limit_reached' });
+      expect(await evidenceFiles(t)).toEqual([]);
+    });
+
+    it('Scenario: a turn the runaway guard stopped is not evidence', async () => {
+      const chatId = 'evo-runaway';
       const call = { toolCalls: [{ name: 'collect_data', arguments: '{}' }, { name: 'render_report', arguments: '{}' }] };
       fake.enqueue(call, call, call, { content: 'best effort' });
       const evaluated = nextEvaluation(t, chatId);
@@ -180,7 +199,7 @@ describe('skill evolution (e2e)', () => {
       client.sendMessage(chatId, 'Build the weekly report');
       await client.next('done');
       await client.close();
-      expect(await evaluated).toMatchObject({ outcome: 'skipped', reason: 'iteration_limit_reached' });
+      expect(await evaluated).toMatchObject({ outcome: 'skipped', reason: 'runaway_stopped' });
       expect(await evidenceFiles(t)).toEqual([]);
     });
 

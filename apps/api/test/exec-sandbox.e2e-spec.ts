@@ -93,6 +93,8 @@ describeWithBwrap('exec sandbox through real turns', () => {
         status: 'ok',
         service: 'cashcode',
         exec_sandbox: { mode: 'auto', active: true, kind: 'bwrap', network: true },
+        // additive: the browser tool's availability (openspec browser)
+        browser: expect.objectContaining({ enabled: expect.any(Boolean), sandboxed: true }),
       });
       const settings = await request(sandboxed.httpUrl).get('/api/settings/exec-sandbox').expect(200);
       expect(settings.body).toEqual(health.body.exec_sandbox);

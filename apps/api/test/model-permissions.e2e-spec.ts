@@ -36,6 +36,7 @@ const REVIEWED: Readonly<Record<string, readonly [string, string]>> = {
   exec: ['exec', 'asks by default; the sandbox hides the data and config dirs'],
   web_fetch: ['network', 'GET only; the SSRF guard refuses loopback, so not the API'],
   web_search: ['network', 'queries a search engine'],
+  browser: ['network', 'every page request goes through the SSRF guard (not the API); downloads land in the workspace only; form submissions ask'],
   delegate: ['read', "starts a sub-agent with a subset of the turn's tools; each of its calls passes the same gate"],
   skill_search: ['read', 'reads the Skill catalog'],
   skill_load: ['read', 'loads a Skill; its allowed-tools apply only with the owner\'s grant for that content'],

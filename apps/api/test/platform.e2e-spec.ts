@@ -61,6 +61,8 @@ describe('HTTP platform (probe app)', () => {
       status: 'ok',
       service: 'cashcode',
       exec_sandbox: expect.objectContaining({ mode: 'auto', active: expect.any(Boolean), network: true }),
+      // additive: whether the browser tool is offered (openspec browser "Requirement: Availability")
+      browser: expect.objectContaining({ enabled: expect.any(Boolean), sandboxed: expect.any(Boolean), allow_private: false }),
     });
     expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
   });

@@ -6,6 +6,7 @@
  * with `approval_resolved`. These names are part of the public protocol: other clients rely on them.
  */
 
+import type { BrowserActionDetail } from './browser';
 import type { ProposedAutomation } from './automations';
 import type { UntrustedSource } from './memory';
 import type { TrustedSourceAuditRecord } from './memory-trust';
@@ -14,13 +15,15 @@ import type { SubagentRef } from './subagents';
 /**
  * `memory_write` (additive) is no tool's own class: it is the risk of a call that writes long-term memory or a Skill
  * (`save_memory`, `agent_skill_manage`) in a turn whose context holds untrusted content; its default asks the owner.
+ * `browser_action` (additive) is no tool's own class either: it is the risk of a `browser` call that submits a form or
+ * acts on a page outside the allowed domains; its default asks the owner.
  */
-export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write' | 'schedule_task';
+export type ToolRisk = 'read' | 'write' | 'network' | 'exec' | 'mcp' | 'memory_write' | 'schedule_task' | 'browser_action';
 /**
  * `schedule_task` (additive): the agent proposes an automation; it always asks the owner (a `deny` policy refuses it,
  * no policy, rule or Skill allows it unasked).
  */
-export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'schedule_task'];
+export const TOOL_RISKS: readonly ToolRisk[] = ['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'schedule_task', 'browser_action'];
 
 export type ToolPolicy = 'allow' | 'ask' | 'deny';
 export const TOOL_POLICIES: readonly ToolPolicy[] = ['allow', 'ask', 'deny'];
@@ -85,6 +88,8 @@ export interface ApprovalRequestEvent {
   automation?: ProposedAutomation;
   /** additive: the call is a sub-agent's (openspec subagents): the parent's `delegate` call and the child's task */
   subagent?: SubagentRef;
+  /** additive, risk `browser_action`: the action, the element and the page */
+  browser?: BrowserActionDetail;
 }
 
 /** One command of an exec line: its program and where it stands in the line. */

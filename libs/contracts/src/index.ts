@@ -15,6 +15,7 @@ export * from './error-codes';
 export * from './attachments';
 export * from './usage';
 export * from './backup';
+export * from './browser';
 export * from './memory-trust';
 export * from './automations';
 export * from './subagents';

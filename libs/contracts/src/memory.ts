@@ -121,7 +121,8 @@ export type UntrustedSourceKind =
   | 'mcp_resource'
   | 'skill_resource'
   | 'attachment'
-  | 'channel_message';
+  | 'channel_message'
+  | 'browser';
 export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = [
   'web_fetch',
   'web_search',
@@ -130,6 +131,7 @@ export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = [
   'skill_resource',
   'attachment',
   'channel_message',
+  'browser',
 ];
 
 export interface UntrustedSource {

@@ -5,6 +5,7 @@
 import type { ExecSandboxStatus } from './approvals';
 import type { ChannelMessageSource, SessionChannelInfo } from './channels';
 import type { AttachmentReceipt } from './attachments';
+import type { BrowserStatus } from './browser';
 import type { LoadedSkillReceipt } from './skills';
 import type { Money } from './usage';
 import type { LlmProvider, LlmSelection } from './llm-provider';
@@ -58,6 +59,8 @@ export interface HealthResponse {
   service: 'cashcode';
   /** additive: whether exec commands run confined (absent on servers without the sandbox) */
   exec_sandbox?: ExecSandboxStatus;
+  /** additive: whether the `browser` tool is offered, and how Chromium is confined */
+  browser?: BrowserStatus;
 }
 
 /** `GET /api/client-config` (CashCode addition): where the console finds the WebSocket gateway. */

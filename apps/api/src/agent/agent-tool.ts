@@ -3,7 +3,7 @@
  * See openspec/specs/agent-runner/spec.md "Requirement: Tool execution" (the three result projections) and
  * "Requirement: Deferred tool view" (the registry).
  */
-import type { ApprovalRequestEvent, MemoryRequester, UntrustedSource } from '@cashcode/contracts';
+import type { ApprovalRequestEvent, BrowserActionDetail, MemoryRequester, UntrustedSource } from '@cashcode/contracts';
 import type { ElicitationAsk, ElicitationOutcome } from './elicitations';
 
 /** Additive members of a tool's approval request. */
@@ -114,7 +114,19 @@ export interface AgentTool {
    * readable schedule); null when the arguments are invalid — then nothing is asked and the tool refuses the call.
    */
   approvalDetails?(args: Record<string, unknown>): ApprovalDetails | null;
+  /**
+   * A call that needs the owner's approval whatever the tool's own risk class (a browser click that submits a form):
+   * judged synchronously by the approval gate from what the tool knows when the call arrives; null when the tool's
+   * class applies. A tool that escalates must check again when the call runs.
+   */
+  escalation?(args: Record<string, unknown>, chatId: string): ToolCallEscalation | null;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
+}
+
+/** What `AgentTool.escalation` returns: the risk class the call gets, and what the owner is shown. */
+export interface ToolCallEscalation {
+  risk: 'browser_action';
+  browser: BrowserActionDetail;
 }
 
 /** Error a tool throws for a bad argument or refused operation: its message goes to the model as a tool error. */

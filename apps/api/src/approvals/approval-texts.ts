@@ -75,6 +75,7 @@ export function approvalRequest(evaluated: Evaluated, expiresAt: number, sandbox
     const content = parsed.ok ? parsed.args['content'] : undefined;
     if (typeof content === 'string') event.memory_entry = content.trim();
   }
+  if (evaluated.browser !== undefined) event.browser = { ...evaluated.browser };
   return event;
 }
 

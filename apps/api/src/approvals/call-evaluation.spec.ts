@@ -60,6 +60,30 @@ describe('memory writes from untrusted context', () => {
   });
 });
 
+describe('browser actions the tool escalates', () => {
+  const detail = { action: 'click', url: 'https://shop.test/', reason: 'form_submit' as const, element: 'button "Pay" [e3]' };
+  const browser = (escalate: boolean): AgentTool => ({
+    ...tool('browser'),
+    escalation: (args) => (escalate && args['action'] === 'click' ? { risk: 'browser_action', browser: detail } : null),
+  });
+  const click = (agentTool: AgentTool): ApprovalCall => ({ ...call(agentTool, []), rawArguments: '{"action":"click","ref":"e3"}' });
+
+  it('Scenario: a form submission asks even when the browser tool is allowed; no rule covers it and "always" is not offered', () => {
+    const rules = [{ id: 'r', scope: { kind: 'tool' as const, tool: 'browser' }, created_at: '' }];
+    const evaluated = evaluateCall(click(browser(true)), state({ rules, tools: { browser: 'allow' } }), null);
+    expect(evaluated).toMatchObject({ risk: 'browser_action', policy: 'ask', preApproved: false, browser: detail });
+    expect(alwaysScope(evaluated!)).toBeUndefined();
+  });
+
+  it('only the class default relaxes it; a deny of the tool wins; other calls keep the tool class', () => {
+    const relaxed = state({ defaults: { ...DEFAULT_RISK_POLICIES, browser_action: 'allow' } });
+    expect(evaluateCall(click(browser(true)), relaxed, null)).toMatchObject({ risk: 'browser_action', policy: 'allow' });
+    const denied = state({ defaults: { ...DEFAULT_RISK_POLICIES, browser_action: 'allow' }, tools: { browser: 'deny' } });
+    expect(evaluateCall(click(browser(true)), denied, null)).toMatchObject({ policy: 'deny' });
+    expect(evaluateCall(click(browser(false)), state(), null)).toMatchObject({ risk: 'network', policy: 'allow' });
+  });
+});
+
 describe('a turn that answers someone other than the owner', () => {
   const nonOwner = (agentTool: AgentTool, rawArguments = '{"path":"a.txt","content":"x"}'): ApprovalCall => ({
     chatId: 'c',
@@ -73,7 +97,7 @@ describe('a turn that answers someone other than the owner', () => {
 
   it('Scenario: A group member cannot use the owner\'s allow policies', () => {
     const relaxed = state({ defaults: { ...DEFAULT_RISK_POLICIES, write: 'allow', network: 'allow', exec: 'allow' } });
-    for (const name of ['write_file', 'web_fetch']) {
+    for (const name of ['write_file', 'web_fetch', 'browser']) {
       const evaluated = evaluateCall(nonOwner(tool(name)), relaxed, null);
       expect(evaluated).toMatchObject({ policy: 'ask', preApproved: false, nonOwner: true, untrustedSources: [{ kind: 'channel_message', name: 'telegram:Mallory' }] });
       expect(alwaysScope(evaluated!)).toBeUndefined();

@@ -4,7 +4,7 @@
  * tools), else for MCP tools the server's (`servers[<server>]`), else the default of the tool's risk class — and, for
  * an `ask`, whether a standing rule or a Skill the owner granted already covers it; and what "always allow" would store.
  */
-import type { StandingRule, StandingRuleScope, ToolPolicy, ToolRisk, UntrustedSource } from '@cashcode/contracts';
+import type { BrowserActionDetail, StandingRule, StandingRuleScope, ToolPolicy, ToolRisk, UntrustedSource } from '@cashcode/contracts';
 import type { AgentTool } from '../agent/agent-tool';
 import type { ApprovalCall } from '../agent/tool-gate';
 import { parseToolArguments } from '../agent/tool-registry';
@@ -33,6 +33,8 @@ export interface Evaluated {
   untrustedSources?: UntrustedSource[];
   /** the turn answers someone other than the owner: the owner is asked, nothing standing covers it */
   nonOwner?: true;
+  /** risk `browser_action`: the action, element and page the owner approves */
+  browser?: BrowserActionDetail;
 }
 
 /** The exec command of a call's arguments, when it would run at all. */
@@ -117,6 +119,14 @@ function evaluateOwnerCall(call: ApprovalCall, state: Readonly<ToolPolicyState>,
     const policy = explicit === 'deny' ? 'deny' : state.defaults.memory_write;
     return { call, name: tool.name, risk: 'memory_write', policy, preApproved: false, untrustedSources: [...untrusted] };
   }
+  const parsedArgs = tool.escalation && !tool.mcp ? parseToolArguments(call.rawArguments) : null;
+  const escalation = parsedArgs?.ok ? (tool.escalation?.(parsedArgs.args, call.chatId) ?? null) : null;
+  if (escalation !== null) {
+    // a browser action that submits a form or acts outside the allowed domains (openspec browser "Requirement: Actions
+    // that ask the owner"): only the class default relaxes it, never a rule or a Skill; a `deny` of the tool wins
+    const policy = state.tools[tool.name] === 'deny' ? 'deny' : state.defaults[escalation.risk];
+    return { call, name: tool.name, risk: escalation.risk, policy, preApproved: false, browser: escalation.browser };
+  }
   if (!tool.mcp && tool.name === SCHEDULE_TASK_TOOL) {
     // the agent proposing an automation always asks the owner (openspec automations "Requirement: The agent proposes,
     // the owner decides"): `deny` refuses it, nothing allows it unasked; invalid arguments ask nothing (the tool refuses)
@@ -150,6 +160,8 @@ export function alwaysScope(evaluated: Evaluated): StandingRuleScope | undefined
   // a rule for save_memory would let every later untrusted page write memory unasked; a rule answering a non-owner's
   // call would let the next stranger's call through unasked
   if (evaluated.risk === 'memory_write' || evaluated.risk === 'schedule_task' || evaluated.nonOwner) return undefined;
+  // each form submission is its own decision
+  if (evaluated.risk === 'browser_action') return undefined;
   if (evaluated.command !== undefined) return alwaysExecScope(evaluated.command) ?? undefined;
   if (tool.mcp) return { kind: 'mcp_tool', server: tool.mcp.server, tool: tool.mcp.tool };
   return { kind: 'tool', tool: tool.name };

@@ -35,6 +35,8 @@ export const DEFAULT_RISK_POLICIES: Readonly<Record<ToolRisk, ToolPolicy>> = {
   // a memory or Skill write from a turn that read untrusted content (call-evaluation.ts)
   memory_write: 'ask',
   schedule_task: 'ask',
+  // a browser click, typing or key that submits a form, or any of them outside the allowed domains (call-evaluation.ts)
+  browser_action: 'ask',
 };
 
 export const MAX_POLICY_ENTRIES = 1000;

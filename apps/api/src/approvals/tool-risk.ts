@@ -34,6 +34,8 @@ export const BUILTIN_TOOL_RISKS: Readonly<Record<string, ToolRisk>> = {
   agent_skill_manage: 'write',
   web_fetch: 'network',
   web_search: 'network',
+  // reading pages; a click that submits a form or acts outside the allowed domains is `browser_action` (call-evaluation.ts)
+  browser: 'network',
   exec: 'exec',
   schedule_task: 'schedule_task',
 };

@@ -242,6 +242,7 @@ export class TurnPipeline {
           toolCalls: outcome.toolCalls,
           failedToolCalls: outcome.failedToolCalls,
           iterationLimitReached: outcome.iterationLimitReached,
+          ...(outcome.runaway ? { runawayStopped: true } : {}),
         },
         ids,
       );

@@ -4,6 +4,8 @@ describe('untrustedSourceOf', () => {
   it('names pages, searches, MCP tools and resources and Skill resources; the server\'s own tools are trusted', () => {
     expect(untrustedSourceOf('web_fetch', '{"url":" https://x.test/a "}')).toEqual({ kind: 'web_fetch', name: 'https://x.test/a' });
     expect(untrustedSourceOf('web_search', '{"query":"cats"}')).toEqual({ kind: 'web_search', name: 'cats' });
+    expect(untrustedSourceOf('browser', '{"action":"navigate","url":"https://a.test/"}')).toEqual({ kind: 'browser', name: 'https://a.test/' });
+    expect(untrustedSourceOf('browser', '{"action":"snapshot"}')).toEqual({ kind: 'browser', name: 'a browser page' });
     expect(untrustedSourceOf('mcp_hello__say', '{}', { server: 'hello', tool: 'say' })).toEqual({ kind: 'mcp_tool', name: 'hello/say' });
     expect(untrustedSourceOf('mcp_gone__tool', 'not json')).toEqual({ kind: 'mcp_tool', name: 'mcp_gone__tool' });
     expect(untrustedSourceOf('mcp_read_resource', '{"server_name":"docs","uri":"file:///a"}')).toEqual({ kind: 'mcp_resource', name: 'docs file:///a' });

@@ -43,6 +43,8 @@ export function untrustedSourceOf(
       return { kind: 'web_fetch', name: clip(argument(rawArguments, 'url') || 'a web page') };
     case 'web_search':
       return { kind: 'web_search', name: clip(argument(rawArguments, 'query') || 'a web search') };
+    case 'browser':
+      return { kind: 'browser', name: clip(argument(rawArguments, 'url') || 'a browser page') };
     case 'mcp_read_resource':
       return { kind: 'mcp_resource', name: clip(`${argument(rawArguments, 'server_name')} ${argument(rawArguments, 'uri')}`.trim()) };
     case 'read_file': {

@@ -19,6 +19,7 @@ import {
   pickEnv,
   type LogLevel,
 } from './env-values';
+import { loadBrowserConfig, type BrowserConfig } from './browser-config';
 
 import { loadSubagentConfig, type SubagentConfig } from './subagent-config';
 export { ConfigError, EXEC_ENV_ALLOWLIST, parseTrustedProxies, type LogLevel } from './env-values';
@@ -109,6 +110,8 @@ export interface AppConfig {
   /** CASHCODE_AUTOMATION_MIN_INTERVAL_SEC (default 60, 1–3600): the shortest automation interval (tests lower it) */
   automationMinIntervalSec: number;
   fetchAllowPrivate: boolean;
+  /** the `browser` tool (browser-config.ts) */
+  browser: BrowserConfig;
   fetchMaxChars: number;
   /** web_fetch: one deadline for connect, headers and body of all hops (openspec builtin-tools: 15 s) */
   fetchTimeoutMs: number;
@@ -331,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     approvalTimeoutSec: parseInteger('CASHCODE_APPROVAL_TIMEOUT_SEC', env['CASHCODE_APPROVAL_TIMEOUT_SEC'], 600, 1, 86_400),
     automationMinIntervalSec: parseInteger('CASHCODE_AUTOMATION_MIN_INTERVAL_SEC', env['CASHCODE_AUTOMATION_MIN_INTERVAL_SEC'], 60, 1, 3_600),
     fetchAllowPrivate: parseBoolean('CASHCODE_FETCH_ALLOW_PRIVATE', env['CASHCODE_FETCH_ALLOW_PRIVATE'], false),
+    browser: loadBrowserConfig(env),
     fetchMaxChars: parseInteger('CASHCODE_FETCH_MAX_CHARS', env['CASHCODE_FETCH_MAX_CHARS'], 3000, 100, 1_000_000),
     fetchTimeoutMs: parseInteger('CASHCODE_FETCH_TIMEOUT_MS', env['CASHCODE_FETCH_TIMEOUT_MS'], 15_000, 100, 600_000),
     fetchMaxBytes: parseInteger('CASHCODE_FETCH_MAX_BYTES', env['CASHCODE_FETCH_MAX_BYTES'], 2 * 1024 * 1024, 1024, 100 * 1024 * 1024),

@@ -66,6 +66,8 @@ export interface TurnCompletedEvent {
   toolCalls: number;
   failedToolCalls: number;
   iterationLimitReached: boolean;
+  /** the runaway guard stopped the turn's tool calls (the same call over and over, or too many calls) */
+  runawayStopped?: boolean;
 }
 
 /** After a session was deleted, so a running turn of that chat can be cancelled and its caches dropped. */

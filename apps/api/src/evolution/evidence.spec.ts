@@ -51,6 +51,11 @@ describe('evidenceSkipReason', () => {
     expect(evidenceSkipReason(turn({ iterationLimitReached: true }), rules)).toBe('iteration_limit_reached');
   });
 
+  it('Scenario: a turn the runaway guard stopped is not evidence', () => {
+    expect(evidenceSkipReason(turn({ runawayStopped: true }), rules)).toBe('runaway_stopped');
+    expect(evidenceSkipReason(turn({ runawayStopped: false }), rules)).toBeNull();
+  });
+
   it('Scenario: a turn with fewer tool calls than the minimum is not evidence', () => {
     expect(evidenceSkipReason(turn({ toolCalls: 1 }), rules)).toBe('insufficient_tool_calls');
     expect(evidenceSkipReason(turn({ toolCalls: 1 }), { ...rules, minToolCalls: 1 })).toBeNull();

@@ -23,16 +23,22 @@ export interface EvidenceRules {
 }
 
 /**
- * Why a turn is not evidence: evolution off, a failed tool call or the iteration limit (the original server's
- * `turn_not_persisted`: such a trace is not a success), or fewer tool calls than SKILL_EVOLUTION_MIN_TOOL_CALLS
+ * Why a turn is not evidence: evolution off, a failed tool call, the iteration limit (the original server's
+ * `turn_not_persisted`: such a trace is not a success) or the runaway guard (a loop is no pattern to learn), or fewer tool calls than SKILL_EVOLUTION_MIN_TOOL_CALLS
  * (counted with repetition). Failed and cancelled turns never reach evolution (no turn-completed event).
  */
-export type EvidenceSkipReason = 'disabled' | 'failed_tool_call' | 'iteration_limit_reached' | 'insufficient_tool_calls';
+export type EvidenceSkipReason =
+  | 'disabled'
+  | 'failed_tool_call'
+  | 'iteration_limit_reached'
+  | 'runaway_stopped'
+  | 'insufficient_tool_calls';
 
 export function evidenceSkipReason(event: TurnCompletedEvent, rules: EvidenceRules): EvidenceSkipReason | null {
   if (!rules.enabled) return 'disabled';
   if (event.failedToolCalls > 0) return 'failed_tool_call';
   if (event.iterationLimitReached) return 'iteration_limit_reached';
+  if (event.runawayStopped === true) return 'runaway_stopped';
   if (event.toolCalls < rules.minToolCalls) return 'insufficient_tool_calls';
   return null;
 }

@@ -2,6 +2,8 @@ import { API_PATHS } from '@cashcode/contracts';
 import type { ClientConfigResponse, HealthResponse } from '@cashcode/contracts';
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { BrowserService } from '../agent/browser/browser.service';
+import { BrowserStatusDto } from '../agent/browser/browser-status.dto';
 import { ExecSandboxStatusDto } from '../agent/sandbox/exec-sandbox.dto';
 import { ExecSandboxService } from '../agent/sandbox/exec-sandbox.service';
 import { WS_SHARED_PATH } from '../common/cashcode-ws-adapter';
@@ -16,6 +18,9 @@ export class HealthResponseDto implements HealthResponse {
 
   @ApiProperty({ type: ExecSandboxStatusDto, description: 'whether exec commands run confined (additive)' })
   exec_sandbox!: ExecSandboxStatusDto;
+
+  @ApiProperty({ type: BrowserStatusDto, description: 'whether the browser tool is offered (additive)' })
+  browser!: BrowserStatusDto;
 }
 
 export class ClientConfigResponseDto implements ClientConfigResponse {
@@ -38,13 +43,14 @@ export class HealthController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sandbox: ExecSandboxService,
+    private readonly browser: BrowserService,
   ) {}
 
   @Get(API_PATHS.health)
   @ApiOperation({ summary: 'Liveness probe' })
   @ApiOkResponse({ type: HealthResponseDto })
   health(): HealthResponseDto {
-    return { status: 'ok', service: 'cashcode', exec_sandbox: this.sandbox.status() };
+    return { status: 'ok', service: 'cashcode', exec_sandbox: this.sandbox.status(), browser: this.browser.status() };
   }
 
   @Get(API_PATHS.clientConfig)

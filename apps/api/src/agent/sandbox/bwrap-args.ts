@@ -51,6 +51,8 @@ export interface BwrapArgsInput {
   env: Record<string, string>;
   /** drop every capability (needed when the server runs as root: bwrap then keeps them otherwise) */
   dropCapabilities: boolean;
+  /** false: no `--info-fd` (the browser's Chromium keeps fds 3 and 4 for its DevTools pipe); default true */
+  infoFd?: boolean;
   /** defaults to SANDBOX_SYSTEM_DIRS (tests pass their own) */
   systemDirs?: readonly string[];
   /** defaults to SANDBOX_SYSTEM_SECRETS plus the SSH host keys */
@@ -123,7 +125,7 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   const args: string[] = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
   if (!input.network) args.push('--unshare-net');
   if (input.dropCapabilities) args.push('--cap-drop', 'ALL');
-  args.push('--info-fd', String(BWRAP_INFO_FD));
+  if (input.infoFd !== false) args.push('--info-fd', String(BWRAP_INFO_FD));
 
   // the system, read-only; what is bound decides what a protected path must be hidden from
   const visibleRoots: string[] = [];

@@ -52,7 +52,7 @@ interface OpenResponse {
 }
 
 /** A network error as a short message without host paths (duck-typed: Node errors may come from another realm). */
-function describeNetworkError(error: unknown): string {
+export function describeNetworkError(error: unknown): string {
   if (typeof error !== 'object' || error === null) return String(error);
   const record = error as { code?: unknown; message?: unknown };
   const code = typeof record.code === 'string' ? record.code : undefined;
@@ -181,7 +181,7 @@ function decoderFor(encoding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliD
 }
 
 /** Reads the (decompressed) body up to maxBytes; stops reading there. Decompression is bounded the same way. */
-function readBody(
+export function readBody(
   response: http.IncomingMessage,
   maxBytes: number,
   signal: AbortSignal,

@@ -120,7 +120,7 @@ export class ToolPolicyEntryDto implements ToolPolicyEntry {
 }
 
 export class ToolPoliciesResponseDto implements ToolPoliciesResponse {
-  @ApiProperty({ ...POLICY_MAP_SCHEMA, example: { read: 'allow', write: 'allow', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask' } })
+  @ApiProperty({ ...POLICY_MAP_SCHEMA, example: { read: 'allow', write: 'allow', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', browser_action: 'ask' } })
   defaults!: Record<ToolRisk, ToolPolicy>;
   @ApiProperty(POLICY_MAP_SCHEMA) tools!: Record<string, ToolPolicy>;
   @ApiProperty(POLICY_MAP_SCHEMA) servers!: Record<string, ToolPolicy>;

@@ -90,6 +90,14 @@ describe('approval state', () => {
     expect(approvalFromEvent(request()).untrustedSources).toBeUndefined();
   });
 
+  it('a browser_action request keeps the action, element and page; a malformed one has none', () => {
+    const browser = { action: 'click', element: 'button "Send" [e3]', url: 'https://shop.test/', reason: 'form_submit' as const };
+    const state = approvalFromEvent(request({ tool: 'browser', risk: 'browser_action', arguments: '{"action":"click","ref":"e3"}', browser }));
+    expect(state.risk).toBe('browser_action');
+    expect(state.browser).toEqual(browser);
+    expect(approvalFromEvent(request({ browser: { action: 'click' } as never })).browser).toBeUndefined();
+  });
+
   it('a schedule_task request keeps the proposed automation; a malformed one is dropped', () => {
     const automation = {
       name: 'Daily digest',

@@ -7,6 +7,7 @@ import type {
   ApprovalDecision,
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
+  BrowserActionDetail,
   ExecCommandSpan,
   ProposedAutomation,
   StandingRuleScope,
@@ -99,6 +100,17 @@ function untrustedFields(event: ApprovalRequestEvent): Pick<ApprovalState, 'untr
   return out;
 }
 
+/** The action, element and page of a `browser_action` request (absent when malformed). */
+function browserFields(event: ApprovalRequestEvent): Pick<ApprovalState, 'browser'> {
+  const detail: unknown = event.browser;
+  if (!isRecord(detail) || typeof detail['action'] !== 'string' || typeof detail['url'] !== 'string') return {};
+  const reason = detail['reason'] === 'outside_allowed_domains' ? 'outside_allowed_domains' : 'form_submit';
+  const browser: BrowserActionDetail = { action: detail['action'], url: detail['url'], reason };
+  if (typeof detail['element'] === 'string') browser.element = detail['element'];
+  if (typeof detail['text'] === 'string') browser.text = detail['text'];
+  return { browser };
+}
+
 /** The sub-agent a request names (a well-formed `subagent` only). */
 function subagentField(event: ApprovalRequestEvent): Pick<ApprovalState, 'subagent'> {
   const ref = event.subagent;
@@ -144,6 +156,7 @@ export function approvalFromEvent(event: ApprovalRequestEvent): ApprovalState {
     server: text(event.server),
     destructive: event.destructive === true,
     ...untrustedFields(event),
+    ...browserFields(event),
     ...subagentField(event),
     ...proposedAutomation(event),
     sent: null,

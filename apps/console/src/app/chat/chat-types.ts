@@ -8,6 +8,7 @@ import type {
   ChannelMessageSource,
   ApprovalResolver,
   AttachmentReceipt,
+  BrowserActionDetail,
   ExecCommandSpan,
   LoadedSkillReceipt,
   McpConnectorReceipt,
@@ -18,9 +19,9 @@ import type {
   StandingRuleScope,
   TokenUsage,
   ToolRisk,
-  WarningEvent,
   UntrustedSource,
   ProposedAutomation,
+  WarningEvent,
 } from '@cashcode/contracts';
 
 import type { ElicitationCardState, ToolProgressState } from './tool-live-state';
@@ -56,6 +57,8 @@ export interface ApprovalState {
   untrustedSources?: UntrustedSource[];
   /** risk `memory_write` of save_memory: the text that would be added to MEMORY.md */
   memoryEntry?: string;
+  /** risk `browser_action`: the browser action, the element and the page (well-formed requests only) */
+  browser?: BrowserActionDetail;
   /** the call is a sub-agent's: the parent's delegate call and the task it gave */
   subagent?: { callId: string; task: string };
   /** risk `schedule_task`: the automation the agent proposes (well-formed only) */

@@ -19,7 +19,7 @@ const PROBLEM = { 'Content-Type': 'application/problem+json' };
 
 function policiesFixture(): ToolPoliciesResponse {
   return {
-    defaults: { read: 'allow', write: 'ask', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask' },
+    defaults: { read: 'allow', write: 'ask', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask', browser_action: 'ask' },
     tools: { write_file: 'allow', 'github/delete_repo': 'deny' },
     servers: { github: 'ask', offline: 'deny' },
     rules: [
@@ -74,6 +74,7 @@ describe('tool policies view', () => {
       mcp: 'ask',
       memory_write: 'ask',
       schedule_task: 'ask',
+      browser_action: 'ask',
     });
     // the response is never mutated
     expect(policies.tools).toEqual({ write_file: 'allow', 'github/delete_repo': 'deny' });

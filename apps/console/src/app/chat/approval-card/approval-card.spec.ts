@@ -237,6 +237,26 @@ describe('ApprovalCard', () => {
     expect(element.querySelector('[data-testid="approval-sandbox"]')?.textContent).toContain('UNCONFINED');
   });
 
+  it('Scenario: a browser_action card shows the action, the element, the page and the text', async () => {
+    const { element } = await render(
+      approval({
+        tool: 'browser',
+        risk: 'browser_action',
+        arguments: '{"action":"type","ref":"e2","text":"cats","submit":true}',
+        alwaysScope: null,
+        sandboxed: null,
+        browser: { action: 'type', element: 'textbox "Query" [e2]', url: 'https://shop.test/', reason: 'form_submit', text: 'cats' },
+      }),
+    );
+    const card = element.querySelector('[data-testid="approval-browser"]')!;
+    expect(card.textContent).toContain('This browser action submits a form');
+    expect(element.querySelector('[data-testid="approval-browser-action"]')?.textContent).toBe('type · textbox "Query" [e2]');
+    expect(element.querySelector('[data-testid="approval-browser-url"]')?.textContent).toBe('https://shop.test/');
+    expect(element.querySelector('[data-testid="approval-browser-text"]')?.textContent).toBe('cats');
+    expect(element.querySelector('[data-testid="approval-risk"]')?.textContent).toContain('Browser actions that submit forms');
+    expect(element.querySelector('[data-testid="approval-sandbox"]')).toBeNull();
+  });
+
   it('shows MCP arguments as JSON with the server and the destructive hint', async () => {
     const { element } = await render(
       approval({

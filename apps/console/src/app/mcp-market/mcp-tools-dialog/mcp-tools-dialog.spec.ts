@@ -45,7 +45,7 @@ function toolsResponse(tools: McpToolRecord[]): McpServerToolsResponse {
 
 function policies(extra: Partial<ToolPoliciesResponse> = {}): ToolPoliciesResponse {
   return {
-    defaults: { read: 'allow', write: 'allow', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask' },
+    defaults: { read: 'allow', write: 'allow', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask', browser_action: 'ask' },
     tools: {},
     servers: {},
     rules: [],

@@ -13,7 +13,7 @@ const PROBLEM = { 'Content-Type': 'application/problem+json' };
 
 function policies(): ToolPoliciesResponse {
   return {
-    defaults: { read: 'allow', write: 'ask', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask' },
+    defaults: { read: 'allow', write: 'ask', network: 'allow', exec: 'ask', mcp: 'ask', memory_write: 'ask', schedule_task: 'ask', browser_action: 'ask' },
     tools: {},
     servers: {},
     rules: [{ id: 'r1', scope: { kind: 'exec_program', program: 'git' }, created_at: new Date().toISOString() }],
@@ -63,6 +63,11 @@ describe('ToolPoliciesPage', () => {
       limit: 20,
     });
     http.expectOne('/api/settings/exec-sandbox').flush({ mode: 'auto', active: false, kind: null, network: true, reason: 'bwrap is not installed' });
+    http.expectOne('/api/health').flush({
+      status: 'ok',
+      service: 'cashcode',
+      browser: { enabled: true, executable: '/usr/bin/chromium', sandboxed: false, allow_private: false },
+    });
     await settle();
     await fixture.whenStable();
     return { fixture, element: fixture.nativeElement as HTMLElement };
@@ -76,7 +81,8 @@ describe('ToolPoliciesPage', () => {
     const sandbox = element.querySelector('[data-testid="tools-sandbox-state"]')!;
     expect(sandbox.textContent).toContain('UNCONFINED');
     expect(element.querySelector('[data-testid="tools-sandbox"]')?.textContent).toContain('bwrap is not installed');
-    expect(all(element, 'tools-default-row').map((row) => row.getAttribute('data-risk'))).toEqual(['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'schedule_task']);
+    expect(element.querySelector('[data-testid="tools-browser-state"]')?.textContent).toContain('headless browser (/usr/bin/chromium). It runs without the sandbox');
+    expect(all(element, 'tools-default-row').map((row) => row.getAttribute('data-risk'))).toEqual(['read', 'write', 'network', 'exec', 'mcp', 'memory_write', 'schedule_task', 'browser_action']);
     expect(all(element, 'tools-tool-row').map((row) => row.getAttribute('data-tool'))).toEqual(['read_file', 'exec', 'github/create_issue']);
     expect(element.querySelector('[data-testid="tools-server"]')?.textContent).toContain('Create an issue');
     const rule = element.querySelector('[data-testid="tools-rule-row"]')!;
@@ -93,8 +99,8 @@ describe('ToolPoliciesPage', () => {
   it('Scenario: a changed select saves the policy; a refusal is shown clearly', async () => {
     const { fixture, element } = await render();
     const selects = fixture.debugElement.queryAll(By.directive(PolicySelect));
-    // defaults (7), then read_file, exec, the github server, github/create_issue
-    const exec = selects[8].componentInstance as PolicySelect;
+    // defaults (8), then read_file, exec, the github server, github/create_issue
+    const exec = selects[9].componentInstance as PolicySelect;
     expect(exec.label()).toBe('Policy for exec');
     exec.changed.emit('deny');
     const put = http.expectOne({ method: 'PUT', url: '/api/settings/tool-policies' });

@@ -20,10 +20,11 @@ import { PageHeader } from '../../shared/page-header/page-header';
 import { relativeTime } from '../../shared/relative-time';
 import { AUDIT_PAGE_SIZE, ToolPoliciesStore } from '../tool-policies-store';
 import { pageRange, scopeParams, type PolicyChoice } from '../tool-policies-view';
+import { browserLine, BrowserStatusSource } from '../browser-status';
 import { PolicySelect } from './policy-select';
 
 /**
- * Settings → Tools & approvals: the exec sandbox status, browser notifications, the default policy per risk class,
+ * Settings → Tools & approvals: the exec sandbox status, whether the browser tool is offered, browser notifications, the default policy per risk class,
  * the policy per built-in tool (grouped by risk) and per MCP server and tool, the standing rules with Revoke, and the
  * approval audit log page by page. A changed select is saved at once.
  */
@@ -39,6 +40,9 @@ export class ToolPoliciesPage {
   protected readonly store = inject(ToolPoliciesStore);
   protected readonly i18n = inject(I18n);
   protected readonly sandbox = inject(ExecSandbox);
+  private readonly browser = inject(BrowserStatusSource);
+  /** read-only: whether the browser tool is offered and how Chromium is confined */
+  protected readonly browserLine = computed(() => browserLine(this.browser.status() ?? undefined));
   protected readonly notifier = inject(ApprovalNotifier);
   private readonly snackBar = inject(MatSnackBar);
 
@@ -62,7 +66,7 @@ export class ToolPoliciesPage {
   }
 
   protected refresh(): Promise<unknown> {
-    return Promise.all([this.store.load(), this.store.loadAudit(), this.sandbox.load(true)]);
+    return Promise.all([this.store.load(), this.store.loadAudit(), this.sandbox.load(true), this.browser.load()]);
   }
 
   protected riskLabel(risk: ToolRisk): string {
