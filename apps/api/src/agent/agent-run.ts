@@ -10,6 +10,7 @@ import type { ProviderClient } from '../llm-settings/provider-client';
 import type { RunawayLimits, RunawayTrip } from './runaway-guard';
 import type { ChildRun, SubagentNotice } from './subagents/child-run';
 import type { ToolListener } from './tool-executor';
+import type { TurnRequester } from './tool-gate';
 import type { ToolAllowlist } from './tool-registry';
 import type { UntrustedContext } from './untrusted-context';
 import type { UserImage } from './wire-messages';
@@ -69,6 +70,8 @@ export interface RunRequest {
   child?: ChildRun;
   /** untrusted content the run starts with besides its history's (a child gets its parent's) */
   untrustedSources?: readonly UntrustedSource[];
+  /** who the turn answers (absent: the owner); a child gets its parent's */
+  requester?: TurnRequester;
 }
 
 /** A run in progress as a tool call of it sees it (a `delegate` call starts its child from it). */

@@ -38,6 +38,7 @@ export async function runToolRound(executor: ToolExecutor, ctx: RoundContext, ca
       turnId: request.turnId,
       signal: request.signal,
       headless: request.headless === true,
+      ...(request.requester === 'non_owner' ? { requester: 'non_owner' as const } : {}),
       scope: ctx.scope,
       ids: state.ids,
       listener: request.listener,

@@ -119,6 +119,7 @@ export class SubagentRuns {
         signal,
         ...(parentRequest.temporaryTools ? { temporaryTools: parentRequest.temporaryTools } : {}),
         ...(parentRequest.headless ? { headless: true } : {}),
+        ...(parentRequest.requester === 'non_owner' ? { requester: 'non_owner' as const } : {}),
         // an automation's tool subset binds its children too (argument-level checks: which Skill, which MCP server)
         ...(parentRequest.toolAllowlist ? { toolAllowlist: parentRequest.toolAllowlist } : {}),
         ...(parentRequest.acceptsImages ? { acceptsImages: true } : {}),
