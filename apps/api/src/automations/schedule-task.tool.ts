@@ -22,6 +22,10 @@ const NAMES = { type: ['array', 'null'], items: { type: 'string' } };
 
 export class ScheduleTaskTool implements AgentTool {
   readonly name = 'schedule_task';
+  // most chats never schedule: offered once activated in the chat (agent-tool.ts `deferred`)
+  readonly deferred = {
+    keywords: ['schedule', 'scheduled', 'remind', 'reminder', 'recurring', 'every day', 'every morning', 'every week', 'daily', 'weekly', 'cron', 'automation', 'automate'],
+  };
   readonly description =
     'Propose a scheduled task (an automation) that runs a prompt later or repeatedly as its own chat turn. The owner ' +
     'is always asked before it is created. schedule: {"kind":"cron","expression":"0 8 * * 1-5","timezone":"Europe/Berlin"} | ' +
