@@ -1,7 +1,6 @@
 import type { AgentTool, ToolContext } from './agent-tool';
 import { deferredToolsNamedIn, firstSentence } from './deferred-tools';
-import { ToolRegistry, type ToolActivationSource, type ToolScope } from './tool-registry';
-import { automationAllowlist } from '../automations/automation-tools';
+import { ToolRegistry, type ToolActivationSource, type ToolAllowlist, type ToolScope } from './tool-registry';
 
 function tool(name: string, keywords?: string[], run: AgentTool['execute'] = async () => `${name} ran`): AgentTool {
   return {
@@ -81,7 +80,9 @@ describe('deferred tools (openspec agent-runner "Requirement: Deferred tool view
 
   it('Scenario: a turn\'s explicit subset offers the deferred tools it names and only those', async () => {
     await activations.activate('chat-1', ['delegate']);
-    const allow = automationAllowlist({ tools: ['read_file', 'browser'], mcp_servers: [], skills: [] })!;
+    // an automation's subset (automation-tools.ts): the tools it names, and offers the deferred ones among them
+    const named = new Set(['read_file', 'browser']);
+    const allow: ToolAllowlist = { allows: (t) => named.has(t.name), offers: (name) => named.has(name) };
     expect(names(registry.visibleTools(scope({ allow })))).toEqual(['read_file', 'browser']);
     // delegate is activated in the chat, but the subset leaves it out: neither offered nor run
     expect(registry.runnable('delegate', scope({ allow }), '{}')).toBeNull();
@@ -93,8 +94,6 @@ describe('deferred tools (openspec agent-runner "Requirement: Deferred tool view
     const only = new Set(['read_file', 'schedule_task']);
     expect(names(registry.visibleTools(scope({ only })))).toEqual(['read_file', 'schedule_task']);
     expect((await registry.execute('browser', '{}', ctx(), scope({ only }))).ok).toBe(false);
-    // an automation that names no subset does not offer deferred tools it has not activated
-    expect(automationAllowlist({ tools: null, mcp_servers: null, skills: null })).toBeNull();
   });
 
   it('Scenario: tool_search or the owner\'s message naming a deferred tool activates it', () => {
