@@ -66,10 +66,10 @@ export class ChannelApprovals {
     private readonly isOwner: (adapter: ChannelAdapter, senderId: string) => Promise<boolean>,
   ) {}
 
-  /** Sends the question with its buttons. */
-  async ask(adapter: ChannelAdapter, conversationId: string, event: ApprovalRequestEvent): Promise<void> {
+  /** Sends the question with its buttons (`heading`: where it comes from, when not from the conversation's own chat). */
+  async ask(adapter: ChannelAdapter, conversationId: string, event: ApprovalRequestEvent, heading?: string): Promise<void> {
     const token = randomBytes(16).toString('base64url');
-    const text = approvalQuestion(event);
+    const text = heading ? `${heading}\n\n${approvalQuestion(event)}` : approvalQuestion(event);
     const buttons: ChannelButton[] = [
       { label: 'Allow once', data: `ap:${token}:o` },
       ...(event.always_scope ? [{ label: 'Always', data: `ap:${token}:a` }] : []),

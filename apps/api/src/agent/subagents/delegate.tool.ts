@@ -2,8 +2,9 @@
  * `delegate` (openspec subagents): hands one task to a sub-agent with a fresh context and a subset of this turn's
  * tools, and returns its answer. The checks here keep a child from ever doing more than its parent may: every tool
  * asked for must be one this turn's model is offered right now (or a deferred tool it could call by name right now),
- * `delegate` itself only while the depth limit allows,
- * and `max_iterations` is capped by CASHCODE_SUBAGENT_MAX_ITERATIONS.
+ * `delegate` itself only while the depth limit allows, `max_iterations` is capped by CASHCODE_SUBAGENT_MAX_ITERATIONS
+ * and the token budget `max_tokens` by CASHCODE_SUBAGENT_MAX_TOKENS (child-budget.ts checks it before each of the
+ * child's model calls).
  */
 import type { AppConfig } from '../../config/app-config';
 import { ToolInputError, type AgentTool, type JsonSchemaObject, type ToolContext, type ToolResult } from '../agent-tool';
@@ -43,6 +44,7 @@ export class DelegateTool implements AgentTool {
       tools: { type: 'array', items: { type: 'string' }, description: 'Your tools it may use (default: all).' },
       skills: { type: 'array', items: { type: 'string' }, description: 'Skills it should load.' },
       max_iterations: { type: 'integer', minimum: 1 },
+      max_tokens: { type: 'integer', minimum: 1, description: 'Token budget of all its model calls.' },
     },
     required: ['task'],
     additionalProperties: false,
@@ -82,6 +84,7 @@ export class DelegateTool implements AgentTool {
     if (task === '') throw new ToolInputError("argument 'task' must not be empty");
     if (task.length > MAX_TASK_CHARS) throw new ToolInputError(`argument 'task' is longer than ${MAX_TASK_CHARS} characters`);
     const maxIterations = Math.min(optionalInteger(args, 'max_iterations', limits.maxIterations, 1, 1000), limits.maxIterations);
+    const maxTokens = Math.min(optionalInteger(args, 'max_tokens', limits.maxTokens, 1, 1_000_000_000), limits.maxTokens);
     const skills = stringList(args, 'skills') ?? [];
 
     // a child never gets more than its parent: this turn's tools, `delegate` only while a child could still use it
@@ -104,7 +107,7 @@ export class DelegateTool implements AgentTool {
     if (skills.length > 0 && !tools.includes('skill_load')) {
       return toolError("'skills' needs the skill_load tool among the sub-agent's tools (and yours).");
     }
-    const request: DelegateRequest = { callId: ctx.callId, task, tools, skills, maxIterations };
+    const request: DelegateRequest = { callId: ctx.callId, task, tools, skills, maxIterations, maxTokens };
     return this.runs.run(parent, request, ctx.untrustedSources ?? []);
   }
 }
