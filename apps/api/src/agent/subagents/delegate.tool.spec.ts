@@ -103,7 +103,7 @@ describe('DelegateTool and deferred tools', () => {
     const run = { request, depth: 0, tools: ['read_file'], untrusted: new UntrustedContext() } as unknown as ActiveRun;
     const started: DelegateRequest[] = [];
     const tool = new DelegateTool(
-      { subagents: { maxDepth: 2, concurrency: 3, maxIterations: 5 } },
+      { subagents: { maxDepth: 2, concurrency: 3, maxIterations: 5, maxTokens: 1000 } },
       { activeRun: (s) => (s === signal ? run : undefined) },
       { run: (_parent, req) => (started.push(req), Promise.resolve({ model: 'ok' })) },
       registry,
