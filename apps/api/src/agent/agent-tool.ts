@@ -110,6 +110,13 @@ export interface AgentTool {
    */
   appliesTo?(scope: { chatId: string; temporary: ReadonlySet<string> }): boolean;
   /**
+   * A deferred tool (browser, schedule_task, delegate): most chats never use it, so it is offered only once activated
+   * in the chat — by a direct call of its exact name, a `tool_search` match, the user's message naming one of its
+   * `keywords`, or a run whose explicit subset names it (openspec agent-runner "Requirement: Deferred tool view"). An
+   * activated tool is appended after the others and stays offered in the chat; the gate judges its calls as always.
+   */
+  readonly deferred?: DeferredToolInfo;
+  /**
    * What the owner's approval card shows besides the arguments (schedule_task: the automation it would create, with a
    * readable schedule); null when the arguments are invalid — then nothing is asked and the tool refuses the call.
    */
@@ -121,6 +128,11 @@ export interface AgentTool {
    */
   escalation?(args: Record<string, unknown>, chatId: string): ToolCallEscalation | null;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
+}
+
+/** How a deferred tool is found: words (matched whole, case-insensitively) that name what it is for. */
+export interface DeferredToolInfo {
+  keywords: readonly string[];
 }
 
 /** What `AgentTool.escalation` returns: the risk class the call gets, and what the owner is shown. */

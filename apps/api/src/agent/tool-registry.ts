@@ -4,10 +4,12 @@
  * - Main registry: name → tool; registering an existing name replaces it (built-in tools, MCP wrappers).
  * - Meta tools: the deferred view's own always-visible tools (tool_search, mcp_prepare, skill tools — registered by
  *   later modules through `registerMeta`).
- * - Visibility per call: meta tools + every main tool not starting with `mcp_` + `mcp_*` tools activated for the chat
- *   (through the pluggable ToolActivationSource) or temporary for the turn, except tools that do not apply to the chat
- *   yet (`AgentTool.appliesTo`). Names not starting with `mcp_` first, alphabetically, then `mcp_*` names
- *   alphabetically.
+ * - Visibility per call: meta tools + every main tool not starting with `mcp_` and not deferred + `mcp_*` and deferred
+ *   tools activated for the chat (through the pluggable ToolActivationSource) or temporary for the turn (a deferred
+ *   tool also when the turn's explicit subset names it), except tools that do not apply to the chat yet
+ *   (`AgentTool.appliesTo`). The always-offered tools first, by name, then the activated ones in activation order.
+ * - A direct call of a deferred tool by its exact name activates it in the chat (the model knows the name from
+ *   tool_search's description); the gate judges the call like any other.
  * - Execution never throws for a tool problem: unknown tools, invalid arguments and throwing tools come back as a
  *   tool error text with the retry hint. Only cancellation (the turn's AbortSignal) propagates.
  */
@@ -30,6 +32,8 @@ export interface ToolActivationSource {
   touch(chatId: string, toolName: string): void;
   /** the chat's activated tools in the order they were first activated (when the source keeps one) */
   activeTools?(chatId: string): readonly string[];
+  /** adds tools to the chat's set (a deferred tool called by name); a tool already there keeps its place */
+  activate?(chatId: string, tools: readonly string[]): Promise<void>;
 }
 
 const NO_ACTIVATION: ToolActivationSource = {
@@ -57,6 +61,8 @@ export interface ToolScope {
  */
 export interface ToolAllowlist {
   allows(tool: AgentTool, args?: Record<string, unknown>): boolean;
+  /** whether the list names this tool explicitly: a deferred tool it names is offered from the start */
+  offers?(name: string): boolean;
 }
 
 /** The outcome of one tool call, in the three projections of openspec agent-runner "Requirement: Tool execution". */
@@ -237,6 +243,11 @@ export class ToolRegistry {
     return tool;
   }
 
+  /** The deferred tools (AgentTool.deferred), by name. */
+  deferredTools(): AgentTool[] {
+    return [...this.tools.values()].filter((tool) => tool.deferred !== undefined).sort((a, b) => compareToolNames(a.name, b.name));
+  }
+
   /** Whether a call of this tool may run concurrently with other read-only calls. Unknown names are not. */
   isReadOnly(name: string): boolean {
     return this.get(name)?.readOnly === true;
@@ -250,8 +261,9 @@ export class ToolRegistry {
 
   /**
    * The tools the model sees for one call of this turn (openspec agent-runner), in visibility order: the built-in and
-   * meta tools (mcp_prepare too) by name, then the chat's activated MCP tools in activation order, then this turn's temporary ones by
-   * name. Activating a tool appends it, so the tool list — part of every request's prefix — keeps its earlier part.
+   * meta tools (mcp_prepare too) by name, then the chat's activated MCP and deferred tools in activation order, then this
+   * turn's temporary ones (and the deferred ones its subset names) by name. Activating a tool appends it, so the tool
+   * list — part of every request's prefix — keeps its earlier part.
    */
   visibleTools(scope: ToolScope): AgentTool[] {
     const visible = new Map<string, AgentTool>();
@@ -260,13 +272,14 @@ export class ToolRegistry {
     for (const tool of this.metaTools.values()) if (applies(tool)) visible.set(tool.name, tool);
     for (const tool of this.tools.values()) {
       if (visible.has(tool.name) || this.metaTools.has(tool.name) || !applies(tool)) continue;
-      if (!tool.name.startsWith(MCP_TOOL_PREFIX) || this.isUsable(tool.name, scope)) visible.set(tool.name, tool);
+      const named = tool.deferred !== undefined && (scope.only?.has(tool.name) === true || scope.allow?.offers?.(tool.name) === true);
+      if (!this.onRequest(tool) || named || this.isUsable(tool.name, scope)) visible.set(tool.name, tool);
     }
     const order = this.activation.activeTools?.(scope.chatId) ?? [];
     const rank = new Map(order.map((name, index) => [name, index]));
-    const mcpRank = (name: string) =>
-      name.startsWith(MCP_TOOL_PREFIX) && !this.metaTools.has(name) ? (rank.get(name) ?? order.length) : -1;
-    return [...visible.values()].sort((a, b) => mcpRank(a.name) - mcpRank(b.name) || compareToolNames(a.name, b.name));
+    const activatedRank = (tool: AgentTool) =>
+      this.onRequest(tool) && !this.metaTools.has(tool.name) ? (rank.get(tool.name) ?? order.length) : -1;
+    return [...visible.values()].sort((a, b) => activatedRank(a) - activatedRank(b) || compareToolNames(a.name, b.name));
   }
 
   /**
@@ -316,12 +329,35 @@ export class ToolRegistry {
     if (scope.allow && !scope.allow.allows(tool, parsed.args)) {
       return failure(`Error: The tool '${name}' is not available in this run (with these arguments); use only the tools you were given.`);
     }
+    if (!meta && tool.deferred) await this.activateDeferred(name, scope);
     try {
       const result = await raceAbort(Promise.resolve().then(() => tool.execute(parsed.args, ctx)), ctx.signal);
       return finish(result);
     } catch (err) {
       if (err instanceof ToolExecutionCancelledError || ctx.signal.aborted) throw new ToolExecutionCancelledError();
       return failure(`Error executing ${name}: ${errorMessage(err)}`);
+    }
+  }
+
+  /** A tool offered only once activated: `mcp_*` wrappers and deferred tools. */
+  private onRequest(tool: AgentTool): boolean {
+    return tool.name.startsWith(MCP_TOOL_PREFIX) || tool.deferred !== undefined;
+  }
+
+  /**
+   * A deferred tool called by its name: activated in the chat (appended to its offered tools from the next request on),
+   * or its use refreshed. A sub-agent's run is given its tools by name and activates nothing in its parent's chat.
+   */
+  private async activateDeferred(name: string, scope: ToolScope): Promise<void> {
+    if (scope.only) return;
+    if (this.activation.isActivated(scope.chatId, name)) {
+      this.activation.touch(scope.chatId, name);
+      return;
+    }
+    try {
+      await this.activation.activate?.(scope.chatId, [name]);
+    } catch {
+      // the tool is active in memory; persisting is retried with the chat's next change
     }
   }
 

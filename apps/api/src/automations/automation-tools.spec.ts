@@ -23,6 +23,15 @@ describe('automation tool subsets', () => {
     expect([none?.allows(tool('exec')), none?.allows(tool('mcp_prepare')), none?.allows(tool('skill_search'))]).toEqual([true, false, false]);
   });
 
+  it("Scenario: a turn's explicit subset offers the deferred tools it names and only those", () => {
+    const allow = automationAllowlist({ tools: ['list_dir', 'browser'], mcp_servers: null, skills: null });
+    expect([allow?.offers?.('browser'), allow?.offers?.('schedule_task'), allow?.offers?.('list_dir')]).toEqual([true, false, true]);
+    expect(allow?.allows(tool('schedule_task'))).toBe(false);
+    // all built-in tools (null): nothing is named, a deferred tool is offered once the chat activates it
+    const all = automationAllowlist({ tools: null, mcp_servers: [], skills: null });
+    expect(all?.offers?.('browser')).toBe(false);
+  });
+
   it('names the tools, servers and Skills that do not exist', async () => {
     const catalog = { toolNames: () => ['list_dir', 'skill_load'], mcpServerNames: () => ['files'], skillExists: (name: string) => Promise.resolve(name === 'pdf') };
     expect(await unknownNames({ tools: ['list_dir', 'skill_load', 'nope'], mcp_servers: ['files', 'web'], skills: ['pdf', 'gone'] }, catalog)).toEqual([

@@ -81,5 +81,9 @@ export function automationAllowlist(input: Pick<AutomationInput, SubsetField>): 
       }
       return toolSet === null || toolSet.has(tool.name);
     },
+    // a deferred tool (browser, schedule_task, delegate) the subset names is offered from the run's first request
+    offers(name: string): boolean {
+      return toolSet?.has(name) === true;
+    },
   };
 }

@@ -22,20 +22,26 @@ const NAMES = { type: ['array', 'null'], items: { type: 'string' } };
 
 export class ScheduleTaskTool implements AgentTool {
   readonly name = 'schedule_task';
+  // most chats never schedule: offered once activated in the chat (agent-tool.ts `deferred`)
+  readonly deferred = {
+    keywords: ['schedule', 'scheduled', 'remind', 'reminder', 'recurring', 'every day', 'every morning', 'every week', 'daily', 'weekly', 'cron', 'automation', 'automate'],
+  };
   readonly description =
     'Propose a scheduled task (an automation) that runs a prompt later or repeatedly as its own chat turn. The owner ' +
     'is always asked before it is created. schedule: {"kind":"cron","expression":"0 8 * * 1-5","timezone":"Europe/Berlin"} | ' +
     '{"kind":"interval","every_seconds":3600} | {"kind":"once","at":"2026-05-01T08:00:00+02:00"}. tools / mcp_servers / ' +
-    'skills: the only ones the runs may use (null or absent: all). Runs deny tool calls that need approval.';
+    'skills: built-in tool, MCP server and Skill names, the only ones the runs may use (null or absent: all). Runs deny ' +
+    'tool calls that need approval.';
   readonly parameters: JsonSchemaObject = {
     type: 'object',
     properties: {
       name: { type: 'string', description: 'a short name, e.g. "Weekday news summary"' },
       prompt: { type: 'string', description: 'what the agent is asked at each run' },
-      schedule: { type: 'object', description: 'cron with a time zone, an interval in seconds, or once at a date' },
-      tools: { ...NAMES, description: 'built-in tool names the runs may use' },
-      mcp_servers: { ...NAMES, description: 'MCP servers whose tools the runs may use' },
-      skills: { ...NAMES, description: 'Skills the runs may load' },
+      // the description shows the schedule's three shapes and what tools / mcp_servers / skills mean: said once
+      schedule: { type: 'object' },
+      tools: NAMES,
+      mcp_servers: NAMES,
+      skills: NAMES,
     },
     required: ['name', 'prompt', 'schedule'],
     additionalProperties: false,

@@ -32,6 +32,7 @@ describe('buildTurnContext', () => {
   let memory: MemoryStores;
   let mcpServices: McpServices;
   let mcp: McpService;
+  let registry: ToolRegistry;
   const base = { chatId: 'chat-1', turnId: 'c'.repeat(32), signal: new AbortController().signal, history: [] };
 
   beforeAll(async () => {
@@ -40,7 +41,7 @@ describe('buildTurnContext', () => {
     await fs.writeFile(catalogPath, '{}');
     const config = loadConfig({ CASHCODE_DATA_DIR: join(dir, 'data'), CASHCODE_MCP_CATALOG: catalogPath }, dir);
     memory = createMemoryStores(config);
-    const registry = new ToolRegistry();
+    registry = new ToolRegistry();
     mcpServices = createMcpServices(config, { registry, bus: new AppEventBus(new EventEmitter2()), memory });
     mcp = mcpServices.service;
     await mcpServices.init();
@@ -88,6 +89,29 @@ describe('buildTurnContext', () => {
     expect(context.user).toEqual({ content: '  hello ' });
     expect(context.skillReceipts).toEqual([]);
     expect([...context.temporaryTools]).toEqual([]);
+  });
+
+  it("Scenario: tool_search or the owner's message naming a deferred tool activates it", async () => {
+    registry.register({
+      name: 'browser',
+      description: 'Drive a browser.',
+      parameters: { type: 'object', properties: {} },
+      readOnly: false,
+      deferred: { keywords: ['website'] },
+      execute: async () => 'ok',
+    });
+    const active = () =>
+      registry
+        .visibleTools({ chatId: 'chat-deferred', temporary: new Set() })
+        .map((tool) => tool.name)
+        .filter((name) => name === 'browser');
+    // a channel sender who is not the owner names it: nothing is activated
+    const stranger = [{ kind: 'channel_message' as const, name: 'mallory' }];
+    await buildTurnContext(sources, { ...base, chatId: 'chat-deferred', content: 'open the website', metadata: { llm: LLM }, untrustedSources: stranger });
+    expect(active()).toEqual([]);
+    await buildTurnContext(sources, { ...base, chatId: 'chat-deferred', content: 'Open the website, please', metadata: { llm: LLM } });
+    expect(active()).toEqual(['browser']);
+    registry.unregister('browser');
   });
 
   it('Scenario: a leading @skill loads it into a second system message; its receipt leads the durable messages', async () => {

@@ -5,7 +5,7 @@
  * - the system prompt: the chat's snapshot for its context epoch, and the history with the tool results of old turns
  *   stubbed (agent/context-window.ts: the request prefix stays the same from turn to turn between two boundaries),
  * - MCP: the chat's activated tools live again (reconnecting after a restart) and the explicitly selected
- *   connectors' tools visible for this turn only,
+ *   connectors' tools visible for this turn only; the deferred tools the owner's message names are activated,
  * - the selected Skills loaded before the model runs: their bodies go into a system message for this turn only,
  *   right before the user message (after the history, so the request prefix stays the previous turn's); their
  *   receipts come first among the turn's durable messages,
@@ -27,7 +27,8 @@ import type { ExplicitSkillsResult, TurnSkillContext } from '../skills/skill-tur
 /** What building a turn context needs (SystemPromptBuilder, McpService and SkillTurnService fill these in). */
 export interface TurnContextSources {
   prompt: { build(context: { chatId: string; boundary?: string }): Promise<string> };
-  mcp: { prepareTurn(chatId: string, servers: string[], signal: AbortSignal): Promise<Set<string>> };
+  /** `text`: the owner's message, whose named deferred tools are activated in the chat (agent/deferred-tools.ts) */
+  mcp: { prepareTurn(chatId: string, servers: string[], signal: AbortSignal, text?: string): Promise<Set<string>> };
   skills: { prepareExplicitSkills(names: readonly string[], ctx: TurnSkillContext): Promise<ExplicitSkillsResult> };
 }
 
@@ -78,7 +79,9 @@ export async function buildTurnContext(sources: TurnContextSources, input: TurnC
   const window = input.keepToolResultsTurns === undefined ? null : contextWindow(input.history, input.keepToolResultsTurns);
   const system = await sources.prompt.build(window ? { chatId, boundary: window.boundary } : { chatId });
   const warnings: TurnWarning[] = [];
-  const temporaryTools = await prepareMcp(sources, chatId, metadata, signal, warnings);
+  // a message in someone else's words (a channel sender who is not the owner) activates nothing
+  const ownText = (input.untrustedSources?.length ?? 0) === 0 ? content : undefined;
+  const temporaryTools = await prepareMcp(sources, chatId, metadata, signal, warnings, ownText);
   const explicitSkills = await sources.skills.prepareExplicitSkills(selection.names, { chatId, turnId, signal });
   let taskText = selection.taskText;
   for (const skipped of explicitSkills.skipped) {
@@ -121,10 +124,11 @@ async function prepareMcp(
   metadata: MessageMetadata,
   signal: AbortSignal,
   warnings: TurnWarning[],
+  text: string | undefined,
 ): Promise<Set<string>> {
   const servers = [...new Set((metadata.selected_mcp_connectors ?? []).map((connector) => connector.server))];
   try {
-    return await sources.mcp.prepareTurn(chatId, servers, signal);
+    return await sources.mcp.prepareTurn(chatId, servers, signal, text);
   } catch (err) {
     if (!(err instanceof McpError)) throw err;
   }

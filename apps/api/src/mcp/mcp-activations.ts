@@ -1,8 +1,9 @@
 /**
- * Per-chat activation sets of MCP tools (openspec mcp): `{tool: last_used_epoch_seconds}` in the chat's metadata.json
- * `activated_tools`, an LRU of at most 50 tools (the oldest timestamp is evicted). tool_search and mcp_prepare
- * activate; each execution of an activated tool refreshes its timestamp; disconnect/update/delete of a server purge
- * its tools from every chat, loaded or on disk. Reads are synchronous (the registry asks per model call); a chat's set
+ * Per-chat activation sets of MCP tools (openspec mcp) and of the deferred built-in tools (agent-tool.ts `deferred`):
+ * `{tool: last_used_epoch_seconds}` in the chat's metadata.json `activated_tools`, an LRU of at most 50 tools (the
+ * oldest timestamp is evicted). tool_search and mcp_prepare activate, and so do a deferred tool's direct call and the
+ * owner's message naming one; each execution of an activated tool refreshes its timestamp; disconnect/update/delete
+ * of a server purge its tools from every chat, loaded or on disk. Reads are synchronous (the registry asks per model call); a chat's set
  * is loaded from HistoryLogStore on first use (`hydrate`, awaited by the MCP tools and by
  * McpTurnPreparation.prepareTurn) and written back through HistoryLogStore.saveMetadata on the shared metadata object,
  * one write per chat at a time.

@@ -22,6 +22,8 @@ export interface McpMetaToolHost {
   readResourceForModel(serverName: string, uri: string, signal: AbortSignal): Promise<ToolResult>;
   /** whether the chat has activated tools of an MCP server */
   usesMcp(chatId: string): boolean;
+  /** the deferred built-in tools, by name (tool_search's description names them) */
+  deferredToolNames(): string[];
 }
 
 /** the model never gets more than this many characters of one MCP result */
@@ -145,10 +147,17 @@ export class McpToolWrapper implements AgentTool {
 
 export class ToolSearchTool implements AgentTool {
   readonly name = 'tool_search';
-  readonly description =
+  private static readonly BASE_DESCRIPTION =
     'Search the configured MCP servers for tools by keywords (BM25). Matching tools of connected servers are ' +
     'activated for this chat and can be called directly afterwards; tools of servers that are not connected yet ' +
     'need mcp_prepare(server_name) first.';
+
+  /** The deferred built-ins are named here, in one line: the only place an unactivated one costs prompt bytes. */
+  get description(): string {
+    const deferred = this.host.deferredToolNames();
+    if (deferred.length === 0) return ToolSearchTool.BASE_DESCRIPTION;
+    return `${ToolSearchTool.BASE_DESCRIPTION} Built-in tools offered on request (search for one, or just call it): ${deferred.join(', ')}.`;
+  }
   readonly parameters: JsonSchemaObject = {
     type: 'object',
     properties: {

@@ -6,7 +6,8 @@
  */
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { ToolResult } from '../agent/agent-tool';
-import { ToolRegistry } from '../agent/tool-registry';
+import { deferredToolsNamedIn, firstSentence } from '../agent/deferred-tools';
+import { MCP_TOOL_PREFIX, ToolRegistry } from '../agent/tool-registry';
 import { ACTIVATION_CAPACITY, McpActivations } from './mcp-activations';
 import { McpCatalog } from './mcp-catalog';
 import type { McpConnection } from './mcp-connection';
@@ -48,17 +49,26 @@ export class McpTurnPreparation implements OnModuleInit, McpMetaToolHost {
   }
 
   usesMcp(chatId: string): boolean {
-    return this.activations.activeTools(chatId).length > 0;
+    return this.activations.activeTools(chatId).some((name) => name.startsWith(MCP_TOOL_PREFIX));
+  }
+
+  /** The deferred built-in tools (browser, schedule_task, delegate when configured), by name. */
+  deferredToolNames(): string[] {
+    return this.registry.deferredTools().map((tool) => tool.name);
   }
 
   /**
    * Prepares a turn of a chat: loads the chat's activation set (so its activated tools are visible from the first
    * model call) and connects the explicitly selected servers. Returns the selected servers' wrapper names, to be
    * passed to the runner as the turn's temporary tools (visible for this turn only, never persisted).
+   * The deferred tools the user's message names (`text`) are activated in the chat first (openspec agent-runner).
    * Throws McpError('connection') with the spec's message when a selected server cannot be used.
    */
-  async prepareTurn(chatId: string, selectedServers: readonly string[], signal?: AbortSignal): Promise<Set<string>> {
+  async prepareTurn(chatId: string, selectedServers: readonly string[], signal?: AbortSignal, text?: string): Promise<Set<string>> {
     await this.activations.hydrate(chatId);
+    const named = deferredToolsNamedIn(this.registry.deferredTools(), text ?? '').map((tool) => tool.name);
+    const fresh = named.filter((name) => !this.activations.isActivated(chatId, name));
+    if (fresh.length > 0) await this.activations.activate(chatId, fresh).catch(() => undefined);
     await this.reconnectActivated(chatId);
     return new Set(await this.prepareSelectedConnectors(selectedServers, signal));
   }
@@ -100,9 +110,14 @@ export class McpTurnPreparation implements OnModuleInit, McpMetaToolHost {
     const sources = await this.searchSources();
     this.searchIndex.sync(sources);
     const hits = this.searchIndex.search(query, limit);
-    if (hits.length === 0) return `No tools found for "${query}". Try different keywords.`;
+    const builtins = deferredToolsNamedIn(this.registry.deferredTools(), query);
+    if (hits.length === 0 && builtins.length === 0) return `No tools found for "${query}". Try different keywords.`;
     const lines = [`## Search results: ${query}`, ''];
     const activated: string[] = [];
+    for (const tool of builtins) {
+      lines.push(`- **${tool.name}** (built-in): ${firstSentence(tool.description)}`);
+      activated.push(tool.name);
+    }
     for (const { doc } of hits) {
       const description = doc.description.trim() || '(no description)';
       if (doc.kind === 'stub') {

@@ -30,8 +30,8 @@ export class McpService {
   }
 
   /** Loads the chat's activation set and connects the selected servers; their wrapper names (McpTurnPreparation). */
-  prepareTurn(chatId: string, selectedServers: readonly string[], signal?: AbortSignal): Promise<Set<string>> {
-    return this.turns.prepareTurn(chatId, selectedServers, signal);
+  prepareTurn(chatId: string, selectedServers: readonly string[], signal?: AbortSignal, text?: string): Promise<Set<string>> {
+    return this.turns.prepareTurn(chatId, selectedServers, signal, text);
   }
 
   /** Connects the selected servers and returns their wrapper names; rejects with the spec's message when one cannot be used. */

@@ -1,4 +1,5 @@
 import type { ActiveRun } from '../agent-runner';
+import { ToolRegistry } from '../tool-registry';
 import { UntrustedContext } from '../untrusted-context';
 import { DelegateTool } from './delegate.tool';
 import type { DelegateRequest } from './subagent-runs';
@@ -74,5 +75,57 @@ describe('DelegateTool', () => {
     });
     const deep = setup(1);
     expect(await deep.call({ task: 'x' })).toMatchObject({ model: 'Error: a sub-agent cannot delegate further (the depth limit is 1).' });
+  });
+});
+
+describe('DelegateTool and deferred tools', () => {
+  /** a registry with read_file and the deferred browser and schedule_task; the parent's allowlist names `allowed` */
+  function withRegistry(allowed: string[] | null, child?: string[]) {
+    const registry = new ToolRegistry();
+    const plain = (name: string, deferred = false) => ({
+      name,
+      description: name,
+      parameters: { type: 'object' as const, properties: {} },
+      readOnly: false,
+      ...(deferred ? { deferred: { keywords: [] } } : {}),
+      execute: async () => 'ok',
+    });
+    registry.register(plain('read_file'));
+    registry.register(plain('browser', true));
+    registry.register(plain('schedule_task', true));
+    const signal = new AbortController().signal;
+    const request = {
+      signal,
+      chatId: 'c',
+      ...(allowed ? { toolAllowlist: { allows: (tool: { name: string }) => allowed.includes(tool.name) } } : {}),
+      ...(child ? { child: { tools: new Set(child) } } : {}),
+    };
+    const run = { request, depth: 0, tools: ['read_file'], untrusted: new UntrustedContext() } as unknown as ActiveRun;
+    const started: DelegateRequest[] = [];
+    const tool = new DelegateTool(
+      { subagents: { maxDepth: 2, concurrency: 3, maxIterations: 5, maxTokens: 1000 } },
+      { activeRun: (s) => (s === signal ? run : undefined) },
+      { run: (_parent, req) => (started.push(req), Promise.resolve({ model: 'ok' })) },
+      registry,
+    );
+    const call = (args: Record<string, unknown>) => tool.execute(args, { chatId: 'c', turnId: 't', signal, callId: 'd1' });
+    return { call, started };
+  }
+
+  it('Scenario: a turn\'s explicit subset offers the deferred tools it names and only those', async () => {
+    // the parent is not offered browser yet but could call it by name: the child may be given it
+    const open = withRegistry(null);
+    expect(await open.call({ task: 'x', tools: ['read_file', 'browser'] })).toEqual({ model: 'ok' });
+    expect(open.started[0]?.tools).toEqual(['read_file', 'browser']);
+    // by default the child gets what the parent is offered, not the deferred tools it has not activated
+    await open.call({ task: 'y' });
+    expect(open.started[1]?.tools).toEqual(['read_file']);
+    // a parent whose allowlist (an automation's subset) leaves schedule_task out cannot hand it on
+    const limited = withRegistry(['read_file', 'browser']);
+    expect(await limited.call({ task: 'x', tools: ['schedule_task'] })).toMatchObject({ ok: false });
+    // nor can a sub-agent that was not given it
+    const nested = withRegistry(null, ['read_file', 'delegate']);
+    expect(await nested.call({ task: 'x', tools: ['browser'] })).toMatchObject({ ok: false });
+    expect([...limited.started, ...nested.started]).toEqual([]);
   });
 });

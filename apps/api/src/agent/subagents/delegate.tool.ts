@@ -1,13 +1,15 @@
 /**
  * `delegate` (openspec subagents): hands one task to a sub-agent with a fresh context and a subset of this turn's
  * tools, and returns its answer. The checks here keep a child from ever doing more than its parent may: every tool
- * asked for must be one this turn's model is offered right now, `delegate` itself only while the depth limit allows,
- * `max_iterations` is capped by CASHCODE_SUBAGENT_MAX_ITERATIONS and the token budget `max_tokens` by
- * CASHCODE_SUBAGENT_MAX_TOKENS (child-budget.ts checks it before each of the child's model calls).
+ * asked for must be one this turn's model is offered right now (or a deferred tool it could call by name right now),
+ * `delegate` itself only while the depth limit allows, `max_iterations` is capped by CASHCODE_SUBAGENT_MAX_ITERATIONS
+ * and the token budget `max_tokens` by CASHCODE_SUBAGENT_MAX_TOKENS (child-budget.ts checks it before each of the
+ * child's model calls).
  */
 import type { AppConfig } from '../../config/app-config';
 import { ToolInputError, type AgentTool, type JsonSchemaObject, type ToolContext, type ToolResult } from '../agent-tool';
-import type { AgentRunner } from '../agent-runner';
+import type { ActiveRun, AgentRunner } from '../agent-runner';
+import type { ToolRegistry } from '../tool-registry';
 import { optionalInteger, requireString, toolError } from '../tools/tool-args';
 import type { DelegateRequest, SubagentRuns } from './subagent-runs';
 
@@ -29,6 +31,8 @@ function stringList(args: Record<string, unknown>, name: string): string[] | und
 
 export class DelegateTool implements AgentTool {
   readonly name = DELEGATE_TOOL;
+  // most chats never delegate: offered once activated in the chat (agent-tool.ts `deferred`)
+  readonly deferred = { keywords: ['sub-agent', 'subagent', 'sub-agents', 'subagents', 'in parallel'] };
   // every request carries this definition: kept short (the prompt prefix pays for each byte)
   readonly description =
     'Hand a self-contained task to a sub-agent with a fresh context (it does not see this conversation) and get its ' +
@@ -53,7 +57,21 @@ export class DelegateTool implements AgentTool {
     private readonly config: Pick<AppConfig, 'subagents'>,
     private readonly runner: Pick<AgentRunner, 'activeRun'>,
     private readonly runs: Pick<SubagentRuns, 'run'>,
+    private readonly registry?: Pick<ToolRegistry, 'get' | 'runnable'>,
   ) {}
+
+  /** A deferred tool the parent turn could call by its name now (its scope: sub-agent subset, automation allowlist). */
+  private callableDeferred(parent: ActiveRun, name: string): boolean {
+    if (name === DELEGATE_TOOL || this.registry?.get(name)?.deferred === undefined) return false;
+    const { request } = parent;
+    const scope = {
+      chatId: request.chatId,
+      temporary: request.temporaryTools ?? new Set<string>(),
+      ...(request.toolAllowlist ? { allow: request.toolAllowlist } : {}),
+      ...(request.child ? { only: request.child.tools } : {}),
+    };
+    return this.registry.runnable(name, scope) !== null;
+  }
 
   async execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string> {
     const parent = this.runner.activeRun(ctx.signal);
@@ -77,7 +95,7 @@ export class DelegateTool implements AgentTool {
       if (asked.includes(DELEGATE_TOOL) && !childMayDelegate) {
         return toolError(`'delegate' cannot be given to a sub-agent: sub-agents cannot delegate further (the depth limit is ${limits.maxDepth}).`);
       }
-      const missing = asked.filter((name) => !mine.includes(name));
+      const missing = asked.filter((name) => !mine.includes(name) && !this.callableDeferred(parent, name));
       if (missing.length > 0) {
         return toolError(
           `${missing.map((name) => `'${name}'`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not among your tools in this turn, ` +

@@ -26,6 +26,6 @@ export class SubagentsModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    if (this.config.subagents.maxDepth > 0) this.registry.register(new DelegateTool(this.config, this.runner, this.runs));
+    if (this.config.subagents.maxDepth > 0) this.registry.register(new DelegateTool(this.config, this.runner, this.runs, this.registry));
   }
 }
