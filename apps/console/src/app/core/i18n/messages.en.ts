@@ -1166,6 +1166,7 @@ export const EN_MESSAGES = {
   'problem.invalid_schedule': '{detail}',
   'problem.invalid_timezone': '{detail}',
   'problem.invalid_budget': '{detail}',
+  'problem.invalid_delivery': '{detail}',
   'problem.unknown_tool': '{detail}',
   'problem.unknown_mcp_server': '{detail}',
   'problem.unknown_skill': '{detail}',

@@ -1156,6 +1156,7 @@ export const ZH_CN_MESSAGES: Record<MessageKey, string> = {
   'problem.invalid_schedule': '计划无效：{detail}',
   'problem.invalid_timezone': '时区无效：{detail}',
   'problem.invalid_budget': '预算无效：{detail}',
+  'problem.invalid_delivery': '投递目标无效：{detail}',
   'problem.unknown_tool': '未知工具：{detail}',
   'problem.unknown_mcp_server': '未知 MCP 服务器：{detail}',
   'problem.unknown_skill': '未知 Skill：{detail}',
