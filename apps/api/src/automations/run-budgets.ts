@@ -38,7 +38,8 @@ export class RunBudgets implements ModelCallGuard {
   }
 
   check(request: ModelCallRequest, estimate: { promptTokens: number; promptCost: { amount: number; currency: string } | undefined }) {
-    if (request.purpose !== 'chat' || request.chatId === undefined) return null;
+    // a run's sub-agents call the model with its chat id (purpose `subagent`): the budget binds them as it binds the run
+    if ((request.purpose !== 'chat' && request.purpose !== 'subagent') || request.chatId === undefined) return null;
     const run = this.runs.get(request.chatId);
     if (!run?.budget) return null;
     const { budget, tally } = run;
