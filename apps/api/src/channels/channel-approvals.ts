@@ -37,22 +37,27 @@ function fence(text: string): string {
   return `${ticks}\n${text}\n${ticks}`;
 }
 
-/** The question's Markdown: tool, risk, the exact command (or arguments), and when it expires. */
-export function approvalQuestion(event: ApprovalRequestEvent): string {
-  const subject = event.command ?? event.arguments;
-  const shown =
-    subject.length <= MAX_SHOWN_COMMAND_CHARS
-      ? subject
-      : `${subject.slice(0, MAX_SHOWN_COMMAND_CHARS)}\n… (${subject.length - MAX_SHOWN_COMMAND_CHARS} more characters: see the console)`;
+/** At most `max` characters of a text, and how many more there are. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters: see the console)`;
+}
+
+/**
+ * The question's Markdown: tool, risk, the exact command (or arguments), and when it expires. `maxShown` caps the
+ * command and the memory entry (`ask` lowers it until the rendering fits one message).
+ */
+export function approvalQuestion(event: ApprovalRequestEvent, maxShown = MAX_SHOWN_COMMAND_CHARS): string {
+  const shown = cut(event.command ?? event.arguments, maxShown);
   const lines = [
     `**Approval needed:** \`${event.tool}\` · risk **${event.risk}**${event.server ? ` · MCP server \`${event.server}\`` : ''}`,
     fence(shown),
   ];
-  if (event.memory_entry) lines.push('Would remember:', fence(event.memory_entry));
+  if (event.memory_entry) lines.push('Would remember:', fence(cut(event.memory_entry, maxShown)));
   if (event.untrusted_sources && event.untrusted_sources.length > 0) {
     lines.push(`Untrusted content in the context: ${event.untrusted_sources.map((source) => `\`${source.name.replace(/`/g, "'")}\``).join(', ')}`);
   }
-  if (event.cwd) lines.push(`in \`${event.cwd}\``);
+  // a fence, not a code span: a backtick or a blank line of the model's `cwd` cannot end it and add a link
+  if (event.cwd) lines.push('Working directory:', fence(event.cwd));
   if (event.sandboxed === false) lines.push('Runs **outside** the sandbox.');
   lines.push(`Expires ${event.expires_at}.`);
   return lines.join('\n\n');
@@ -69,7 +74,14 @@ export class ChannelApprovals {
   /** Sends the question with its buttons. */
   async ask(adapter: ChannelAdapter, conversationId: string, event: ApprovalRequestEvent): Promise<void> {
     const token = randomBytes(16).toString('base64url');
-    const text = approvalQuestion(event);
+    // the question is one message: a rendering that would be split (escaping can make it several times longer) is cut
+    // with a note instead, so the owner never sees a first part without the rest of the command or the sandbox line
+    let maxShown = MAX_SHOWN_COMMAND_CHARS;
+    let text = approvalQuestion(event, maxShown);
+    while (adapter.render(text).length > 1 && maxShown > 0) {
+      maxShown = Math.floor(maxShown / 2);
+      text = approvalQuestion(event, maxShown);
+    }
     const buttons: ChannelButton[] = [
       { label: 'Allow once', data: `ap:${token}:o` },
       ...(event.always_scope ? [{ label: 'Always', data: `ap:${token}:a` }] : []),
