@@ -3,11 +3,36 @@
  * a fetched page by its URL, search results by the query, an MCP tool by `<server>/<tool>`, an MCP resource by server
  * and URI, a Skill's resource file by `<skill>/<path>`. Shared by the agent loop (agent/untrusted-context.ts) and Dream.
  */
+import * as path from 'node:path';
 import { isRecord, type AttachmentReceipt, type UntrustedSource } from '@cashcode/contracts';
 import type { ChatMessage } from './chat-message';
 
 /** The top folder of the workspace that holds the files uploaded to chats (`attachments/<chat_id>/<name>`). */
 export const ATTACHMENTS_FOLDER = 'attachments';
+/** The top folder of the workspace where the browser saves what a page downloads (agent/browser/browser-downloads.ts). */
+export const BROWSER_DOWNLOADS_FOLDER = 'downloads';
+
+/**
+ * The untrusted kind of a workspace file read back, by its path: someone else's upload (`attachments/…`) or what a
+ * page downloaded (`downloads/…`). The path is taken as the workspace tools take it — `./x/../attachments/f` is
+ * `attachments/f` — and an absolute path counts when one of its folders is one of those (the workspace root is not
+ * known here: marking too much only means asking the owner before a memory write).
+ */
+function workspaceFileSource(given: string): UntrustedSource | null {
+  if (given === '') return null;
+  const normalized = path.posix.normalize(given.replace(/\\/g, '/'));
+  const kindOf = (folder: string) => (folder === ATTACHMENTS_FOLDER ? 'attachment' : folder === BROWSER_DOWNLOADS_FOLDER ? 'browser' : null);
+  if (path.posix.isAbsolute(normalized)) {
+    const folders = normalized.split('/').slice(0, -1);
+    for (const folder of folders) {
+      const kind = kindOf(folder);
+      if (kind) return { kind, name: clip(given) };
+    }
+    return null;
+  }
+  const kind = kindOf(normalized.split('/')[0] ?? '');
+  return kind && normalized.includes('/') ? { kind, name: clip(normalized) } : null;
+}
 
 /** longest source name kept (a URL or query may be long) */
 export const MAX_SOURCE_NAME_CHARS = 300;
@@ -47,11 +72,9 @@ export function untrustedSourceOf(
       return { kind: 'browser', name: clip(argument(rawArguments, 'url') || 'a browser page') };
     case 'mcp_read_resource':
       return { kind: 'mcp_resource', name: clip(`${argument(rawArguments, 'server_name')} ${argument(rawArguments, 'uri')}`.trim()) };
-    case 'read_file': {
-      // a file uploaded to a chat is someone else's content, whoever attached it
-      const path = argument(rawArguments, 'path').replace(/^\.\//, '');
-      return path.startsWith(`${ATTACHMENTS_FOLDER}/`) ? { kind: 'attachment', name: clip(path) } : null;
-    }
+    case 'read_file':
+      // a file uploaded to a chat is someone else's content, whoever attached it; so is a page's download
+      return workspaceFileSource(argument(rawArguments, 'path'));
     case 'skill_read_resource':
       return { kind: 'skill_resource', name: clip(`${argument(rawArguments, 'name')}/${argument(rawArguments, 'path')}`) };
     default:
