@@ -28,6 +28,13 @@ describe('untrustedSourceOf', () => {
     expect(untrustedSourceOf('read_file', '{"path":"notes/todo.md"}')).toBeNull();
   });
 
+  it('a delegate whose child could read untrusted content is untrusted, named by its task', () => {
+    expect(untrustedSourceOf('delegate', '{"task":"read it","tools":["web_fetch"]}')).toEqual({ kind: 'subagent', name: 'read it' });
+    expect(untrustedSourceOf('delegate', '{"task":"anything"}')).toEqual({ kind: 'subagent', name: 'anything' });
+    expect(untrustedSourceOf('delegate', '{"task":"mcp","tools":["mcp_docs__search"]}')?.kind).toBe('subagent');
+    expect(untrustedSourceOf('delegate', '{"task":"files","tools":["list_dir","glob","write_file"]}')).toBeNull();
+  });
+
   it('keeps a long name short and survives bad arguments', () => {
     expect(untrustedSourceOf('web_fetch', JSON.stringify({ url: `https://x.test/${'a'.repeat(1000)}` }))?.name).toHaveLength(300);
     expect(untrustedSourceOf('web_fetch', '[')).toEqual({ kind: 'web_fetch', name: 'a web page' });

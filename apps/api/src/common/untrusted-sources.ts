@@ -52,6 +52,36 @@ function clip(text: string): string {
   return text.length <= MAX_SOURCE_NAME_CHARS ? text : `${text.slice(0, MAX_SOURCE_NAME_CHARS - 1)}…`;
 }
 
+/** Tools whose results may carry someone else's content (besides every MCP tool): what makes a child's answer untrusted. */
+const READS_UNTRUSTED: ReadonlySet<string> = new Set([
+  'web_fetch',
+  'web_search',
+  'browser',
+  'read_file',
+  'mcp_read_resource',
+  'skill_read_resource',
+  'delegate',
+]);
+
+/**
+ * A `delegate` call's answer: untrusted when its child could read untrusted content — it was given all its parent's
+ * tools (no `tools` list) or one that reads others' content. Judged from the arguments alone, like every other call
+ * here, so a later turn's history and Dream count it even though only the answer is kept (during its own turn the
+ * child's actual sources travel with the result).
+ */
+function delegateSource(rawArguments: string): UntrustedSource | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawArguments);
+  } catch {
+    parsed = null;
+  }
+  const tools = isRecord(parsed) ? parsed['tools'] : undefined;
+  const given = Array.isArray(tools) && tools.every((tool) => typeof tool === 'string') ? (tools as string[]) : null;
+  const reads = given === null || given.some((tool) => READS_UNTRUSTED.has(tool.trim()) || tool.trim().startsWith('mcp_'));
+  return reads ? { kind: 'subagent', name: clip(argument(rawArguments, 'task') || 'a sub-agent') } : null;
+}
+
 /**
  * The untrusted source a call of the tool `name` reads, or null for a tool whose result is the server's own (files of
  * the workspace, memory, the session index). `mcp`: the MCP server tool behind a wrapper; without it (a tool of an
@@ -75,6 +105,8 @@ export function untrustedSourceOf(
     case 'read_file':
       // a file uploaded to a chat is someone else's content, whoever attached it; so is a page's download
       return workspaceFileSource(argument(rawArguments, 'path'));
+    case 'delegate':
+      return delegateSource(rawArguments);
     case 'skill_read_resource':
       return { kind: 'skill_resource', name: clip(`${argument(rawArguments, 'name')}/${argument(rawArguments, 'path')}`) };
     default:
