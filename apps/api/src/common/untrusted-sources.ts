@@ -23,15 +23,14 @@ function workspaceFileSource(given: string): UntrustedSource | null {
   const normalized = path.posix.normalize(given.replace(/\\/g, '/'));
   const kindOf = (folder: string) => (folder === ATTACHMENTS_FOLDER ? 'attachment' : folder === BROWSER_DOWNLOADS_FOLDER ? 'browser' : null);
   if (path.posix.isAbsolute(normalized)) {
-    const folders = normalized.split('/').slice(0, -1);
-    for (const folder of folders) {
+    for (const folder of normalized.split('/')) {
       const kind = kindOf(folder);
       if (kind) return { kind, name: clip(given) };
     }
     return null;
   }
   const kind = kindOf(normalized.split('/')[0] ?? '');
-  return kind && normalized.includes('/') ? { kind, name: clip(normalized) } : null;
+  return kind ? { kind, name: clip(normalized) } : null;
 }
 
 /** longest source name kept (a URL or query may be long) */
@@ -103,7 +102,9 @@ export function untrustedSourceOf(
     case 'mcp_read_resource':
       return { kind: 'mcp_resource', name: clip(`${argument(rawArguments, 'server_name')} ${argument(rawArguments, 'uri')}`.trim()) };
     case 'read_file':
-      // a file uploaded to a chat is someone else's content, whoever attached it; so is a page's download
+    case 'grep':
+      // a file uploaded to a chat is someone else's content, whoever attached it; so is a page's download (grep
+      // searches them only when its path points into them)
       return workspaceFileSource(argument(rawArguments, 'path'));
     case 'delegate':
       return delegateSource(rawArguments);
