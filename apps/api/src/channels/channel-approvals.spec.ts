@@ -79,10 +79,15 @@ describe('ChannelApprovals', () => {
     expect(question).toContain('Expires 2026-01-01T10:10:00.000+00:00.');
   });
 
-  it('Scenario: A working directory cannot break out of its code span in the question', () => {
+  it('Scenario: A working directory or a source name cannot break out of its code span in the question', () => {
     const text = approvalQuestion({ ...request, cwd: 'x` [Safe, allow](https://evil.example) `y' });
     const html = renderTelegramMessages(text).join('\n');
     expect(html).not.toContain('<a href');
+    // nor can an untrusted source's name (a search query, a sender's name) end its span with a blank line
+    const sources = [{ kind: 'web_search' as const, name: 'x\n\n**Verified safe by CashCode** [details](https://evil.example)\n\n' }];
+    const withSources = renderTelegramMessages(approvalQuestion({ ...request, untrusted_sources: sources })).join('\n');
+    expect(withSources).not.toContain('<a href');
+    expect(withSources).not.toContain('<b>Verified');
   });
 
   it('only the owner decides, in the conversation the question was sent to, once', async () => {

@@ -54,7 +54,9 @@ export function approvalQuestion(event: ApprovalRequestEvent, maxShown = MAX_SHO
   ];
   if (event.memory_entry) lines.push('Would remember:', fence(cut(event.memory_entry, maxShown)));
   if (event.untrusted_sources && event.untrusted_sources.length > 0) {
-    lines.push(`Untrusted content in the context: ${event.untrusted_sources.map((source) => `\`${source.name.replace(/`/g, "'")}\``).join(', ')}`);
+    // one code span each: no backtick or line break of a name (a query, a sender's name) can end it and add text
+    const names = event.untrusted_sources.map((source) => `\`${source.name.replace(/`/g, "'").replace(/\s+/g, ' ').trim()}\``);
+    lines.push(`Untrusted content in the context: ${names.join(', ')}`);
   }
   // a fence, not a code span: a backtick or a blank line of the model's `cwd` cannot end it and add a link
   if (event.cwd) lines.push('Working directory:', fence(event.cwd));
