@@ -70,8 +70,15 @@ describe('Server state write protection of the file tools', () => {
     expect(await run(write, { path: 'notes/ok.txt', content: 'fine' })).not.toMatch(/server's own settings|outside/);
   });
 
-  it('Scenario: with the workspace over the data dir, the file tools cannot pair a sender or change an automation', async () => {
-    const files = ['data/channels/telegram/pairings.json', 'data/channels/telegram/conversations.json', 'data/automations/a1.json'];
+  it('Scenario: with the workspace over the data dir, the file tools cannot pair a sender, change an automation or reset the spend', async () => {
+    const files = [
+      'data/channels/telegram/pairings.json',
+      'data/channels/telegram/conversations.json',
+      'data/automations/a1.json',
+      // an emptied ledger would forget the spend the limits count
+      'data/usage/ledger.sqlite',
+      'data/skill-evolution/proposals/p1.json',
+    ];
     for (const rel of files) {
       await fs.mkdir(join(root, rel, '..'), { recursive: true });
       await fs.writeFile(join(root, rel), 'original');
