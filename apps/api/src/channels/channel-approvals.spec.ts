@@ -90,6 +90,14 @@ describe('ChannelApprovals', () => {
     expect(withSources).not.toContain('<b>Verified');
   });
 
+  it('Scenario: The question says what Always would allow', () => {
+    expect(approvalQuestion(request)).toContain('Always would allow from now on, without asking:\n\n```\nexactly the command rm -rf ./build\n```');
+    const program = approvalQuestion({ ...request, command: 'python3 x.py', always_scope: { kind: 'exec_program', program: 'python3' } });
+    expect(program).toContain('every command of the program python3');
+    const { always_scope: _none, ...noScope } = request;
+    expect(approvalQuestion(noScope)).not.toContain('Always would allow');
+  });
+
   it('only the owner decides, in the conversation the question was sent to, once', async () => {
     const { adapter, approvals, asked, decide, press } = setup();
     await approvals.ask(adapter, '42', request);

@@ -7,7 +7,7 @@
  * otherwise it goes through ApprovalsService.decide, the same protocol (expiry, audit) as the console's answer.
  */
 import { randomBytes } from 'node:crypto';
-import type { ApprovalDecision, ApprovalRequestEvent, ApprovalResolvedEvent } from '@cashcode/contracts';
+import { execArgvLabel, type ApprovalDecision, type ApprovalRequestEvent, type ApprovalResolvedEvent, type StandingRuleScope } from '@cashcode/contracts';
 import type { DecideResult } from '../approvals/approvals.service';
 import type { ChannelAdapter, ChannelButton, InboundAction } from './channel-adapter';
 
@@ -37,6 +37,20 @@ function fence(text: string): string {
   return `${ticks}\n${text}\n${ticks}`;
 }
 
+/** What the Always button would allow from now on, in words (the console's card shows the same). */
+function scopeText(scope: StandingRuleScope): string {
+  switch (scope.kind) {
+    case 'exec_program':
+      return `every command of the program ${scope.program}`;
+    case 'exec_command':
+      return `exactly the command ${execArgvLabel(scope.argv)}`;
+    case 'tool':
+      return `every call of the tool ${scope.tool}`;
+    case 'mcp_tool':
+      return `every call of the tool ${scope.tool} of the MCP server ${scope.server}`;
+  }
+}
+
 /** At most `max` characters of a text, and how many more there are. */
 function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters: see the console)`;
@@ -61,6 +75,8 @@ export function approvalQuestion(event: ApprovalRequestEvent, maxShown = MAX_SHO
   // a fence, not a code span: a backtick or a blank line of the model's `cwd` cannot end it and add a link
   if (event.cwd) lines.push('Working directory:', fence(event.cwd));
   if (event.sandboxed === false) lines.push('Runs **outside** the sandbox.');
+  // the owner sees what Always would cover before pressing it (a program's rule covers all its commands)
+  if (event.always_scope) lines.push('Always would allow from now on, without asking:', fence(scopeText(event.always_scope)));
   lines.push(`Expires ${event.expires_at}.`);
   return lines.join('\n\n');
 }
