@@ -4,6 +4,7 @@
  * asked for must be one this turn's model is offered right now, `delegate` itself only while the depth limit allows,
  * and `max_iterations` is capped by CASHCODE_SUBAGENT_MAX_ITERATIONS.
  */
+import { isValidSkillName } from '@cashcode/skill-format';
 import type { AppConfig } from '../../config/app-config';
 import { ToolInputError, type AgentTool, type JsonSchemaObject, type ToolContext, type ToolResult } from '../agent-tool';
 import type { AgentRunner } from '../agent-runner';
@@ -65,6 +66,10 @@ export class DelegateTool implements AgentTool {
     if (task.length > MAX_TASK_CHARS) throw new ToolInputError(`argument 'task' is longer than ${MAX_TASK_CHARS} characters`);
     const maxIterations = Math.min(optionalInteger(args, 'max_iterations', limits.maxIterations, 1, 1000), limits.maxIterations);
     const skills = stringList(args, 'skills') ?? [];
+    // the names go into the child's system prompt: only Skill names, never text of the model's choosing
+    if (skills.some((name) => !isValidSkillName(name))) {
+      throw new ToolInputError("argument 'skills' holds a name that is not a Skill name (lowercase letters, digits, '.', '_', '-')");
+    }
 
     // a child never gets more than its parent: this turn's tools, `delegate` only while a child could still use it
     const childMayDelegate = parent.depth + 1 < limits.maxDepth;
