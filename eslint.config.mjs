@@ -7,7 +7,7 @@
  *   common, config, events  →  usage  →  llm-settings  →  memory  →  agent  →  approvals  →  health, mcp  →  skills
  *                                                                                      →  chat, evolution
  *                                                                                      →  openai-compat (on chat)
- *                                                                                      →  automations (on chat)
+ *                                                                                      →  automations (on chat)  →  channels
  *                                                                                      →  metrics (observes all)
  *
  *   common        config (the AppConfig type)
@@ -29,8 +29,9 @@
  *                 transport on top of chat: the OpenAI-compatible `/v1`)
  *   metrics       chat, mcp, agent, approvals, common, config, events (`GET /metrics`: an observer on top that reads the
  *                 chat's event stream and the gateway, MCP and tool registry state; nothing imports it)
- *   channels      chat, attachments, approvals, agent, memory, llm-settings, common, config, events (messaging channels
- *                 such as Telegram: a transport on top of chat; nothing imports it)
+ *   channels      chat, automations, attachments, approvals, agent, memory, llm-settings, common, config, events
+ *                 (messaging channels such as Telegram: a transport on top of chat; it fills in the automations'
+ *                 AUTOMATION_DELIVERY port; nothing imports it)
  *   backup        common, config, events (backups, restores and the data format: it reads the directories as files,
  *                 never through a feature's store; only the root files import it)
  *   automations   chat, skills, mcp, agent, approvals, memory, llm-settings, common, config, events (scheduled prompts
@@ -78,7 +79,7 @@ const ALLOWED = {
   backup: [],
   automations: ['chat', 'skills', 'mcp', 'agent', 'approvals', 'memory', 'llm-settings'],
   // messaging channels: a transport on top of chat, like openai-compat; nothing imports it
-  channels: ['chat', 'attachments', 'approvals', 'agent', 'memory', 'llm-settings'],
+  channels: ['chat', 'automations', 'attachments', 'approvals', 'agent', 'memory', 'llm-settings'],
 };
 
 /** The no-restricted-imports block of one API folder: a relative import that climbs into a forbidden folder. */

@@ -48,6 +48,10 @@ const result = await build({
     'swagger-ui-dist',
     'swagger-ui-dist/*',
   ],
+  // node-fetch 2 (under grammY) reaches Node's deprecated built-in `punycode` through whatwg-url, which prints a
+  // DeprecationWarning at every start; the same code from npm (`punycode/`, the package the built-in was taken from)
+  // answers the same and warns nothing
+  alias: { punycode: 'punycode/' },
   // ESM dependencies use import.meta.url (createRequire, file paths): give them the bundle's own URL
   define: { 'import.meta.url': '__bundleImportMetaUrl' },
   banner: { js: "const __bundleImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },

@@ -8,6 +8,7 @@ import { AutomationsModule } from './automations/automations.module';
 import { BackupModule } from './backup/backup.module';
 import { BrowserToolModule } from './agent/browser/browser-tool.module';
 import { ChannelsModule } from './channels/channels.module';
+import { ChannelDeliveryModule } from './channels/channel-delivery.module';
 import { ChatModule } from './chat/chat.module';
 import { CommonModule } from './common/common.module';
 import type { AppConfig } from './config/app-config';
@@ -54,6 +55,7 @@ export class AppModule {
         BackupModule,
         AutomationsModule,
         ChannelsModule,
+        ChannelDeliveryModule,
       ],
     };
   }

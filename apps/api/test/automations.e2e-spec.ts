@@ -121,6 +121,31 @@ describe('Automations (e2e)', () => {
     expect(fake.completions).toHaveLength(1);
   });
 
+  it("Scenario: a child of an automation run spends only what remains of the run's budget", async () => {
+    // the run's own call uses 10,000 of its 50,000 tokens; its child's first call 45,000 more: the child's next call
+    // would cross what remains, and so would the run's
+    fake.enqueue({
+      toolCalls: [{ name: 'delegate', arguments: JSON.stringify({ task: 'dig', tools: ['list_dir'] }) }],
+      usage: { prompt_tokens: 9_000, completion_tokens: 1_000, total_tokens: 10_000 },
+    });
+    fake.enqueue({ toolCalls: [{ name: 'list_dir', arguments: '{}' }], usage: { prompt_tokens: 44_000, completion_tokens: 1_000, total_tokens: 45_000 } });
+    fake.enqueue({ content: 'never asked' });
+    const automation = await create({ budget: { tokens: 50_000 } });
+    await api(t.httpUrl, 'POST', `/api/automations/${automation.id}/run`);
+    const [run] = await waitForRuns(t.httpUrl, automation.id, (list) => ended(list).length === 1);
+    expect(run).toMatchObject({ outcome: 'budget_exceeded', tokens: 55_000 });
+    expect(fake.completions).toHaveLength(2);
+    const records = (await api(t.httpUrl, 'GET', `/api/usage/records?chat_id=${run?.chat_id}`)).json as unknown as {
+      records: Array<{ purpose: string; outcome: string; error_code?: string }>;
+    };
+    expect(records.records.map((record) => [record.purpose, record.outcome, record.error_code ?? null])).toEqual([
+      ['chat', 'refused', 'budget_exceeded'],
+      ['subagent', 'refused', 'budget_exceeded'],
+      ['subagent', 'ok', null],
+      ['chat', 'ok', null],
+    ]);
+  });
+
   it('Scenario: a run priced in US dollars stops at its money budget and records its cost', async () => {
     const prices = { prices: [{ provider: 'openai_compatible', model: 'fake-model', input_per_million: 10, output_per_million: 10, currency: 'USD' }] };
     expect((await api(t.httpUrl, 'PUT', '/api/usage/prices', prices)).status).toBe(200);

@@ -73,7 +73,7 @@ describe('sub-agents (e2e)', () => {
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/page`;
     // the test page is on loopback
-    t = await startTestApp({ env: { CASHCODE_FETCH_ALLOW_PRIVATE: 'true' } });
+    t = await startTestApp({ env: { CASHCODE_FETCH_ALLOW_PRIVATE: 'true', CASHCODE_SUBAGENT_MAX_TOKENS: '50000' } });
     await configureFakeModel(t.httpUrl, fake.baseUrl);
   });
   afterAll(async () => {
@@ -250,6 +250,47 @@ describe('sub-agents (e2e)', () => {
     expect(fake.completions.some((r) => taskOf(r) === 'costly')).toBe(false);
     const records = (await request(t.httpUrl).get(`/api/usage/records?chat_id=${chatId}`).expect(200)).body as UsageRecordsPage;
     expect(records.records.find((r) => r.purpose === 'subagent')).toMatchObject({ outcome: 'refused', error_code: 'spend_limit_reached' });
+  });
+
+  it('Scenario: a child that would cross its token budget is a tool error for the parent', async () => {
+    const chatId = newChatId();
+    parentSteps = [
+      { toolCalls: [delegate('t1', { task: 'thrifty', tools: ['list_dir'], max_tokens: 1000 }), delegate('t2', { task: 'greedy', tools: [], max_tokens: 10_000_000 })] },
+      { content: 'The thrifty one ran out.' },
+    ];
+    // the first answer uses 950 of the child's 1,000 tokens: its next request (prompt, task, tool result) is larger
+    // than the 50 left
+    childSteps['thrifty'] = (step) =>
+      step === 0
+        ? { toolCalls: [{ id: 'c1', name: 'list_dir', arguments: '{}' }], usage: { prompt_tokens: 900, completion_tokens: 50, total_tokens: 950 } }
+        : { content: 'Should never be asked.' };
+    const events = await turn(chatId, 'budget');
+
+    const ends = ofType(events, 'subagent_done');
+    expect(ends.find((e) => e.call_id === 't1')).toMatchObject({ outcome: 'failed', code: 'budget_exceeded', tool_calls: 1 });
+    expect(ends.find((e) => e.call_id === 't2')).toMatchObject({ outcome: 'ok' });
+    expect(delegateResult(events, 't1')?.ok).toBe(false);
+    expect(toolMessageFor('t1')).toMatch(
+      /^Error: the sub-agent failed \(budget_exceeded\): The sub-agent's budget of 1,000 tokens would be crossed by its next model call: 950 used/,
+    );
+    const thrifty = fake.completions.filter((r) => isChild(r) && taskOf(r) === 'thrifty');
+    expect(thrifty).toHaveLength(1);
+    // each child is told its budget: what it asked for, lowered to CASHCODE_SUBAGENT_MAX_TOKENS
+    expect(body(thrifty[0]!).messages[0]?.content).toContain('and 1,000 tokens.');
+    const greedy = fake.completions.find((r) => isChild(r) && taskOf(r) === 'greedy')!;
+    expect(body(greedy).messages[0]?.content).toContain('and 50,000 tokens.');
+    expect(ofType(events, 'error')).toEqual([]);
+    const done = ofType(events, 'done')[0];
+    expect(done?.cancelled).toBe(false);
+    // what the refused child did still counts: in the turn's usage and in its stored transcript
+    expect(done?.usage.total_tokens).toBeGreaterThanOrEqual(950);
+    const transcript = (await request(t.httpUrl).get(`/api/sessions/${chatId}/subagents/t1`).expect(200)).body as SubagentTranscript;
+    expect(transcript).toMatchObject({ outcome: 'failed', code: 'budget_exceeded', answer: '' });
+    expect(transcript.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    const records = (await request(t.httpUrl).get(`/api/usage/records?chat_id=${chatId}`).expect(200)).body as UsageRecordsPage;
+    expect(records.records.filter((r) => r.outcome === 'refused')).toEqual([
+      expect.objectContaining({ purpose: 'subagent', error_code: 'budget_exceeded' }),
+    ]);
   });
 
   it('Scenario: a child asks the owner through the parent chat, naming the sub-agent', async () => {

@@ -82,6 +82,7 @@ export const PROBLEM_CODES = [
   'unknown_skill',
   'automation_running',
   'automation_save_failed',
+  'invalid_delivery',
 ] as const;
 
 /** The `code`s of WS `error` events that are not also REST problem codes. */

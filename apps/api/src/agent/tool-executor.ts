@@ -22,7 +22,7 @@ import { ArtifactStore } from '../memory/artifact.store';
 import type { ToolCallRecord } from '../memory/memory.types';
 import { argumentPreview } from './argument-preview';
 import { ElicitationsService } from './elicitations';
-import { TOOL_GATE, type ApprovalEmitter, type ApprovalVerdict, type ToolGate } from './tool-gate';
+import { TOOL_GATE, type ApprovalEmitter, type ApprovalVerdict, type ToolGate, type TurnRequester } from './tool-gate';
 import { budgetToolResult, type ArtifactSink } from './tool-output-budget';
 import { parseToolArguments, ToolExecutionCancelledError, ToolRegistry, type ToolExecution, type ToolScope } from './tool-registry';
 import { untrustedSourceOf, UntrustedContext } from './untrusted-context';
@@ -84,6 +84,8 @@ export interface ToolRound {
   untrusted?: UntrustedContext;
   /** the round is a sub-agent's (openspec subagents): its approval requests name it */
   subagent?: SubagentRef;
+  /** who the turn answers (absent: the owner); a non-owner's calls ask the owner (ToolGate) */
+  requester?: TurnRequester;
 }
 
 /** The first `max` code points of a text, without splitting the whole (possibly large) text into an array. */
@@ -160,6 +162,7 @@ export class ToolExecutor {
         // the sources the model had seen when it wrote this message (not those of its own calls)
         untrustedSources: round.untrusted?.sources ?? [],
         ...(round.subagent ? { subagent: round.subagent } : {}),
+        ...(round.requester === 'non_owner' ? { requester: 'non_owner' as const } : {}),
       });
       if (gate.plainAllow) return null;
       this.announce(round, call);

@@ -36,7 +36,15 @@ export interface ApprovalCall {
   untrustedSources?: readonly UntrustedSource[];
   /** the call is a sub-agent's: the owner's card names it (`subagent` of the approval_request) */
   subagent?: SubagentRef;
+  /**
+   * who the turn answers (absent: the owner). `non_owner` (a group member's channel message): every call that is not
+   * read-only asks the owner, whatever the owner's `allow` policies, rules and Skills say
+   */
+  requester?: TurnRequester;
 }
+
+/** Who a turn answers: the owner, or someone else (a channel group member) who never gets the owner's permissions. */
+export type TurnRequester = 'owner' | 'non_owner';
 
 /** What the loop does with a call: run it, or give the model `model` as the (failed) result. */
 export type ApprovalVerdict = { run: true } | { run: false; model: string };

@@ -129,7 +129,7 @@ export class ApprovalsService implements ToolGate, OnModuleInit, OnApplicationSh
     if (rule !== null) {
       // the new rule also answers the other pending requests it covers
       for (const other of [...this.pending.values()]) {
-        if (!other.claimed && other.evaluated.policy === 'ask' && coveredByRules(other.evaluated, [rule])) {
+        if (!other.claimed && other.evaluated.policy === 'ask' && !other.evaluated.nonOwner && coveredByRules(other.evaluated, [rule])) {
           other.claimed = true;
           await this.finish(other, 'allow_once', 'policy');
         }

@@ -83,3 +83,47 @@ describe('browser actions the tool escalates', () => {
     expect(evaluateCall(click(browser(false)), state(), null)).toMatchObject({ risk: 'network', policy: 'allow' });
   });
 });
+
+describe('a turn that answers someone other than the owner', () => {
+  const nonOwner = (agentTool: AgentTool, rawArguments = '{"path":"a.txt","content":"x"}'): ApprovalCall => ({
+    chatId: 'c',
+    turnId: 't',
+    callId: 'x',
+    tool: agentTool,
+    rawArguments,
+    untrustedSources: [{ kind: 'channel_message', name: 'telegram:Mallory' }],
+    requester: 'non_owner',
+  });
+
+  it('Scenario: A group member cannot use the owner\'s allow policies', () => {
+    const relaxed = state({ defaults: { ...DEFAULT_RISK_POLICIES, write: 'allow', network: 'allow', exec: 'allow' } });
+    for (const name of ['write_file', 'web_fetch', 'browser']) {
+      const evaluated = evaluateCall(nonOwner(tool(name)), relaxed, null);
+      expect(evaluated).toMatchObject({ policy: 'ask', preApproved: false, nonOwner: true, untrustedSources: [{ kind: 'channel_message', name: 'telegram:Mallory' }] });
+      expect(alwaysScope(evaluated!)).toBeUndefined();
+    }
+    const exec = evaluateCall(nonOwner(tool('exec'), '{"command":"ls"}'), relaxed, null);
+    expect(exec).toMatchObject({ risk: 'exec', policy: 'ask', preApproved: false });
+    // the same call of the owner runs under the owner's policy
+    expect(evaluateCall({ ...nonOwner(tool('write_file')), requester: 'owner' }, relaxed, null)).toMatchObject({ policy: 'allow' });
+  });
+
+  it('no standing rule or Skill pre-approval covers a non-owner\'s call; a deny stays a deny; read-only calls run', () => {
+    const rules = [
+      { id: 'r1', scope: { kind: 'tool' as const, tool: 'write_file' }, created_at: '' },
+      { id: 'r2', scope: { kind: 'exec_program' as const, program: 'ls' }, created_at: '' },
+    ];
+    const skills = { preApprovals: () => ({ tools: new Set(['write_file']), mcp: new Set<string>(), exec: [], anyExec: true }) };
+    const withRules = state({ rules });
+    expect(evaluateCall(nonOwner(tool('write_file')), withRules, skills)).toMatchObject({ policy: 'ask', preApproved: false });
+    expect(evaluateCall(nonOwner(tool('exec'), '{"command":"ls"}'), withRules, skills)).toMatchObject({ policy: 'ask', preApproved: false });
+    expect(evaluateCall(nonOwner(tool('write_file')), state({ tools: { write_file: 'deny' } }), null)).toMatchObject({ policy: 'deny' });
+    const mcp = tool('lookup', { server: 's', tool: 'lookup', readOnly: false, destructive: false });
+    expect(evaluateCall(nonOwner(mcp), state({ servers: { s: 'allow' } }), null)).toMatchObject({ risk: 'mcp', policy: 'ask' });
+    expect(evaluateCall(nonOwner(tool('read_file')), state(), null)).toMatchObject({ risk: 'read', policy: 'allow' });
+    expect(evaluateCall(nonOwner(tool('save_memory')), state({ defaults: { ...DEFAULT_RISK_POLICIES, memory_write: 'allow' } }), null)).toMatchObject({
+      risk: 'memory_write',
+      policy: 'ask',
+    });
+  });
+});

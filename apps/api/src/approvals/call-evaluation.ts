@@ -29,8 +29,10 @@ export interface Evaluated {
   policy: ToolPolicy;
   /** for `ask` calls a rule or Skill already approved */
   preApproved: boolean;
-  /** risk `memory_write`: the untrusted sources of the turn's context */
+  /** risk `memory_write` (and a non-owner's call): the untrusted sources of the turn's context */
   untrustedSources?: UntrustedSource[];
+  /** the turn answers someone other than the owner: the owner is asked, nothing standing covers it */
+  nonOwner?: true;
   /** risk `browser_action`: the action, element and page the owner approves */
   browser?: BrowserActionDetail;
 }
@@ -77,8 +79,29 @@ function coveredBySkills(evaluated: Evaluated, pre: PreApprovals): boolean {
   return toolPreApproved(pre, evaluated.call.tool);
 }
 
-/** The call judged against the policies, rules and the turn's granted Skills; null when it would not run at all. */
+/**
+ * The call judged against the policies, rules and the turn's granted Skills; null when it would not run at all.
+ *
+ * A turn whose requester is not the owner (a group member's channel message: `requester: 'non_owner'`) cannot use the
+ * owner's standing permissions (openspec approvals "Requirement: Non-owner turns ask the owner"): every call that is
+ * not read-only asks the owner — an `allow` policy becomes `ask`, no standing rule or Skill pre-approval covers it and
+ * "always" is not offered; a `deny` stays `deny`; headless, the ask is a denial.
+ */
 export function evaluateCall(call: ApprovalCall, state: Readonly<ToolPolicyState>, skills: PreApprovalSource | null): Evaluated | null {
+  const evaluated = evaluateOwnerCall(call, state, skills);
+  if (evaluated === null || call.requester !== 'non_owner' || evaluated.risk === 'read') return evaluated;
+  const untrusted = evaluated.untrustedSources ?? call.untrustedSources ?? [];
+  return {
+    ...evaluated,
+    policy: evaluated.policy === 'deny' ? 'deny' : 'ask',
+    preApproved: false,
+    nonOwner: true,
+    // the card names who asked (the turn's untrusted senders)
+    ...(untrusted.length > 0 ? { untrustedSources: [...untrusted] } : {}),
+  };
+}
+
+function evaluateOwnerCall(call: ApprovalCall, state: Readonly<ToolPolicyState>, skills: PreApprovalSource | null): Evaluated | null {
   const tool = call.tool;
   const risk = toolRisk(tool);
   let command: string | undefined;
@@ -134,8 +157,9 @@ export function evaluateCall(call: ApprovalCall, state: Readonly<ToolPolicyState
 /** What "always allow" would store for the call; undefined when it can only be allowed once. */
 export function alwaysScope(evaluated: Evaluated): StandingRuleScope | undefined {
   const tool = evaluated.call.tool;
-  // a rule for save_memory would let every later untrusted page write memory unasked
-  if (evaluated.risk === 'memory_write' || evaluated.risk === 'schedule_task') return undefined;
+  // a rule for save_memory would let every later untrusted page write memory unasked; a rule answering a non-owner's
+  // call would let the next stranger's call through unasked
+  if (evaluated.risk === 'memory_write' || evaluated.risk === 'schedule_task' || evaluated.nonOwner) return undefined;
   // each form submission is its own decision
   if (evaluated.risk === 'browser_action') return undefined;
   if (evaluated.command !== undefined) return alwaysExecScope(evaluated.command) ?? undefined;

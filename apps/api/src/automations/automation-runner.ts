@@ -30,12 +30,19 @@ export interface AutomationRunnerDeps {
   delivery: AutomationDelivery | null;
   /** a run started or ended (after its record is on disk) */
   announce(run: AutomationRun, automation: StoredAutomation): void;
+  /** a run ended (skipped included): counted in the metrics */
+  ended?(run: AutomationRun): void;
   now(): number;
 }
 
 /** The chat of an automation's runs. */
 export function automationChatId(automation: Pick<StoredAutomation, 'id' | 'chat_mode'>, runId: string): string {
   return automation.chat_mode === 'per_run' ? `auto-${automation.id}-${runId.slice(-8)}` : `auto-${automation.id}`;
+}
+
+/** Whether a chat is an automation's (its runs' approval requests also reach the owner on a channel). */
+export function isAutomationChat(chatId: string): boolean {
+  return chatId.startsWith('auto-');
 }
 
 /** Run ids sort by their start: `r`, the start in base 36 (9 digits), 6 random hex digits. */
@@ -74,6 +81,7 @@ export class AutomationRunner {
     };
     await this.deps.store.appendRun(run);
     this.deps.announce(run, automation);
+    this.deps.ended?.(run);
     return run;
   }
 
@@ -102,12 +110,15 @@ export class AutomationRunner {
 
   private async execute(automation: StoredAutomation, run: AutomationRun): Promise<AutomationRun> {
     const chatId = run.chat_id as string;
+    // a target that is no longer an approved sender: the run does not start, nothing is sent
+    const refused = await this.checkTarget(automation);
+    if (refused !== null) return this.finish(automation, run, 'error', refused);
     const unknown = await unknownNames(automation, this.deps.catalog);
     if (unknown.length > 0) {
-      return this.finish(automation, run, 'error', `${unknown.map(unknownNameText).join(' ')} Edit the automation's tools.`);
+      return this.finishAndDeliver(automation, run, 'error', `${unknown.map(unknownNameText).join(' ')} Edit the automation's tools.`, '');
     }
     const llm = automation.llm ?? this.deps.defaultModel();
-    if (!llm) return this.finish(automation, run, 'error', 'No model is configured: choose one in the LLM settings or in the automation.');
+    if (!llm) return this.finishAndDeliver(automation, run, 'error', 'No model is configured: choose one in the LLM settings or in the automation.', '');
 
     const tally = this.deps.budgets.open(chatId, automation.budget);
     let timedOut = false;
@@ -138,13 +149,14 @@ export class AutomationRunner {
         ...(automation.approvals === 'deny' ? { headless: true } : {}),
         ...(allowlist ? { toolAllowlist: allowlist } : {}),
       });
-      if (!submitted.accepted) return await this.finish(automation, run, 'error', submitted.detail);
+      if (!submitted.accepted) return await this.finishAndDeliver(automation, run, 'error', submitted.detail, '');
       const result = await end;
       run.tokens = tally.tokens;
       run.cost_usd = tally.calls > 0 ? tally.costUsd : null;
-      const final = await this.finish(automation, run, result.outcome, result.error);
-      if (result.outcome === 'ok') await this.deliver(automation, answer);
-      return final;
+      // the sender may have been revoked while the run went on: then nothing is sent
+      const revoked = await this.checkTarget(automation);
+      if (revoked !== null) return await this.finish(automation, run, 'error', revoked);
+      return await this.finishAndDeliver(automation, run, result.outcome, result.error, answer);
     } finally {
       clearTimeout(timer);
       (subscription as Subscription | null)?.unsubscribe();
@@ -163,18 +175,41 @@ export class AutomationRunner {
     }
     this.logger.log(formatEvent('automation.run.ended', { automation: automation.id, run: run.id, outcome, trigger: run.trigger }));
     this.deps.announce(run, automation);
+    this.deps.ended?.(run);
     return run;
   }
 
-  private async deliver(automation: StoredAutomation, answer: string): Promise<void> {
+  /** null when the automation has no delivery target or its target may receive runs; else the run's error. */
+  private async checkTarget(automation: StoredAutomation): Promise<string | null> {
     const target = automation.delivery?.channel;
-    if (!target || !this.deps.delivery || answer.trim() === '') return;
+    if (!target) return null;
+    if (!this.deps.delivery) return 'No channel is available to deliver to; remove the automation\'s delivery target.';
+    const refused = await this.deps.delivery.check(target).catch((err: unknown) => `The delivery target could not be checked: ${errorText(err)}`);
+    return refused === null ? null : `${refused} Nothing was sent.`;
+  }
+
+  /** Ends the run, then sends its answer (or its outcome in one line) to the delivery target. */
+  private async finishAndDeliver(automation: StoredAutomation, run: AutomationRun, outcome: AutomationRunOutcome, error: string | null, answer: string): Promise<AutomationRun> {
+    const final = await this.finish(automation, run, outcome, error);
+    const target = automation.delivery?.channel;
+    if (!target || !this.deps.delivery) return final;
+    const text = deliveryText(automation.name, final, answer);
+    if (text === null) return final;
     try {
-      await this.deps.delivery.deliver(target, `${automation.name}\n\n${answer.trim()}`);
+      await this.deps.delivery.deliver(target, text);
+      this.logger.log(formatEvent('automation.delivery.sent', { automation: automation.id, run: run.id, channel: target.kind }));
     } catch (err) {
       this.logger.warn(formatEvent('automation.delivery.failed', { automation: automation.id, error_type: errorText(err) }));
     }
+    return final;
   }
+}
+
+/** What a run delivers: its answer under the automation's name, or its outcome and error in one line. */
+export function deliveryText(name: string, run: AutomationRun, answer: string): string | null {
+  if (run.outcome === 'ok') return answer.trim() === '' ? null : `**${name}**\n\n${answer.trim()}`;
+  const reason = (run.error ?? '').replace(/\s+/g, ' ').trim();
+  return `**${name}**: ⚠️ the run ended \`${run.outcome}\`${reason ? ` — ${reason}` : ''}`;
 }
 
 /** The run's outcome when this event ends its turn (null: the turn goes on). */

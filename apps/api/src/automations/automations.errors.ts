@@ -15,6 +15,8 @@ export type AutomationErrorCode =
   | 'unknown_tool'
   | 'unknown_mcp_server'
   | 'unknown_skill'
+  /** the delivery target is not a conversation of an approved channel sender (or no channel is available) */
+  | 'invalid_delivery'
   /** no automation with this id */
   | 'not_found'
   /** run now while a run of the automation is going */

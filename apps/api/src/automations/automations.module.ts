@@ -5,7 +5,7 @@ import { ChatGateway } from '../chat/chat.gateway';
 import { ChatModule } from '../chat/chat.module';
 import { ChatService } from '../chat/chat.service';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
+import { AUTOMATION_RUN_ENDED_EVENT, MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
 import { AppEventBus } from '../events/event-bus';
 import { LLM_CLIENT_PROVIDER, type LlmClientProvider } from '../llm-settings/llm-provider';
 import { LlmSettingsModule } from '../llm-settings/llm-settings.module';
@@ -45,7 +45,7 @@ function catalog(registry: ToolRegistry, mcp: McpService, skills: SkillsAdminSer
     { provide: RunBudgets, useFactory: () => new RunBudgets() },
     {
       provide: AutomationsService,
-      inject: [APP_CONFIG, AUTOMATION_CLOCK, ChatService, ChatGateway, RunBudgets, ToolRegistry, McpService, SkillsAdminService, LLM_CLIENT_PROVIDER, { token: AUTOMATION_DELIVERY, optional: true }],
+      inject: [APP_CONFIG, AUTOMATION_CLOCK, ChatService, ChatGateway, RunBudgets, ToolRegistry, McpService, SkillsAdminService, LLM_CLIENT_PROVIDER, AppEventBus, { token: AUTOMATION_DELIVERY, optional: true }],
       useFactory: (
         config: AppConfig,
         clock: AutomationClock,
@@ -56,6 +56,7 @@ function catalog(registry: ToolRegistry, mcp: McpService, skills: SkillsAdminSer
         mcp: McpService,
         skills: SkillsAdminService,
         llm: LlmClientProvider,
+        events: AppEventBus,
         delivery: AutomationDelivery | undefined,
       ) => {
         const store = new AutomationStore(config.dataDir);
@@ -68,6 +69,9 @@ function catalog(registry: ToolRegistry, mcp: McpService, skills: SkillsAdminSer
           defaultModel: () => llm.lastSelection() ?? llm.backgroundSelection(),
           delivery: delivery ?? null,
           announce: (run, automation) => gateway.broadcast({ event: 'automation_run', type: 'automation_run', run: { ...run }, automation_name: automation.name }),
+          ended: (run) => {
+            if (run.outcome !== 'running') events.emit(AUTOMATION_RUN_ENDED_EVENT, { automationId: run.automation_id, outcome: run.outcome, trigger: run.trigger });
+          },
           now: () => clock.now(),
         });
         return new AutomationsService({
@@ -75,6 +79,7 @@ function catalog(registry: ToolRegistry, mcp: McpService, skills: SkillsAdminSer
           scheduler: (onDue) => new AutomationScheduler(clock, onDue),
           runner,
           catalog: names,
+          delivery: delivery ?? null,
           now: () => clock.now(),
           minIntervalSec: config.automationMinIntervalSec,
         });

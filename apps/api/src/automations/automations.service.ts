@@ -21,6 +21,7 @@ import type {
 import { formatEvent } from '../common/log-format';
 import { checkSchedule, describeSchedule, nextDue, nextDueTimes } from './automation-schedule';
 import { parseAutomationInput } from './automation-input';
+import type { AutomationDelivery } from './automation-delivery';
 import { AutomationRunner, runTime } from './automation-runner';
 import type { AutomationScheduler } from './automation-scheduler';
 import { AutomationStore, AUTOMATION_ID_PATTERN, type StoredAutomation } from './automation-store';
@@ -34,6 +35,8 @@ export interface AutomationsCore {
   scheduler: (onDue: (id: string, due: number) => void) => AutomationScheduler;
   runner: AutomationRunner;
   catalog: AutomationCatalog;
+  /** the channels' delivery (absent or null: no channel module, so no target is accepted) */
+  delivery?: AutomationDelivery | null;
   now(): number;
   minIntervalSec: number;
 }
@@ -106,6 +109,12 @@ export class AutomationsService {
     if (first) {
       const code = first.field === 'tools' ? 'unknown_tool' : first.field === 'mcp_servers' ? 'unknown_mcp_server' : 'unknown_skill';
       throw new AutomationError(code, unknownNameText(first), unknown.map((entry) => ({ field: entry.field, message: unknownNameText(entry) })));
+    }
+    const target = input.delivery?.channel;
+    if (target) {
+      // only a conversation of a sender the owner approved (an automation the agent proposes has none)
+      const refused = this.core.delivery ? await this.core.delivery.check(target) : 'No channel is available to deliver to.';
+      if (refused !== null) throw new AutomationError('invalid_delivery', `delivery.channel: ${refused}`, [{ field: 'delivery.channel', message: refused }]);
     }
     return input;
   }

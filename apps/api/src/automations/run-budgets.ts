@@ -1,7 +1,8 @@
 /**
  * The budget and the tally of each running automation run (openspec automations "Requirement: Budget per run"): a
  * ModelCallGuard of the usage service, so the check sits where the spend limits sit — before every model call of the
- * run's chat, synchronously with the reservation. The tally adds up the usage ledger's records of the run's chat
+ * run's chat (its sub-agents' included: a child never spends more than what remains), synchronously with the
+ * reservation. The tally adds up the usage ledger's records of the run's chat
  * (`model_call.recorded`), which is also where a run's tokens and cost come from.
  *
  * A call is refused when the run's recorded use plus the call's estimated input would cross the budget (tokens, or
@@ -38,7 +39,7 @@ export class RunBudgets implements ModelCallGuard {
   }
 
   check(request: ModelCallRequest, estimate: { promptTokens: number; promptCost: { amount: number; currency: string } | undefined }) {
-    // a run's sub-agents call the model with its chat id (purpose `subagent`): the budget binds them as it binds the run
+    // the run's sub-agents are recorded with its chat id: what they spend comes out of the same budget
     if ((request.purpose !== 'chat' && request.purpose !== 'subagent') || request.chatId === undefined) return null;
     const run = this.runs.get(request.chatId);
     if (!run?.budget) return null;

@@ -89,16 +89,17 @@ export class ChannelApprovals {
     private readonly isOwner: (adapter: ChannelAdapter, senderId: string) => Promise<boolean>,
   ) {}
 
-  /** Sends the question with its buttons. */
-  async ask(adapter: ChannelAdapter, conversationId: string, event: ApprovalRequestEvent): Promise<void> {
+  /** Sends the question with its buttons (`heading`: where it comes from, when not from the conversation's own chat). */
+  async ask(adapter: ChannelAdapter, conversationId: string, event: ApprovalRequestEvent, heading?: string): Promise<void> {
     const token = randomBytes(16).toString('base64url');
     // the question is one message: a rendering that would be split (escaping can make it several times longer) is cut
     // with a note instead, so the owner never sees a first part without the rest of the command or the sandbox line
+    const question = (maxShown: number) => (heading ? `${heading}\n\n${approvalQuestion(event, maxShown)}` : approvalQuestion(event, maxShown));
     let maxShown = MAX_SHOWN_COMMAND_CHARS;
-    let text = approvalQuestion(event, maxShown);
+    let text = question(maxShown);
     while (adapter.render(text).length > 1 && maxShown > 0) {
       maxShown = Math.floor(maxShown / 2);
-      text = approvalQuestion(event, maxShown);
+      text = question(maxShown);
     }
     const buttons: ChannelButton[] = [
       { label: 'Allow once', data: `ap:${token}:o` },

@@ -5,9 +5,9 @@
  * uploads (same size limits), the conversation's chat looked up (channel-conversations.store.ts) and the message
  * submitted through ChatService like a console message (history, memory, Skills, MCP, usage and spend limits,
  * approvals, cancel), recorded with its `source`. A group member who is not the owner is an untrusted sender: the
- * chat remembers them and every turn counts them for memory provenance. The chat's events come back from
- * ChatService.events$ and are streamed into the conversation (answer-stream.ts); approval requests become button
- * questions (channel-approvals.ts).
+ * chat remembers them, every turn counts them for memory provenance, and their turns run as `requester: 'non_owner'`
+ * (each call that is not read-only asks the owner). The chat's events come back from ChatService.events$ and are
+ * streamed into the conversation (answer-stream.ts); approval requests become button questions (channel-approvals.ts).
  */
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
@@ -59,7 +59,8 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
   private readonly routes = new Map<string, Route>();
   /** the answer being streamed per chat */
   private readonly streams = new Map<string, AnswerStream>();
-  private readonly approvalButtons: ChannelApprovals;
+  /** approval questions by button (shared with the owner's notices of chats no console follows) */
+  readonly approvalButtons: ChannelApprovals;
   private events: Subscription | null = null;
   /** when each unknown sender was last told their pairing code */
   private readonly pairingReplies = new Map<string, number>();
@@ -89,10 +90,7 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /**
-   * Shutdown: an answer still streaming (or a turn that has not written yet) ends with a notice that the server
-   * stopped, so the sender knows to send the message again (bounded to one second; the offset is already past it).
-   */
+  /** Shutdown: a streaming answer (or a silent running turn) ends with a notice to send again (bounded to a second). */
   async onModuleDestroy(): Promise<void> {
     this.events?.unsubscribe();
     const notices: Promise<void>[] = [];
@@ -135,6 +133,11 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
       const found = await conversations.byChat(chatId);
       if (found) this.routes.set(chatId, { kind: adapter.kind, conversationId: found.conversationId });
     }
+  }
+
+  /** Whether the chat belongs to a channel conversation (its events are delivered there). */
+  follows(chatId: string): boolean {
+    return this.routes.has(chatId);
   }
 
   unregister(kind: ChannelKind): void {
@@ -297,7 +300,8 @@ export class ChannelTurnsService implements OnModuleInit, OnModuleDestroy {
     const content = message.text.trim() !== '' ? message.text : paths.length > 0 ? 'Here is a file.' : '';
     if (content === '') return;
     this.routes.set(entry.chat_id, { kind: adapter.kind, conversationId: conversation.id });
-    const result = this.chat.submit(entry.chat_id, content, { llm: selection }, paths, { source, ...(untrustedSources ? { untrustedSources } : {}) });
+    const options = { source, ...(untrustedSources ? { untrustedSources, requester: 'non_owner' as const } : {}) };
+    const result = this.chat.submit(entry.chat_id, content, { llm: selection }, paths, options);
     if (!result.accepted) {
       await this.say(adapter, conversation.id, result.detail);
       return;

@@ -8,6 +8,7 @@
 import { Logger } from '@nestjs/common';
 import type { ChannelMessageSource, MessageMetadata, UntrustedSource } from '@cashcode/contracts';
 import type { ToolAllowlist } from '../agent/tool-registry';
+import type { TurnRequester } from '../agent/tool-gate';
 import { logIds } from '../common/log-context';
 import { errorType, formatEvent } from '../common/log-format';
 import type { ChatActionPlan } from './chat-actions';
@@ -41,6 +42,8 @@ export interface TurnJob {
   source?: ChannelMessageSource;
   /** untrusted content the message itself brings (SubmitOptions.untrustedSources) */
   untrustedSources?: readonly UntrustedSource[];
+  /** who the turn answers (SubmitOptions.requester) */
+  requester?: TurnRequester;
 }
 
 export interface RunningTurn {

@@ -144,6 +144,11 @@ export class ChatGateway implements OnGatewayConnection<WebSocket>, OnGatewayDis
     this.logger.log(formatEvent('ws.client.disconnected', { client_id: connection.clientId }));
   }
 
+  /** Whether a console connection follows the chat (it sees the chat's approval requests). */
+  hasAudience(chatId: string): boolean {
+    return this.subscriptions.subscriberCount(chatId) > 0;
+  }
+
   /** An event for every open connection, whatever chat it follows (e.g. `automation_run`). */
   broadcast(event: ServerEvent): void {
     for (const connection of this.connections.values()) this.reply(connection, event);

@@ -15,6 +15,7 @@ import { SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-e
 import { OnAppEvent } from '../events/event-bus';
 import { HISTORY_LOG, type HistoryLog } from '../agent/history-log';
 import type { ToolAllowlist } from '../agent/tool-registry';
+import type { TurnRequester } from '../agent/tool-gate';
 import { UsageService } from '../usage/usage.service';
 import { CONTINUE_INSTRUCTION, planChatAction, type ChatActionRequest } from './chat-actions';
 import { ChatLanes, type SubmitResult } from './chat-lanes';
@@ -43,6 +44,11 @@ export interface SubmitOptions {
    */
   untrustedSources?: readonly UntrustedSource[];
   toolAllowlist?: ToolAllowlist;
+  /**
+   * who the turn answers (absent: the owner). `non_owner` — a group member's channel message — never gets the owner's
+   * standing permissions: every call that is not read-only asks the owner (openspec approvals)
+   */
+  requester?: TurnRequester;
 }
 
 @Injectable()
@@ -92,6 +98,7 @@ export class ChatService implements OnModuleDestroy {
       ...(options.source ? { source: options.source } : {}),
       ...(options.untrustedSources && options.untrustedSources.length > 0 ? { untrustedSources: options.untrustedSources } : {}),
       ...(options.toolAllowlist ? { toolAllowlist: options.toolAllowlist } : {}),
+      ...(options.requester === 'non_owner' ? { requester: 'non_owner' as const } : {}),
     });
   }
 

@@ -177,6 +177,7 @@ export class TurnPipeline {
           signal,
           temporaryTools: context.temporaryTools,
           headless: job.headless === true,
+          ...(job.requester === 'non_owner' ? { requester: 'non_owner' as const } : {}),
           ...(job.toolAllowlist ? { toolAllowlist: job.toolAllowlist } : {}),
           acceptsImages,
           userImages,

@@ -49,7 +49,7 @@ describe('loadConfig', () => {
       dreamIntervalSec: 300,
       consolidationThresholdChars: 40_000,
       maxIterations: 8,
-      subagents: { maxDepth: 1, concurrency: 3, maxIterations: 8 },
+      subagents: { maxDepth: 1, concurrency: 3, maxIterations: 8, maxTokens: 200_000 },
       usageRetentionDays: 400,
       usageDefaultMaxOutputTokens: 4096,
       attachmentMaxBytes: 10 * 1024 * 1024,

@@ -16,8 +16,9 @@
  * | model_call.recorded            | usage (UsageLedger)                | metrics                                       |
  * | server.listening               | bootstrap (createCashcodeApp)      | session index (sync), first-turn warm-up      |
  * | agent.runaway_guard            | agent (AgentRunner)                | metrics                                       |
+ * | automation.run_ended           | automations (AutomationRunner)     | metrics                                       |
  */
-import type { DreamTriggerResponse, LlmProvider, TokenUsage, UsageRecord } from '@cashcode/contracts';
+import type { AutomationRunOutcome, AutomationRunTrigger, DreamTriggerResponse, LlmProvider, TokenUsage, UsageRecord } from '@cashcode/contracts';
 import type { ChatMessage } from '../common/chat-message';
 
 export const TURN_COMPLETED_EVENT = 'turn.completed';
@@ -36,6 +37,15 @@ export interface AgentRunawayEvent {
   turnId: string;
   reason: 'repeated_call' | 'tool_call_ceiling';
   outcome: 'answered' | 'stopped';
+}
+
+export const AUTOMATION_RUN_ENDED_EVENT = 'automation.run_ended';
+
+/** An automation run ended (its final record is on disk), a skipped due time included. */
+export interface AutomationRunEndedEvent {
+  automationId: string;
+  outcome: Exclude<AutomationRunOutcome, 'running'>;
+  trigger: AutomationRunTrigger;
 }
 
 /** After a successful turn has been persisted (not for failed or cancelled turns). */
@@ -133,6 +143,7 @@ export interface AppEvents {
   [MODEL_CALL_RECORDED_EVENT]: UsageRecord;
   [SERVER_LISTENING_EVENT]: ServerListeningEvent;
   [AGENT_RUNAWAY_EVENT]: AgentRunawayEvent;
+  [AUTOMATION_RUN_ENDED_EVENT]: AutomationRunEndedEvent;
 }
 
 export type AppEventName = keyof AppEvents;

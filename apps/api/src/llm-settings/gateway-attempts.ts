@@ -13,7 +13,7 @@ import type { LogIds } from '../common/log-context';
 import { formatEvent } from '../common/log-format';
 import type { AppConfig } from '../config/app-config';
 import { reportedCachedTokens, reportedCacheWriteTokens, type ReportedUsage } from '../usage/reported-usage';
-import type { UsageService, UsageReservation } from '../usage/usage.service';
+import type { ModelCallGuard, UsageService, UsageReservation } from '../usage/usage.service';
 import { ModelCallError } from './llm-provider';
 import { classifyProviderError } from './provider-errors';
 import type { ProviderClient } from './provider-client';
@@ -52,6 +52,8 @@ export interface GatewayCall {
    */
   purpose: 'chat' | 'api' | 'subagent';
   chatId: string;
+  /** a budget of the caller's own (a sub-agent's tokens), checked before every attempt with the spend limits */
+  budget?: ModelCallGuard;
   /** the loop's iteration (log lines) */
   iteration: number;
   ids: LogIds;
@@ -224,6 +226,7 @@ export class GatewayAttempts {
       ...(call.purpose !== 'api' ? { chatId: call.chatId } : {}),
       promptChars: requestChars(call.messages, call.tools.length > 0 ? JSON.stringify(call.tools).length : 0),
       ...(call.maxTokens !== undefined ? { maxOutputTokens: call.maxTokens } : {}),
+      ...(call.budget ? { budget: call.budget } : {}),
     });
   }
 

@@ -10,7 +10,7 @@ import type { AgentTool } from '../agent/agent-tool';
 import { ToolRegistry } from '../agent/tool-registry';
 import { ChatGateway } from '../chat/chat.gateway';
 import { ChatService } from '../chat/chat.service';
-import { AGENT_RUNAWAY_EVENT, MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
+import { AGENT_RUNAWAY_EVENT, AUTOMATION_RUN_ENDED_EVENT, MODEL_CALL_RECORDED_EVENT } from '../events/app-events';
 import { AppEventBus, EventsModule } from '../events/event-bus';
 import { McpService } from '../mcp/mcp.service';
 import { MetricsService } from './metrics.service';
@@ -120,6 +120,17 @@ describe('MetricsService', () => {
     expect(await value('cashcode_runaway_guard_total', { reason: 'repeated_call', outcome: 'answered' })).toBe(2);
     expect(await value('cashcode_runaway_guard_total', { reason: 'tool_call_ceiling', outcome: 'stopped' })).toBe(1);
     expect(await value('cashcode_runaway_guard_total', { reason: 'tool_call_ceiling', outcome: 'answered' })).toBeUndefined();
+  });
+
+  it('Scenario: automation runs are counted by outcome and trigger', async () => {
+    bus.emit(AUTOMATION_RUN_ENDED_EVENT, { automationId: 'a1', outcome: 'ok', trigger: 'schedule' });
+    bus.emit(AUTOMATION_RUN_ENDED_EVENT, { automationId: 'a1', outcome: 'ok', trigger: 'schedule' });
+    bus.emit(AUTOMATION_RUN_ENDED_EVENT, { automationId: 'a2', outcome: 'skipped', trigger: 'schedule' });
+    bus.emit(AUTOMATION_RUN_ENDED_EVENT, { automationId: 'a2', outcome: 'runaway_stopped', trigger: 'manual' });
+    expect(await value('cashcode_automation_runs_total', { outcome: 'ok', trigger: 'schedule' })).toBe(2);
+    expect(await value('cashcode_automation_runs_total', { outcome: 'skipped', trigger: 'schedule' })).toBe(1);
+    expect(await value('cashcode_automation_runs_total', { outcome: 'runaway_stopped', trigger: 'manual' })).toBe(1);
+    expect(await value('cashcode_automation_runs_total', { outcome: 'ok', trigger: 'manual' })).toBeUndefined();
   });
 
   it('Scenario: a recorded model call moves the call, token and latency metrics of its provider, model and purpose', async () => {

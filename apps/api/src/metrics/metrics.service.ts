@@ -20,7 +20,13 @@ import type { Subscription } from 'rxjs';
 import { ToolRegistry } from '../agent/tool-registry';
 import { ChatGateway } from '../chat/chat.gateway';
 import { ChatService } from '../chat/chat.service';
-import { AGENT_RUNAWAY_EVENT, MODEL_CALL_RECORDED_EVENT, type AgentRunawayEvent } from '../events/app-events';
+import {
+  AGENT_RUNAWAY_EVENT,
+  AUTOMATION_RUN_ENDED_EVENT,
+  MODEL_CALL_RECORDED_EVENT,
+  type AgentRunawayEvent,
+  type AutomationRunEndedEvent,
+} from '../events/app-events';
 import { OnAppEvent } from '../events/event-bus';
 import { McpService } from '../mcp/mcp.service';
 
@@ -54,6 +60,7 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   private readonly modelTokens: Counter<'provider' | 'model' | 'purpose' | 'outcome' | 'type'>;
   private readonly modelCallDuration: Histogram<'provider' | 'model' | 'purpose' | 'outcome'>;
   private readonly runaways: Counter<'reason' | 'outcome'>;
+  private readonly automationRuns: Counter<'outcome' | 'trigger'>;
   private subscription: Subscription | null = null;
 
   constructor(
@@ -112,6 +119,12 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
       name: `${METRICS_PREFIX}runaway_guard_total`,
       help: 'Turns whose tool calls the runaway guard stopped, by reason (repeated_call, tool_call_ceiling) and outcome (answered, stopped).',
       labelNames: ['reason', 'outcome'],
+      registers,
+    });
+    this.automationRuns = new Counter({
+      name: `${METRICS_PREFIX}automation_runs_total`,
+      help: 'Automation runs that ended, by outcome (ok, error, skipped, budget_exceeded, timeout, runaway_stopped, cancelled) and trigger (schedule, manual, missed).',
+      labelNames: ['outcome', 'trigger'],
       registers,
     });
     new Gauge({
@@ -186,6 +199,12 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   @OnAppEvent(AGENT_RUNAWAY_EVENT)
   onRunaway(event: AgentRunawayEvent): void {
     this.runaways.inc({ reason: event.reason, outcome: event.outcome });
+  }
+
+  /** An automation run ended (skipped due times included). */
+  @OnAppEvent(AUTOMATION_RUN_ENDED_EVENT)
+  onAutomationRunEnded(event: AutomationRunEndedEvent): void {
+    this.automationRuns.inc({ outcome: event.outcome, trigger: event.trigger });
   }
 
   /** One model call of the usage ledger: a call count, three token counts and a duration. */

@@ -27,6 +27,11 @@ export interface ModelCallRequest {
   promptChars: number;
   /** the request's `max_tokens`; the configured default when absent */
   maxOutputTokens?: number;
+  /**
+   * a budget of the caller's own this call counts against (a sub-agent's tokens), checked like the registered guards
+   * and after them
+   */
+  budget?: ModelCallGuard;
 }
 
 /**

@@ -75,6 +75,22 @@ describe('UsageService (spend guard)', () => {
     expect(service.settle(second, { outcome: 'ok' })).toBeNull();
   });
 
+  it("asks a call's own budget after the registered guards and records its refusal", () => {
+    const asked: string[] = [];
+    const refusal = (code: string) => Object.assign(new Error(code), { code });
+    service.addCallGuard({ check: () => (asked.push('registered'), null) });
+    const budget = (answer: (Error & { code: string }) | null) => ({
+      check: (_request: ModelCallRequest, estimate: { promptTokens: number }) => (asked.push(`budget ${estimate.promptTokens}`), answer),
+    });
+    expect(service.reserve(chat({ purpose: 'subagent', budget: budget(null) }))).toMatchObject({ promptTokens: 100 });
+    expect(() => service.reserve(chat({ purpose: 'subagent', budget: budget(refusal('budget_exceeded')) }))).toThrow('budget_exceeded');
+    expect(asked).toEqual(['registered', 'budget 100', 'registered', 'budget 100']);
+    expect(recorded.at(-1)).toMatchObject({ purpose: 'subagent', outcome: 'refused', error_code: 'budget_exceeded', total_tokens: 0 });
+    // a call without a budget of its own is asked by the registered guards only
+    service.reserve(chat());
+    expect(asked).toHaveLength(5);
+  });
+
   it('Scenario: a call without reported usage is estimated from the request and answer sizes', () => {
     const reservation = service.reserve(chat({ promptChars: 401 }));
     const record = service.settle(reservation, { outcome: 'ok', usage: null, answerChars: 41 });

@@ -160,7 +160,7 @@ export class UsageService implements OnModuleInit, OnApplicationShutdown {
     const price = this.priceFor(request.provider, request.model);
     const cost = price ? priceCall(price, promptTokens, 0, outputTokens) : undefined;
     const tokens = promptTokens + outputTokens;
-    for (const guard of this.guards) {
+    for (const guard of request.budget ? [...this.guards, request.budget] : this.guards) {
       const refusal = guard.check(request, { promptTokens, promptCost: price ? priceCall(price, promptTokens, 0, 0) : undefined });
       if (refusal === null) continue;
       this.write(refusalRecord(request, startedAt, refusal.code));

@@ -67,7 +67,7 @@ describe('sub-agent runs of the loop', () => {
         turnId: 'a'.repeat(32),
         signal,
         purpose: 'subagent',
-        child: { depth: 1, tools: new Set(['lookup']), maxIterations: 1, ref: { call_id: 'd1', task: 'task' } },
+        child: { depth: 1, tools: new Set(['lookup']), maxIterations: 1, maxTokens: 100_000, ref: { call_id: 'd1', task: 'task' } },
         listener: {
           delta: () => undefined,
           toolCall: () => undefined,

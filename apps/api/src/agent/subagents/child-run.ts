@@ -11,6 +11,8 @@ export interface ChildRun {
   tools: ReadonlySet<string>;
   /** model calls with tools; at the limit the child ends without a final call (`iterationLimitReached`) */
   maxIterations: number;
+  /** total tokens its model calls may use together (its own grandchildren's included); checked before each call */
+  maxTokens: number;
   /** the parent's `delegate` call and the task it gave (its approval requests name it) */
   ref: SubagentRef;
 }

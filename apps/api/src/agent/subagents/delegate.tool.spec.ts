@@ -8,7 +8,7 @@ function setup(depth = 0, tools = ['read_file', 'exec', 'delegate', 'skill_load'
   const run = { request: { signal }, depth, tools, untrusted: new UntrustedContext() } as unknown as ActiveRun;
   const started: DelegateRequest[] = [];
   const tool = new DelegateTool(
-    { subagents: { maxDepth: 1, concurrency: 3, maxIterations: 5 } },
+    { subagents: { maxDepth: 1, concurrency: 3, maxIterations: 5, maxTokens: 1000 } },
     { activeRun: (s) => (s === signal ? run : undefined) },
     {
       run: (_parent, request) => {
@@ -25,7 +25,17 @@ describe('DelegateTool', () => {
   it('gives the child every tool of the turn but delegate by default, and caps max_iterations', async () => {
     const { call, started } = setup();
     await call({ task: '  do it  ', max_iterations: 50 });
-    expect(started).toEqual([{ callId: 'd1', task: 'do it', tools: ['read_file', 'exec', 'skill_load'], skills: [], maxIterations: 5 }]);
+    expect(started).toEqual([{ callId: 'd1', task: 'do it', tools: ['read_file', 'exec', 'skill_load'], skills: [], maxIterations: 5, maxTokens: 1000 }]);
+  });
+
+  it('gives the child the max_tokens it asks for, lowered to the configured ceiling', async () => {
+    const { call, started } = setup();
+    await call({ task: 'small', max_tokens: 400 });
+    await call({ task: 'big', max_tokens: 50_000 });
+    expect(started.map((request) => [request.task, request.maxTokens])).toEqual([
+      ['small', 400],
+      ['big', 1000],
+    ]);
   });
 
   it.each([
@@ -35,6 +45,8 @@ describe('DelegateTool', () => {
     [{ task: 'x', tools: [1] }, "argument 'tools' must be an array of strings"],
     [{ task: 'x', max_iterations: 0 }, "argument 'max_iterations' must be between 1 and 1000"],
     [{ task: 'x', max_iterations: 'many' }, "argument 'max_iterations' must be an integer"],
+    [{ task: 'x', max_tokens: 0 }, "argument 'max_tokens' must be between 1 and 1000000000"],
+    [{ task: 'x', max_tokens: 1.5 }, "argument 'max_tokens' must be an integer"],
     [{ task: 'x'.repeat(20_001) }, "argument 'task' is longer than 20000 characters"],
   ])('refuses bad input %j', async (args, message) => {
     const { call, started } = setup();

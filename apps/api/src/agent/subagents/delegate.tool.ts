@@ -2,7 +2,8 @@
  * `delegate` (openspec subagents): hands one task to a sub-agent with a fresh context and a subset of this turn's
  * tools, and returns its answer. The checks here keep a child from ever doing more than its parent may: every tool
  * asked for must be one this turn's model is offered right now, `delegate` itself only while the depth limit allows,
- * and `max_iterations` is capped by CASHCODE_SUBAGENT_MAX_ITERATIONS.
+ * `max_iterations` is capped by CASHCODE_SUBAGENT_MAX_ITERATIONS and the token budget `max_tokens` by
+ * CASHCODE_SUBAGENT_MAX_TOKENS (child-budget.ts checks it before each of the child's model calls).
  */
 import { isValidSkillName } from '@cashcode/skill-format';
 import type { AppConfig } from '../../config/app-config';
@@ -40,6 +41,7 @@ export class DelegateTool implements AgentTool {
       tools: { type: 'array', items: { type: 'string' }, description: 'Your tools it may use (default: all).' },
       skills: { type: 'array', items: { type: 'string' }, description: 'Skills it should load.' },
       max_iterations: { type: 'integer', minimum: 1 },
+      max_tokens: { type: 'integer', minimum: 1, description: 'Token budget of all its model calls.' },
     },
     required: ['task'],
     additionalProperties: false,
@@ -65,6 +67,7 @@ export class DelegateTool implements AgentTool {
     if (task === '') throw new ToolInputError("argument 'task' must not be empty");
     if (task.length > MAX_TASK_CHARS) throw new ToolInputError(`argument 'task' is longer than ${MAX_TASK_CHARS} characters`);
     const maxIterations = Math.min(optionalInteger(args, 'max_iterations', limits.maxIterations, 1, 1000), limits.maxIterations);
+    const maxTokens = Math.min(optionalInteger(args, 'max_tokens', limits.maxTokens, 1, 1_000_000_000), limits.maxTokens);
     const skills = stringList(args, 'skills') ?? [];
     // the names go into the child's system prompt: only Skill names, never text of the model's choosing
     if (skills.some((name) => !isValidSkillName(name))) {
@@ -91,7 +94,7 @@ export class DelegateTool implements AgentTool {
     if (skills.length > 0 && !tools.includes('skill_load')) {
       return toolError("'skills' needs the skill_load tool among the sub-agent's tools (and yours).");
     }
-    const request: DelegateRequest = { callId: ctx.callId, task, tools, skills, maxIterations };
+    const request: DelegateRequest = { callId: ctx.callId, task, tools, skills, maxIterations, maxTokens };
     return this.runs.run(parent, request, ctx.untrustedSources ?? []);
   }
 }

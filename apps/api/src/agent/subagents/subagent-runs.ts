@@ -8,8 +8,9 @@
  * - The child's signal follows the parent's: a cancelled turn cancels every child.
  * - Its progress reaches the parent's listener as `subagent_*` notices; its approval requests go to the parent chat
  *   naming it (the loop adds `subagent` to them).
- * - Its end: the answer with a short account of its tool calls, or a failure (model error, spend limit, iteration
- *   limit) as a tool error for the parent; the transcript is stored in the chat's directory either way.
+ * - Its end: the answer with a short account of its tool calls, or a failure (model error, spend limit, its token
+ *   budget or an automation run's, iteration limit) as a tool error for the parent; the transcript is stored in the
+ *   chat's directory either way.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { SubagentOutcome, SubagentRef, SubagentTranscript, UntrustedSource } from '@cashcode/contracts';
@@ -19,7 +20,7 @@ import { errorType, formatEvent } from '../../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ArtifactStore } from '../../memory/artifact.store';
 import { DEFAULT_SOUL, MemoryDocuments } from '../../memory/memory-documents';
-import { AgentCancelledError, AgentRunner, emptyUsage, type ActiveRun, type RunOutcome } from '../agent-runner';
+import { AgentCancelledError, AgentRunner, ChildRunFailedError, emptyUsage, type ActiveRun, type PartialTurn, type RunOutcome } from '../agent-runner';
 import type { ToolResult } from '../agent-tool';
 import { ToolExecutionCancelledError } from '../tool-registry';
 import { childListener } from './child-listener';
@@ -34,6 +35,8 @@ export interface DelegateRequest {
   tools: string[];
   skills: string[];
   maxIterations: number;
+  /** the child's token budget: `max_tokens` lowered to CASHCODE_SUBAGENT_MAX_TOKENS (child-budget.ts) */
+  maxTokens: number;
 }
 
 interface ChildEnd {
@@ -50,7 +53,8 @@ export function subagentSection(request: DelegateRequest): string {
     'You are a sub-agent: another agent delegated one task to you. You do not see its conversation; everything you ' +
       'need is in the task. Work on the task with your tools, then answer with the result only: your final answer is ' +
       'returned to the agent that delegated it.',
-    `Your tools: ${request.tools.length > 0 ? request.tools.join(', ') : 'none'}. You have at most ${request.maxIterations} rounds of tool calls.`,
+    `Your tools: ${request.tools.length > 0 ? request.tools.join(', ') : 'none'}. You have at most ${request.maxIterations} rounds of tool calls ` +
+      `and ${request.maxTokens.toLocaleString('en-US')} tokens.`,
   ];
   if (request.skills.length > 0) {
     lines.push(`Load these Skills with skill_load before you start: ${request.skills.join(', ')}.`);
@@ -115,6 +119,7 @@ export class SubagentRuns {
         signal,
         ...(parentRequest.temporaryTools ? { temporaryTools: parentRequest.temporaryTools } : {}),
         ...(parentRequest.headless ? { headless: true } : {}),
+        ...(parentRequest.requester === 'non_owner' ? { requester: 'non_owner' as const } : {}),
         // an automation's tool subset binds its children too (argument-level checks: which Skill, which MCP server)
         ...(parentRequest.toolAllowlist ? { toolAllowlist: parentRequest.toolAllowlist } : {}),
         ...(parentRequest.acceptsImages ? { acceptsImages: true } : {}),
@@ -122,7 +127,7 @@ export class SubagentRuns {
         ...(parentRequest.maxTokens !== undefined ? { maxTokens: parentRequest.maxTokens } : {}),
         // a stateless `/v1` request has no chat: its children are recorded like it, without the throwaway id
         purpose: parentRequest.purpose === 'api' ? 'api' : 'subagent',
-        child: { depth: parent.depth + 1, tools: new Set(request.tools), maxIterations: request.maxIterations, ref },
+        child: { depth: parent.depth + 1, tools: new Set(request.tools), maxIterations: request.maxIterations, maxTokens: request.maxTokens, ref },
         untrustedSources: untrusted,
         listener: childListener(parentRequest.listener, ref),
       })
@@ -180,8 +185,10 @@ export class SubagentRuns {
   /** How a child that threw ended: cancelled with its parent, or failed with a code the parent's model is told. */
   private failure(err: unknown, parentSignal: AbortSignal): ChildEnd {
     if (parentSignal.aborted || err instanceof AgentCancelledError) {
-      return { outcome: 'cancelled', ...(err instanceof AgentCancelledError ? { run: partialRun(err) } : {}) };
+      return { outcome: 'cancelled', ...(err instanceof AgentCancelledError ? { run: partialRun(err.partial) } : {}) };
     }
+    // what the child did before it failed still counts (its account, transcript and usage)
+    if (err instanceof ChildRunFailedError) return { ...this.failure(err.reason, parentSignal), run: partialRun(err.partial) };
     if (err instanceof DomainError) return { outcome: 'failed', code: err.code, detail: err.message };
     this.logger.error(formatEvent('subagent.failed', { error_type: errorType(err) }));
     return { outcome: 'failed', code: 'internal_error', detail: 'The sub-agent failed because of an internal error.' };
@@ -210,16 +217,16 @@ export class SubagentRuns {
   }
 }
 
-/** The part of a cancelled child that ran (for its `subagent_done` account). */
-function partialRun(err: AgentCancelledError): RunOutcome {
+/** The part of a cancelled or failed child that ran (for its `subagent_done` account). */
+function partialRun(partial: PartialTurn): RunOutcome {
   return {
-    content: err.partial.content,
-    durable: err.partial.durable,
-    usage: err.partial.usage,
-    ...(err.partial.cost ? { cost: err.partial.cost } : {}),
-    modelCalls: err.partial.usage.total_tokens > 0 ? 1 : 0,
+    content: partial.content,
+    durable: partial.durable,
+    usage: partial.usage,
+    ...(partial.cost ? { cost: partial.cost } : {}),
+    modelCalls: partial.usage.total_tokens > 0 ? 1 : 0,
     iterationLimitReached: false,
-    toolCalls: err.partial.durable.filter((message) => message.role === 'tool').length,
+    toolCalls: partial.durable.filter((message) => message.role === 'tool').length,
     failedToolCalls: 0,
   };
 }

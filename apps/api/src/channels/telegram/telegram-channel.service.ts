@@ -101,6 +101,11 @@ export class TelegramChannelService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /** The adapter while the bot is connected (null otherwise): what deliveries and owner notices are sent through. */
+  connectedAdapter(): TelegramAdapter | null {
+    return this.adapter;
+  }
+
   async pairings(): Promise<TelegramPairingsResponse> {
     return this.channels.pairings('telegram').list();
   }

@@ -88,6 +88,7 @@ describe('automation editor rules', () => {
           { field: 'budget.usd', message: 'must be above 0 too' },
           { field: 'max_run_seconds', message: 'too long' },
           { field: 'delivery', message: 'unknown channel' },
+          { field: 'mcp_servers', message: 'not a list' },
         ],
         'invalid_automation',
         'x',
@@ -96,11 +97,13 @@ describe('automation editor rules', () => {
       schedule: 'not a valid cron expression',
       budget: 'must be above 0; must be above 0 too',
       maxRun: 'too long',
-      form: 'delivery: unknown channel',
+      delivery: 'unknown channel',
+      form: 'mcp_servers: not a list',
     });
     // without field errors: the code names the field, else the form
     expect(problemFieldErrors([], 'invalid_timezone', 'Mars/Olympus is not a time zone')).toEqual({ schedule: 'Mars/Olympus is not a time zone' });
     expect(problemFieldErrors([], 'unknown_tool', 'no tool x')).toEqual({ tools: 'no tool x' });
+    expect(problemFieldErrors([], 'invalid_delivery', 'chat 9 is not an approved sender')).toEqual({ delivery: 'chat 9 is not an approved sender' });
     expect(problemFieldErrors([], 'automation_save_failed', 'disk full')).toEqual({ form: 'disk full' });
   });
 });

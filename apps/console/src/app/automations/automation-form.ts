@@ -55,7 +55,7 @@ export interface AutomationDraft {
 }
 
 /** The draft's fields that can show an error. */
-export type DraftField = 'name' | 'prompt' | 'schedule' | 'model' | 'tools' | 'budget' | 'maxRun' | 'form';
+export type DraftField = 'name' | 'prompt' | 'schedule' | 'model' | 'tools' | 'budget' | 'maxRun' | 'delivery' | 'form';
 
 /** Client-side checks: an i18n key per field. */
 export type DraftErrors = Partial<Record<DraftField, string>>;
@@ -223,6 +223,7 @@ export function fieldOfPath(path: string): DraftField {
     case 'schedule':
     case 'tools':
     case 'budget':
+    case 'delivery':
       return head;
     case 'llm':
       return 'model';
@@ -239,6 +240,7 @@ const CODE_FIELDS: Readonly<Record<string, DraftField>> = {
   invalid_timezone: 'schedule',
   invalid_budget: 'budget',
   unknown_tool: 'tools',
+  invalid_delivery: 'delivery',
 };
 
 /**

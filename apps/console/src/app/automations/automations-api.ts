@@ -10,6 +10,7 @@ import type {
   AutomationsResponse,
   LlmModelsResponse,
   SchedulePreviewResponse,
+  TelegramPairingsResponse,
   ToolPoliciesResponse,
 } from '@cashcode/contracts';
 import { firstValueFrom } from 'rxjs';
@@ -57,6 +58,11 @@ export class AutomationsApi {
   /** the models the editor offers (the chat's model list) */
   models(): Promise<LlmModelsResponse> {
     return firstValueFrom(this.http.get<LlmModelsResponse>(API_PATHS.llmModels));
+  }
+
+  /** the conversations the editor offers to deliver to (the approved Telegram senders) */
+  telegramSenders(): Promise<TelegramPairingsResponse> {
+    return firstValueFrom(this.http.get<TelegramPairingsResponse>('/api/channels/telegram/pairings'));
   }
 
   /** the tools the editor offers (the known tools of the tool policies) */

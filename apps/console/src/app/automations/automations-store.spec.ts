@@ -41,6 +41,10 @@ describe('AutomationsStore', () => {
   function flushChoices(): void {
     http.expectOne('/api/settings/llm/models').flush({ models: [{ provider: 'openai_compatible', id: 'gpt-x' }], providers: {} });
     http.expectOne('/api/settings/tool-policies').flush({ defaults: {}, tools: {}, servers: {}, rules: [], known_tools: [{ name: 'web_fetch' }, { name: 'read_file' }] });
+    http.expectOne('/api/channels/telegram/pairings').flush({
+      pending: [],
+      senders: [{ sender_id: '4242', display_name: 'Ada', username: 'ada', approved_at: '2026-12-01T08:00:00+00:00', kind: 'user' }],
+    });
   }
 
   it('Scenario: the schedule preview follows the editor, debounced, and shows the server error at the schedule', async () => {
@@ -53,6 +57,7 @@ describe('AutomationsStore', () => {
     await settle();
     expect(store.preview()?.description).toContain('Monday through Friday');
     expect(store.tools()).toEqual(['read_file', 'web_fetch']);
+    expect(store.senders().map((sender) => sender.sender_id)).toEqual(['4242']);
 
     // keystrokes in a row: one request, for the last text
     store.edit({ cronExpression: '0 9' });

@@ -1,5 +1,5 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
-import type { Automation, AutomationRun, LlmModelEntry, SchedulePreviewResponse } from '@cashcode/contracts';
+import type { Automation, AutomationRun, LlmModelEntry, SchedulePreviewResponse, TelegramApprovedSender } from '@cashcode/contracts';
 
 import { ApiError, errorMessage } from '../core/api/api-error';
 import { ChatSocket } from '../core/socket/chat-socket';
@@ -58,6 +58,7 @@ export class AutomationsStore {
   private readonly previewFailure = signal<string | null>(null);
   private readonly modelList = signal<LlmModelEntry[]>([]);
   private readonly toolList = signal<string[]>([]);
+  private readonly senderList = signal<TelegramApprovedSender[]>([]);
   private readonly historyId = signal<string | null>(null);
   private readonly runList = signal<AutomationRun[]>([]);
   private readonly runsCursor = signal<string | null>(null);
@@ -82,6 +83,8 @@ export class AutomationsStore {
   readonly previewError = this.previewFailure.asReadonly();
   readonly models = this.modelList.asReadonly();
   readonly tools = this.toolList.asReadonly();
+  /** the approved Telegram senders a run can be delivered to */
+  readonly senders = this.senderList.asReadonly();
   readonly openHistoryId = this.historyId.asReadonly();
   readonly runs = this.runList.asReadonly();
   readonly hasMoreRuns = computed(() => this.runsCursor() !== null);
@@ -115,9 +118,10 @@ export class AutomationsStore {
 
   /** The models and tools the editor offers (best effort: without them the editor keeps the defaults). */
   async loadChoices(): Promise<void> {
-    const [models, tools] = await Promise.allSettled([this.api.models(), this.api.tools()]);
+    const [models, tools, senders] = await Promise.allSettled([this.api.models(), this.api.tools(), this.api.telegramSenders()]);
     if (models.status === 'fulfilled') this.modelList.set(models.value.models);
     if (tools.status === 'fulfilled') this.toolList.set(tools.value.known_tools.map((tool) => tool.name).sort());
+    if (senders.status === 'fulfilled') this.senderList.set(senders.value.senders);
   }
 
   openNew(): void {

@@ -16,7 +16,7 @@ import { AutomationsStore } from '../automations-store';
 /**
  * The automation editor: name, prompt, schedule (cron, interval or once, in a time zone) with the server's live
  * description and next five due times, model, tools, approvals, budget, maximum run time, chat mode and missed-run
- * policy. Errors of a refused save appear at their fields.
+ * policy, and where runs are delivered (an approved Telegram sender). Errors of a refused save appear at their fields.
  */
 @Component({
   selector: 'cc-automation-editor',
@@ -42,6 +42,18 @@ export class AutomationEditor {
   });
   /** the tools offered: the known ones, and any the draft names that are gone (so they can be removed) */
   protected readonly toolChoices = computed(() => [...new Set([...this.store.tools(), ...(this.draft()?.tools ?? [])])].sort());
+  /** where a run can be delivered: the approved Telegram senders, and the draft's own target when it is not one */
+  protected readonly deliveryChoices = computed(() => {
+    const choices = this.store.senders().map((sender) => ({
+      id: sender.sender_id,
+      label: this.i18n.t(sender.kind === 'group' ? 'automations.delivery.group' : 'automations.delivery.user', { name: sender.display_name }),
+    }));
+    const current = this.draft()?.delivery?.channel?.chat_id;
+    if (current !== undefined && !choices.some((choice) => choice.id === current)) {
+      choices.unshift({ id: current, label: this.i18n.t('automations.delivery.unknown', { id: current }) });
+    }
+    return choices;
+  });
   protected readonly nextRuns = computed(() => {
     const preview = this.store.preview();
     const draft = this.draft();
@@ -68,6 +80,10 @@ export class AutomationEditor {
 
   protected text(event: Event): string {
     return (event.target as HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement).value;
+  }
+
+  protected deliverTo(chatId: string): void {
+    this.set('delivery', chatId === '' ? null : { channel: { kind: 'telegram', chat_id: chatId } });
   }
 
   protected toggleTool(name: string, checked: boolean): void {
