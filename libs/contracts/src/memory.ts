@@ -122,7 +122,9 @@ export type UntrustedSourceKind =
   | 'skill_resource'
   | 'attachment'
   | 'channel_message'
-  | 'browser';
+  | 'browser'
+  /** additive: the answer of a sub-agent that could read untrusted content (named by its task) */
+  | 'subagent';
 export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = [
   'web_fetch',
   'web_search',
@@ -132,6 +134,7 @@ export const UNTRUSTED_SOURCE_KINDS: readonly UntrustedSourceKind[] = [
   'attachment',
   'channel_message',
   'browser',
+  'subagent',
 ];
 
 export interface UntrustedSource {

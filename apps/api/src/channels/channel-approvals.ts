@@ -7,7 +7,7 @@
  * otherwise it goes through ApprovalsService.decide, the same protocol (expiry, audit) as the console's answer.
  */
 import { randomBytes } from 'node:crypto';
-import type { ApprovalDecision, ApprovalRequestEvent, ApprovalResolvedEvent } from '@cashcode/contracts';
+import { execArgvLabel, type ApprovalDecision, type ApprovalRequestEvent, type ApprovalResolvedEvent, type StandingRuleScope } from '@cashcode/contracts';
 import type { DecideResult } from '../approvals/approvals.service';
 import type { ChannelAdapter, ChannelButton, InboundAction } from './channel-adapter';
 
@@ -37,23 +37,46 @@ function fence(text: string): string {
   return `${ticks}\n${text}\n${ticks}`;
 }
 
-/** The question's Markdown: tool, risk, the exact command (or arguments), and when it expires. */
-export function approvalQuestion(event: ApprovalRequestEvent): string {
-  const subject = event.command ?? event.arguments;
-  const shown =
-    subject.length <= MAX_SHOWN_COMMAND_CHARS
-      ? subject
-      : `${subject.slice(0, MAX_SHOWN_COMMAND_CHARS)}\n… (${subject.length - MAX_SHOWN_COMMAND_CHARS} more characters: see the console)`;
+/** What the Always button would allow from now on, in words (the console's card shows the same). */
+function scopeText(scope: StandingRuleScope): string {
+  switch (scope.kind) {
+    case 'exec_program':
+      return `every command of the program ${scope.program}`;
+    case 'exec_command':
+      return `exactly the command ${execArgvLabel(scope.argv)}`;
+    case 'tool':
+      return `every call of the tool ${scope.tool}`;
+    case 'mcp_tool':
+      return `every call of the tool ${scope.tool} of the MCP server ${scope.server}`;
+  }
+}
+
+/** At most `max` characters of a text, and how many more there are. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters: see the console)`;
+}
+
+/**
+ * The question's Markdown: tool, risk, the exact command (or arguments), and when it expires. `maxShown` caps the
+ * command and the memory entry (`ask` lowers it until the rendering fits one message).
+ */
+export function approvalQuestion(event: ApprovalRequestEvent, maxShown = MAX_SHOWN_COMMAND_CHARS): string {
+  const shown = cut(event.command ?? event.arguments, maxShown);
   const lines = [
     `**Approval needed:** \`${event.tool}\` · risk **${event.risk}**${event.server ? ` · MCP server \`${event.server}\`` : ''}`,
     fence(shown),
   ];
-  if (event.memory_entry) lines.push('Would remember:', fence(event.memory_entry));
+  if (event.memory_entry) lines.push('Would remember:', fence(cut(event.memory_entry, maxShown)));
   if (event.untrusted_sources && event.untrusted_sources.length > 0) {
-    lines.push(`Untrusted content in the context: ${event.untrusted_sources.map((source) => `\`${source.name.replace(/`/g, "'")}\``).join(', ')}`);
+    // one code span each: no backtick or line break of a name (a query, a sender's name) can end it and add text
+    const names = event.untrusted_sources.map((source) => `\`${source.name.replace(/`/g, "'").replace(/\s+/g, ' ').trim()}\``);
+    lines.push(`Untrusted content in the context: ${names.join(', ')}`);
   }
-  if (event.cwd) lines.push(`in \`${event.cwd}\``);
+  // a fence, not a code span: a backtick or a blank line of the model's `cwd` cannot end it and add a link
+  if (event.cwd) lines.push('Working directory:', fence(event.cwd));
   if (event.sandboxed === false) lines.push('Runs **outside** the sandbox.');
+  // the owner sees what Always would cover before pressing it (a program's rule covers all its commands)
+  if (event.always_scope) lines.push('Always would allow from now on, without asking:', fence(scopeText(event.always_scope)));
   lines.push(`Expires ${event.expires_at}.`);
   return lines.join('\n\n');
 }
@@ -69,7 +92,15 @@ export class ChannelApprovals {
   /** Sends the question with its buttons (`heading`: where it comes from, when not from the conversation's own chat). */
   async ask(adapter: ChannelAdapter, conversationId: string, event: ApprovalRequestEvent, heading?: string): Promise<void> {
     const token = randomBytes(16).toString('base64url');
-    const text = heading ? `${heading}\n\n${approvalQuestion(event)}` : approvalQuestion(event);
+    // the question is one message: a rendering that would be split (escaping can make it several times longer) is cut
+    // with a note instead, so the owner never sees a first part without the rest of the command or the sandbox line
+    const question = (maxShown: number) => (heading ? `${heading}\n\n${approvalQuestion(event, maxShown)}` : approvalQuestion(event, maxShown));
+    let maxShown = MAX_SHOWN_COMMAND_CHARS;
+    let text = question(maxShown);
+    while (adapter.render(text).length > 1 && maxShown > 0) {
+      maxShown = Math.floor(maxShown / 2);
+      text = question(maxShown);
+    }
     const buttons: ChannelButton[] = [
       { label: 'Allow once', data: `ap:${token}:o` },
       ...(event.always_scope ? [{ label: 'Always', data: `ap:${token}:a` }] : []),

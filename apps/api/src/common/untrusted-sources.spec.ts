@@ -15,6 +15,26 @@ describe('untrustedSourceOf', () => {
     }
   });
 
+  it('Scenario: a file a page downloaded, or an attachment named by another path, is untrusted when read', () => {
+    // a browser download lands in the workspace: reading it back later must not launder the page's content
+    expect(untrustedSourceOf('read_file', '{"path":"downloads/report.txt"}')).toEqual({ kind: 'browser', name: 'downloads/report.txt' });
+    // the same attachment by a path that is not literally `attachments/…`
+    for (const path of ['././attachments/c1/x.txt', 'notes/../attachments/c1/x.txt']) {
+      expect(untrustedSourceOf('read_file', JSON.stringify({ path }))).toEqual({ kind: 'attachment', name: 'attachments/c1/x.txt' });
+    }
+    const absolute = '/home/u/workspace/attachments/c1/x.txt';
+    expect(untrustedSourceOf('read_file', JSON.stringify({ path: absolute }))).toEqual({ kind: 'attachment', name: absolute });
+    expect(untrustedSourceOf('read_file', '{"path":"./downloads/../downloads/a.pdf"}')?.kind).toBe('browser');
+    expect(untrustedSourceOf('read_file', '{"path":"notes/todo.md"}')).toBeNull();
+  });
+
+  it('a delegate whose child could read untrusted content is untrusted, named by its task', () => {
+    expect(untrustedSourceOf('delegate', '{"task":"read it","tools":["web_fetch"]}')).toEqual({ kind: 'subagent', name: 'read it' });
+    expect(untrustedSourceOf('delegate', '{"task":"anything"}')).toEqual({ kind: 'subagent', name: 'anything' });
+    expect(untrustedSourceOf('delegate', '{"task":"mcp","tools":["mcp_docs__search"]}')?.kind).toBe('subagent');
+    expect(untrustedSourceOf('delegate', '{"task":"files","tools":["list_dir","glob","write_file"]}')).toBeNull();
+  });
+
   it('keeps a long name short and survives bad arguments', () => {
     expect(untrustedSourceOf('web_fetch', JSON.stringify({ url: `https://x.test/${'a'.repeat(1000)}` }))?.name).toHaveLength(300);
     expect(untrustedSourceOf('web_fetch', '[')).toEqual({ kind: 'web_fetch', name: 'a web page' });

@@ -21,6 +21,7 @@ import { formatEvent } from '../common/log-format';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { OnAppEvent } from '../events/event-bus';
 import { SERVER_LISTENING_EVENT, SESSION_DELETED_EVENT, type SessionDeletedEvent } from '../events/app-events';
+import { untrustedRecords } from './dream-batch';
 import { serializeHistoryRecord } from './history-record';
 import type { LinePosition } from './history-scan';
 import { ChatDirectoryStore } from './chat-directory.store';
@@ -201,7 +202,35 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
         };
       }),
     );
-    return results.filter((hit): hit is SessionSearchHit => hit !== null);
+    const found = results.filter((hit): hit is SessionSearchHit => hit !== null);
+    return this.withoutUntrusted(found);
+  }
+
+  /**
+   * The hits without the messages Dream would not read either (dream-batch.ts): a message of someone other than the
+   * owner, and every answer from a chat's first untrusted content on — recall must not hand someone else's words to
+   * another chat as the owner's (where a memory write would then not ask). An unreadable chat keeps no hits.
+   */
+  private async withoutUntrusted(hits: SessionSearchHit[]): Promise<SessionSearchHit[]> {
+    const taintedByChat = new Map<string, Promise<Set<number> | null>>();
+    for (const chatId of new Set(hits.map((hit) => hit.chatId))) {
+      taintedByChat.set(
+        chatId,
+        this.history.readRecords(chatId).then(
+          (records) => {
+            const tagged = records.map((record) => ({ chatId, record }));
+            return new Set([...untrustedRecords(tagged)].map((entry) => entry.record.cursor));
+          },
+          () => null,
+        ),
+      );
+    }
+    const kept: SessionSearchHit[] = [];
+    for (const hit of hits) {
+      const tainted = await taintedByChat.get(hit.chatId);
+      if (tainted && !tainted.has(hit.cursor)) kept.push(hit);
+    }
+    return kept;
   }
 
   /** The open index (opened, and recreated when unusable, on first use); null when it cannot be opened. */

@@ -6,6 +6,7 @@
  * and the token budget `max_tokens` by CASHCODE_SUBAGENT_MAX_TOKENS (child-budget.ts checks it before each of the
  * child's model calls).
  */
+import { isValidSkillName } from '@cashcode/skill-format';
 import type { AppConfig } from '../../config/app-config';
 import { ToolInputError, type AgentTool, type JsonSchemaObject, type ToolContext, type ToolResult } from '../agent-tool';
 import type { ActiveRun, AgentRunner } from '../agent-runner';
@@ -86,6 +87,10 @@ export class DelegateTool implements AgentTool {
     const maxIterations = Math.min(optionalInteger(args, 'max_iterations', limits.maxIterations, 1, 1000), limits.maxIterations);
     const maxTokens = Math.min(optionalInteger(args, 'max_tokens', limits.maxTokens, 1, 1_000_000_000), limits.maxTokens);
     const skills = stringList(args, 'skills') ?? [];
+    // the names go into the child's system prompt: only Skill names, never text of the model's choosing
+    if (skills.some((name) => !isValidSkillName(name))) {
+      throw new ToolInputError("argument 'skills' holds a name that is not a Skill name (lowercase letters, digits, '.', '_', '-')");
+    }
 
     // a child never gets more than its parent: this turn's tools, `delegate` only while a child could still use it
     const childMayDelegate = parent.depth + 1 < limits.maxDepth;

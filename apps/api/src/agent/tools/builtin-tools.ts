@@ -54,12 +54,17 @@ export function createBuiltinTools(deps: BuiltinToolDeps): AgentTool[] {
   ];
   // what decides the model's permissions is never the model's to write, wherever the workspace points: tool policies,
   // rules, Skill grants and the audit, the MCP catalogs and OAuth tokens, the settings and keys of the config dir, the
-  // automations (what runs unattended, with which tools); MEMORY.md, SOUL.md and the provenance log too: memory is
+  // automations (what runs unattended, with which tools), the channels' pairings (an approved private sender is the
+  // owner) and conversations, the usage ledger (what the spend limits count) and the Skill-evolution proposals (what the
+  // owner reviews is what is applied); MEMORY.md, SOUL.md and the provenance log too: memory is
   // written through save_memory (and its asks) only
   const stateRoots = [
     path.join(config.dataDir, 'approvals'),
     path.join(config.dataDir, 'mcp'),
     path.join(config.dataDir, 'automations'),
+    path.join(config.dataDir, 'channels'),
+    path.join(config.dataDir, 'usage'),
+    config.skillEvolutionDir,
     config.configDir,
     config.memoryDir,
     ...config.mcpCatalogPaths,

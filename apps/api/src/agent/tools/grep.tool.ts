@@ -10,6 +10,7 @@ import { runGrepWorker, type GrepFile } from './grep-worker';
 import { formatSeconds, optionalString, requireString, toolError } from './tool-args';
 import { DEFAULT_WALK_LIMITS, normalizeGlobPattern, walkGlob, type WalkLimits } from './workspace-glob';
 import { WorkspacePathError, type WorkspacePaths } from './workspace-paths';
+import { ATTACHMENTS_FOLDER, BROWSER_DOWNLOADS_FOLDER } from '../../common/untrusted-sources';
 
 export const GREP_MAX_RESULTS = 50;
 /**
@@ -99,6 +100,7 @@ export class GrepTool implements AgentTool {
       }
       let files: GrepFile[];
       let walkIncomplete = false;
+      let leftOut = false;
       const directory = stat.isDirectory();
       if (stat.isFile()) {
         files = [{ absolute: base.absolute, relative: base.relative }];
@@ -109,11 +111,16 @@ export class GrepTool implements AgentTool {
           limits: this.limits.walk,
           signal: ctx.signal,
         });
-        walkIncomplete = walk.incomplete || walk.matches.length > this.limits.maxFiles;
-        files = walk.matches.slice(0, this.limits.maxFiles).map((relativeToBase) => {
+        // someone else's files (uploads, a page's downloads) only when the path points into them: the result is then
+        // marked untrusted by its arguments (common/untrusted-sources.ts); a search over the rest stays trusted
+        const all = walk.matches.map((relativeToBase) => {
           const absolute = path.join(base.absolute, relativeToBase);
           return { absolute, relative: this.workspace.relative(absolute) };
         });
+        const own = isOthersFolder(base.relative) ? all : all.filter((file) => !isOthersFolder(file.relative));
+        leftOut = own.length < all.length;
+        walkIncomplete = walk.incomplete || own.length > this.limits.maxFiles;
+        files = own.slice(0, this.limits.maxFiles);
       } else {
         return toolError(`${base.display} is neither a file nor a directory`);
       }
@@ -142,6 +149,7 @@ export class GrepTool implements AgentTool {
       if (outcome.timedOut) notes.push(`regex timed out after ${budget}; the results are incomplete`);
       if (walkIncomplete || outcome.budgetExhausted) notes.push('the search stopped early: too many files or bytes; narrow path / file_pattern');
       if (outcome.truncatedFiles > 0) notes.push(`${outcome.truncatedFiles} large file(s) were only searched in part`);
+      if (leftOut) notes.push(`${OTHERS_FOLDERS.join('/ and ')}/ are searched only when path points into them`);
       const noteText = notes.length > 0 ? `\n(${notes.join('; ')})` : '';
       if (outcome.matches.length === 0 && outcome.moreInFile.size === 0) return `No content matches \`${pattern}\`${noteText}`;
       const limited = outcome.matches.length > GREP_MAX_RESULTS;
@@ -188,4 +196,12 @@ export function groupedByFile(
   }
   closeFile();
   return out.join('\n');
+}
+
+/** Workspace folders holding other people's content: uploads to chats and what browser pages downloaded. */
+const OTHERS_FOLDERS = [ATTACHMENTS_FOLDER, BROWSER_DOWNLOADS_FOLDER];
+
+function isOthersFolder(relative: string): boolean {
+  const top = relative.split('/')[0] ?? '';
+  return OTHERS_FOLDERS.includes(top);
 }

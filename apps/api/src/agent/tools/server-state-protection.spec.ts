@@ -70,6 +70,30 @@ describe('Server state write protection of the file tools', () => {
     expect(await run(write, { path: 'notes/ok.txt', content: 'fine' })).not.toMatch(/server's own settings|outside/);
   });
 
+  it('Scenario: with the workspace over the data dir, the file tools cannot pair a sender, change an automation or reset the spend', async () => {
+    const files = [
+      'data/channels/telegram/pairings.json',
+      'data/channels/telegram/conversations.json',
+      'data/automations/a1.json',
+      // an emptied ledger would forget the spend the limits count
+      'data/usage/ledger.sqlite',
+      'data/skill-evolution/proposals/p1.json',
+    ];
+    for (const rel of files) {
+      await fs.mkdir(join(root, rel, '..'), { recursive: true });
+      await fs.writeFile(join(root, rel), 'original');
+    }
+    const { write, edit } = tools({ CASHCODE_DATA_DIR: join(root, 'data'), WORKSPACE_DIR: root });
+    // an approved private sender is the owner: a forged entry would hand the agent to a stranger's Telegram account
+    const forged = '{"version":1,"pending":[],"senders":[{"kind":"user","id":"666","name":"attacker"}]}';
+    for (const rel of files) {
+      expect(await run(write, { path: rel, content: forged })).toMatch(/holds the server's own settings/);
+      expect(await run(edit, { path: rel, old_string: 'original', new_string: forged })).toMatch(/holds the server's own settings/);
+      expect(await fs.readFile(join(root, rel), 'utf8')).toBe('original');
+    }
+    expect(await run(write, { path: 'data/channels/telegram/new.json', content: '{}' })).toMatch(/holds the server's own settings/);
+  });
+
   it('Scenario: with the workspace next to the approvals directory (the default), the file tools cannot reach it', async () => {
     await seed();
     const { write, edit } = tools({ CASHCODE_DATA_DIR: join(root, 'data') });
