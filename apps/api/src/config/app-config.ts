@@ -223,6 +223,8 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
   const abs = (value: string, base: string) => (isAbsolute(value) ? value : resolve(base, value));
+  /** an integer variable read by its own name */
+  const int = (name: string, fallback: number, min: number, max: number) => parseInteger(name, env[name], fallback, min, max);
   const host = parseHost('CASHCODE_HOST', env['CASHCODE_HOST'], '127.0.0.1');
   const port = parsePort('CASHCODE_PORT', env['CASHCODE_PORT'], 8000);
   const wsHost = parseHost('WS_HOST', env['WS_HOST'], host);
@@ -282,51 +284,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     consoleLogLevel: parseLogLevel('CASHCODE_CONSOLE_LOG_LEVEL', env['CASHCODE_CONSOLE_LOG_LEVEL'], 'info'),
     logRetentionDays: parseInteger('CASHCODE_LOG_RETENTION_DAYS', env['CASHCODE_LOG_RETENTION_DAYS'], 10, 1, 3650),
     dreamIntervalSec: parseInteger('DREAM_INTERVAL', env['DREAM_INTERVAL'], 300, 0, 86_400 * 7),
-    consolidationThresholdChars: parseInteger(
-      'CASHCODE_CONSOLIDATION_THRESHOLD',
-      env['CASHCODE_CONSOLIDATION_THRESHOLD'],
-      40_000,
-      1_000,
-      10_000_000,
-    ),
+    consolidationThresholdChars: int('CASHCODE_CONSOLIDATION_THRESHOLD', 40_000, 1_000, 10_000_000),
     modelTitles: parseBoolean('CASHCODE_MODEL_TITLES', env['CASHCODE_MODEL_TITLES'], true),
-    backgroundModelTimeoutMs: parseInteger(
-      'CASHCODE_BACKGROUND_MODEL_TIMEOUT_MS',
-      env['CASHCODE_BACKGROUND_MODEL_TIMEOUT_MS'],
-      120_000,
-      100,
-      3_600_000,
-    ),
+    backgroundModelTimeoutMs: int('CASHCODE_BACKGROUND_MODEL_TIMEOUT_MS', 120_000, 100, 3_600_000),
     usageRetentionDays: parseInteger('CASHCODE_USAGE_RETENTION_DAYS', env['CASHCODE_USAGE_RETENTION_DAYS'], 400, 1, 3650),
-    usageDefaultMaxOutputTokens: parseInteger(
-      'CASHCODE_USAGE_DEFAULT_MAX_OUTPUT_TOKENS',
-      env['CASHCODE_USAGE_DEFAULT_MAX_OUTPUT_TOKENS'],
-      4096,
-      1,
-      10_000_000,
-    ),
+    usageDefaultMaxOutputTokens: int('CASHCODE_USAGE_DEFAULT_MAX_OUTPUT_TOKENS', 4096, 1, 10_000_000),
     maxIterations: parseInteger('CASHCODE_MAX_ITERATIONS', env['CASHCODE_MAX_ITERATIONS'], 8, 1, 100),
     subagents: loadSubagentConfig(env),
     maxToolCallsPerTurn: parseInteger('CASHCODE_MAX_TOOL_CALLS', env['CASHCODE_MAX_TOOL_CALLS'], 50, 1, 1000),
     toolRepeatLimit: parseInteger('CASHCODE_TOOL_REPEAT_LIMIT', env['CASHCODE_TOOL_REPEAT_LIMIT'], 3, 2, 100),
     attachmentMaxBytes: parseInteger('CASHCODE_ATTACHMENT_MAX_BYTES', env['CASHCODE_ATTACHMENT_MAX_BYTES'], 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
-    attachmentMaxRequestBytes: parseInteger(
-      'CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES',
-      env['CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES'],
-      25 * 1024 * 1024,
-      1,
-      4 * 1024 * 1024 * 1024,
-    ),
+    attachmentMaxRequestBytes: int('CASHCODE_ATTACHMENT_MAX_REQUEST_BYTES', 25 * 1024 * 1024, 1, 4 * 1024 * 1024 * 1024),
     attachmentMaxFiles: parseInteger('CASHCODE_ATTACHMENT_MAX_FILES', env['CASHCODE_ATTACHMENT_MAX_FILES'], 10, 1, 100),
     llmMaxRetries: parseInteger('CASHCODE_LLM_MAX_RETRIES', env['CASHCODE_LLM_MAX_RETRIES'], 2, 0, 10),
     llmTimeoutMs: parseInteger('CASHCODE_LLM_TIMEOUT_MS', env['CASHCODE_LLM_TIMEOUT_MS'], 60_000, 100, 3_600_000),
-    llmDiscoveryTimeoutMs: parseInteger(
-      'CASHCODE_LLM_DISCOVERY_TIMEOUT_MS',
-      env['CASHCODE_LLM_DISCOVERY_TIMEOUT_MS'],
-      15_000,
-      100,
-      600_000,
-    ),
+    llmDiscoveryTimeoutMs: int('CASHCODE_LLM_DISCOVERY_TIMEOUT_MS', 15_000, 100, 600_000),
     execEnabled: parseBoolean('CASHCODE_EXEC_ENABLED', env['CASHCODE_EXEC_ENABLED'], true),
     execTimeoutMs: parseInteger('CASHCODE_EXEC_TIMEOUT_MS', env['CASHCODE_EXEC_TIMEOUT_MS'], 30_000, 100, 3_600_000),
     execSandbox: parseSandboxMode('CASHCODE_EXEC_SANDBOX', env['CASHCODE_EXEC_SANDBOX']),
@@ -351,13 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, rootDir: string): AppConfig {
     mcpConnectTimeoutMs: parseInteger('CASHCODE_MCP_CONNECT_TIMEOUT_MS', env['CASHCODE_MCP_CONNECT_TIMEOUT_MS'], 30_000, 100, 600_000),
     mcpToolTimeoutMs: parseInteger('CASHCODE_MCP_TOOL_TIMEOUT_MS', env['CASHCODE_MCP_TOOL_TIMEOUT_MS'], 30_000, 100, 3_600_000),
     toolOutputBudgetChars: parseInteger('CASHCODE_TOOL_OUTPUT_BUDGET_CHARS', env['CASHCODE_TOOL_OUTPUT_BUDGET_CHARS'], 8_000, 0, 10_000_000),
-    contextKeepToolResultsTurns: parseInteger(
-      'CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS',
-      env['CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS'],
-      3,
-      0,
-      100_000,
-    ),
+    contextKeepToolResultsTurns: int('CASHCODE_CONTEXT_KEEP_TOOL_RESULTS_TURNS', 3, 0, 100_000),
     searxngUrl: parseUrl('CASHCODE_SEARXNG_URL', env['CASHCODE_SEARXNG_URL']),
     telegramApiRoot: parseUrl('CASHCODE_TELEGRAM_API_ROOT', env['CASHCODE_TELEGRAM_API_ROOT']) ?? 'https://api.telegram.org',
     skillsBuiltinDir: join(rootDir, 'apps', 'api', 'src', 'skills', 'builtin'),
