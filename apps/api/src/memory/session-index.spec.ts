@@ -87,10 +87,13 @@ describe(SessionIndex.name, () => {
     await store.history.appendTurn('own', { content: 'I like pineapple payments by card.' }, [], { content: 'Card it is.' });
     index = new SessionIndex(store.reader, store.writer, store.metadata, store.chats, { sessionIndexFile: join(dir, '.index', 'sessions.sqlite') });
     await index.ready();
-    const hits = await index.search('pineapple payments', 20);
+    const recall = { ownerWordsOnly: true };
+    const hits = await index.search('pineapple payments', 20, recall);
     expect(hits.map((hit) => [hit.chatId, hit.role])).toEqual([['own', 'user']]);
     // the owner's own question in the chat that later read the page is still found
-    expect((await index.search('What does the page say', 20)).map((hit) => hit.chatId)).toContain('web');
+    expect((await index.search('What does the page say', 20, recall)).map((hit) => hit.chatId)).toContain('web');
+    // the owner's own search (the console) lists every chat; it reads no history to do so
+    expect(new Set((await index.search('pineapple payments', 20)).map((hit) => hit.chatId))).toEqual(new Set(['group', 'web', 'own']));
   });
 
   it('Scenario: tool activity and summaries are not indexed, and a record is indexed once', async () => {

@@ -161,8 +161,11 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
     this.removeChat(event.chatId);
   }
 
-  /** The best `limit` user/assistant messages of all chats for the query, best first. */
-  async search(query: string, limit = 5): Promise<SessionSearchHit[]> {
+  /**
+   * The best `limit` user/assistant messages of all chats for the query, best first; `ownerWordsOnly`: without what
+   * someone other than the owner wrote or what followed untrusted content (withoutUntrusted)
+   */
+  async search(query: string, limit = 5, options: { ownerWordsOnly?: boolean } = {}): Promise<SessionSearchHit[]> {
     const ready = this.ready();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([ready, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.searchWaitMs)))]);
@@ -203,11 +206,12 @@ export class SessionIndex implements OnApplicationBootstrap, OnModuleDestroy {
       }),
     );
     const found = results.filter((hit): hit is SessionSearchHit => hit !== null);
-    return this.withoutUntrusted(found);
+    return options.ownerWordsOnly === true ? this.withoutUntrusted(found) : found;
   }
 
   /**
-   * The hits without the messages Dream would not read either (dream-batch.ts): a message of someone other than the
+   * For the model's recall (session_search; the owner's own search in the console lists everything): the hits without
+   * the messages Dream would not read either (dream-batch.ts): a message of someone other than the
    * owner, and every answer from a chat's first untrusted content on — recall must not hand someone else's words to
    * another chat as the owner's (where a memory write would then not ask). An unreadable chat keeps no hits.
    */

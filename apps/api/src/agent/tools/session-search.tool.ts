@@ -38,7 +38,8 @@ export class SessionSearchTool implements AgentTool {
     const limit = optionalInteger(args, 'limit', SESSION_SEARCH_DEFAULT_RESULTS, 1, SESSION_SEARCH_MAX_RESULTS);
     if (query === '') return { model: SESSION_SEARCH_EMPTY_QUERY, ok: false };
     ctx.signal.throwIfAborted();
-    const hits = await this.index.search(query, limit);
+    // the model's recall: never someone else's words (or what followed untrusted content) as the owner's
+    const hits = await this.index.search(query, limit, { ownerWordsOnly: true });
     const results = hits.map((hit) => ({
       chat_id: hit.chatId,
       title: hit.title,

@@ -124,10 +124,12 @@ describe('ToolPoliciesPage', () => {
 
   it('Scenario: exact command rules are listed with their words; a rule that covers nothing any more is flagged', async () => {
     const reason = 'git can run other programs or code through its options, so a rule for it with any arguments covers nothing.';
+    // one creation time for all three (rules are listed newest first; equal times keep the server's order)
+    const createdAt = new Date().toISOString();
     const { element } = await render([
-      { id: 'r1', scope: { kind: 'exec_program', program: 'git' }, created_at: new Date().toISOString(), inactive_reason: reason },
-      { id: 'r2', scope: { kind: 'exec_command', argv: ['git', 'commit', '-m', 'a b'] }, created_at: new Date().toISOString() },
-      { id: 'r3', scope: { kind: 'exec_program', program: 'ls' }, created_at: new Date().toISOString() },
+      { id: 'r1', scope: { kind: 'exec_program', program: 'git' }, created_at: createdAt, inactive_reason: reason },
+      { id: 'r2', scope: { kind: 'exec_command', argv: ['git', 'commit', '-m', 'a b'] }, created_at: createdAt },
+      { id: 'r3', scope: { kind: 'exec_program', program: 'ls' }, created_at: createdAt },
     ]);
     const rows = all(element, 'tools-rule-row');
     expect(rows.map((row) => row.querySelector('[data-testid="tools-rule-scope"]')?.textContent)).toEqual([
