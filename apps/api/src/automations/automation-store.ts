@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { AutomationInput, AutomationRun, AutomationSource } from '@cashcode/contracts';
 import { writeJsonAtomic } from '../common/atomic-file';
+import { SerialQueue } from '../common/keyed-queue';
 import { mkdirPrivate, writeFilePrivate } from '../common/private-fs';
 
 export const AUTOMATIONS_FILE_VERSION = 1;
@@ -37,7 +38,7 @@ export class AutomationStore {
   readonly dir: string;
   private readonly file: string;
   private readonly runsDir: string;
-  private writing: Promise<unknown> = Promise.resolve();
+  private readonly writes = new SerialQueue();
 
   constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'automations');
@@ -64,12 +65,10 @@ export class AutomationStore {
   /** Replaces the file with `automations` (atomic; writes are serialised so the last one wins). */
   save(automations: readonly StoredAutomation[]): Promise<void> {
     const body: AutomationsFile = { version: AUTOMATIONS_FILE_VERSION, automations: [...automations] };
-    const write = this.writing.then(async () => {
+    return this.writes.run(async () => {
       await mkdirPrivate(this.dir);
       await writeJsonAtomic(this.file, body);
     });
-    this.writing = write.catch(() => undefined);
-    return write;
   }
 
   /** Appends a run's state (its start, then its end). */

@@ -6,12 +6,13 @@
 import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
 import { isErrorCode } from '@cashcode/contracts';
-import { writeFileAtomic } from '../common/atomic-file';
+import { writeJsonAtomic } from '../common/atomic-file';
+import { SerialQueue } from '../common/keyed-queue';
 import { mkdirPrivate } from '../common/private-fs';
 
 export class JsonStateFile<T> {
   private value: T | null = null;
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly writes = new SerialQueue();
 
   constructor(
     readonly path: string,
@@ -45,15 +46,13 @@ export class JsonStateFile<T> {
    * returns what the caller wants back (or throws to change nothing).
    */
   update<R>(change: (draft: T) => R): Promise<R> {
-    const run = this.chain.then(async () => {
+    return this.writes.run(async () => {
       const draft = structuredClone(await this.read());
       const result = change(draft);
       await mkdirPrivate(dirname(this.path));
-      await writeFileAtomic(this.path, `${JSON.stringify(draft, null, 2)}\n`);
+      await writeJsonAtomic(this.path, draft);
       this.value = draft;
       return result;
     });
-    this.chain = run.catch(() => undefined);
-    return run;
   }
 }
